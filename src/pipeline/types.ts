@@ -1,0 +1,50 @@
+// The records that flow through the pipeline (see ARCHITECTURE.md "The flow").
+import type { DomainProfile, EmployeesResult, TrafficHistory } from '../api/types.js';
+
+/** One input row as read: its physical line number (1-based) and its cells, exactly as in the file. */
+export interface InputRecord {
+  /** 1-based line number in the input where the row starts. */
+  line: number;
+  /** Every cell of the row, unchanged. A newline list has one cell per row. */
+  cells: string[];
+  /** The raw value of the host column (cells[hostColumn]), or '' when the row is too short. */
+  value: string;
+}
+
+/** What the input looked like, known after the first row was read. */
+export interface InputShape {
+  format: 'csv' | 'tsv' | 'lines';
+  /** Header cells for CSV/TSV input; null for newline lists. */
+  headers: string[] | null;
+  /** Index of the host column in `cells`. 0 for newline lists. */
+  hostColumn: number;
+}
+
+/** Which endpoint a run enriches from; decides the result type and the appended columns. */
+export type RunKind = 'profile' | 'traffic' | 'employees';
+
+export type RowStatus = 'found' | 'missing' | 'invalid' | 'error';
+
+/** The result data a row carries, by kind. */
+export interface ResultByKind {
+  profile: DomainProfile;
+  traffic: TrafficHistory;
+  employees: EmployeesResult;
+}
+
+/** An input row with its enrichment, ready to be written. */
+export interface EnrichedRow<K extends RunKind = RunKind> {
+  kind: K;
+  line: number;
+  cells: string[];
+  value: string;
+  status: RowStatus;
+  /** The normalised host, or null when the value could not be normalised. */
+  host: string | null;
+  /** Why the row is invalid or in error; null otherwise. */
+  reason: string | null;
+  /** The service's answer; null unless status is 'found'. */
+  data: ResultByKind[K] | null;
+  /** True when the answer came from the local cache rather than the network. */
+  cached: boolean;
+}
