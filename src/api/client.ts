@@ -1,0 +1,289 @@
+// The typed client for every endpoint of §4. One keep-alive dispatcher for the whole run; the key only in
+// the Authorization header; each error status becomes a typed error (errors.ts). One call is one attempt:
+// retrying is the caller's decision (retry.ts), because a metered request retried blindly spends twice.
+import type { Dispatcher } from 'undici';
+import { VERSION } from '../version.js';
+import { normaliseBaseUrl } from './base-url.js';
+import {
+  AbortedError,
+  BadRequestError,
+  DomainIntelError,
+  InvalidKeyError,
+  MeteringUnavailableError,
+  NetworkError,
+  NotFoundError,
+  ProtocolError,
+  QuotaExhaustedError,
+  RateLimitedError,
+  ServerError,
+  type ErrorDetails,
+} from './errors.js';
+import { isPlausibleHostname } from './hostname.js';
+import { parseQuotaHeaders } from './quota.js';
+import { rateLimitResumeAt } from './reset.js';
+import { readBatch, readCatalog, readEmployees, readProfile, readTechnology, readTraffic } from './validate.js';
+import {
+  MAX_BATCH,
+  type ApiResponse,
+  type BatchResult,
+  type CatalogCategory,
+  type DomainProfile,
+  type EmployeesResult,
+  type QuotaInfo,
+  type TechnologyCount,
+  type TrafficHistory,
+} from './types.js';
+
+export interface ClientOptions {
+  /** Must end in /api/v1; plain http only to loopback. */
+  baseUrl: string;
+  apiKey: string;
+  /** Bring your own undici dispatcher (tests, proxies); the client then never closes it. */
+  dispatcher?: Dispatcher;
+  /** Whole-request timeout in ms (default 30 s). */
+  timeoutMs?: number;
+  /** Answers larger than this are refused (default 32 MiB; a full batch is well under 1 MiB). */
+  maxBodyBytes?: number;
+  /** Epoch-ms clock, injectable so tests can compress time. */
+  clock?: () => number;
+  /** Rate window used when a 429 names no reset (default one minute). */
+  windowMs?: number;
+  /** Check hostnames against rule 2.9 before sending (default true): a 400 spends a request for nothing. */
+  validateLocally?: boolean;
+  /** Called with the quota headers of every response that had them. */
+  onQuota?: (quota: QuotaInfo) => void;
+  /** Called after every request (for --debug): never receives headers, so never the key. */
+  onResponse?: (info: { method: string; path: string; status: number | null; ms: number; error?: string }) => void;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+}
+
+interface RawAnswer {
+  status: number;
+  body: unknown;
+  quota: QuotaInfo | null;
+}
+
+type Operation = 'domain' | 'batch' | 'traffic' | 'employees' | 'technology' | 'catalog';
+
+/** Client for the Domain Intelligence Service. */
+export class DomainIntelClient {
+  readonly baseUrl: string;
+  readonly #key: string;
+  readonly #options: ClientOptions;
+  #dispatcher: Dispatcher | undefined;
+  #ownsDispatcher = false;
+  #lastQuota: QuotaInfo | null = null;
+
+  constructor(options: ClientOptions) {
+    this.baseUrl = normaliseBaseUrl(options.baseUrl);
+    if (typeof options.apiKey !== 'string' || options.apiKey === '') {
+      throw new InvalidKeyError('no API key: store one with `domain-intel keys add` or set DOMAIN_INTEL_API_KEY', { code: 'invalid_key' });
+    }
+    this.#key = options.apiKey;
+    this.#options = options;
+    this.#dispatcher = options.dispatcher;
+  }
+
+  /** The quota headers of the most recent response that carried them. */
+  get lastQuota(): QuotaInfo | null {
+    return this.#lastQuota;
+  }
+
+  /** GET /domain/{domain}: one profile, 1 lookup (a 404 still spends). */
+  async domain(host: string, opts: CallOptions = {}): Promise<ApiResponse<DomainProfile>> {
+    this.#checkHost(host, 'domain', 'bad_domain');
+    const r = await this.#call('GET', `/domain/${encodeURIComponent(host)}`, 'domain', host, undefined, opts);
+    return { ...r, data: readProfile(dataOf(r.body, 'domain', host), 'domain', host) };
+  }
+
+  /** POST /domains/batch: up to 100 distinct hosts, 1 lookup each, found or not. */
+  async batch(hosts: readonly string[], opts: CallOptions = {}): Promise<ApiResponse<BatchResult>> {
+    const distinct = [...new Set(hosts)];
+    if (distinct.length < 1 || distinct.length > MAX_BATCH) {
+      throw new BadRequestError(`a batch holds 1 to ${MAX_BATCH} distinct hosts, not ${distinct.length}`, { code: 'bad_batch', operation: 'batch' });
+    }
+    for (const h of distinct) this.#checkHost(h, 'batch', 'bad_batch');
+    const r = await this.#call('POST', '/domains/batch', 'batch', undefined, JSON.stringify({ domains: distinct }), opts);
+    return { ...r, data: readBatch(r.body) };
+  }
+
+  /** GET /traffic/{host}: the monthly series, 1 lookup. */
+  async traffic(host: string, opts: CallOptions = {}): Promise<ApiResponse<TrafficHistory>> {
+    this.#checkHost(host, 'traffic', 'bad_host');
+    const r = await this.#call('GET', `/traffic/${encodeURIComponent(host)}`, 'traffic', host, undefined, opts);
+    return { ...r, data: readTraffic(dataOf(r.body, 'traffic', host), host) };
+  }
+
+  /** GET /employees/{host}: the organisation's headcount estimate, 1 lookup. */
+  async employees(host: string, opts: CallOptions = {}): Promise<ApiResponse<EmployeesResult>> {
+    this.#checkHost(host, 'employees', 'bad_host');
+    const r = await this.#call('GET', `/employees/${encodeURIComponent(host)}`, 'employees', host, undefined, opts);
+    return { ...r, data: readEmployees(dataOf(r.body, 'employees', host), host) };
+  }
+
+  /** GET /technology/{name}: domains per technology, free. The name is URL-encoded ('/' becomes %2F). */
+  async technology(name: string, opts: CallOptions = {}): Promise<ApiResponse<TechnologyCount>> {
+    const r = await this.#call('GET', `/technology/${encodeURIComponent(name)}`, 'technology', name, undefined, opts);
+    return { ...r, data: readTechnology(dataOf(r.body, 'technology', name), name) };
+  }
+
+  /** GET /meta/technologies: the catalog, free. */
+  async catalog(opts: CallOptions = {}): Promise<ApiResponse<CatalogCategory[]>> {
+    const r = await this.#call('GET', '/meta/technologies', 'catalog', undefined, undefined, opts);
+    return { ...r, data: readCatalog(dataOf(r.body, 'catalog')) };
+  }
+
+  /** Closes the keep-alive connections if the client opened them. */
+  async close(): Promise<void> {
+    if (this.#ownsDispatcher && this.#dispatcher) await this.#dispatcher.close();
+    this.#dispatcher = undefined;
+    this.#ownsDispatcher = false;
+  }
+
+  #checkHost(host: string, operation: Operation, code: string): void {
+    if (this.#options.validateLocally === false) return;
+    if (!isPlausibleHostname(host)) {
+      throw new BadRequestError(`not a plausible hostname (lower-case, 3-253 characters, letters, digits, dots, hyphens): ${JSON.stringify(host)}`, {
+        code,
+        operation,
+        host,
+      });
+    }
+  }
+
+  async #getDispatcher(): Promise<Dispatcher> {
+    if (!this.#dispatcher) {
+      const { Agent } = await import('undici');
+      this.#dispatcher = new Agent({ keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000, connect: { timeout: 10_000 } });
+      this.#ownsDispatcher = true;
+    }
+    return this.#dispatcher;
+  }
+
+  async #call(method: 'GET' | 'POST', path: string, operation: Operation, host: string | undefined, body: string | undefined, opts: CallOptions): Promise<RawAnswer> {
+    const clock = this.#options.clock ?? Date.now;
+    const started = Date.now();
+    const timeoutMs = this.#options.timeoutMs ?? 30_000;
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
+    const base: ErrorDetails = { code: '', operation, ...(host === undefined ? {} : { host }) };
+    const report = (status: number | null, error?: string) =>
+      this.#options.onResponse?.({ method, path, status, ms: Date.now() - started, ...(error === undefined ? {} : { error }) });
+    if (opts.signal?.aborted) throw new AbortedError();
+    const dispatcher = await this.#getDispatcher();
+    const { request } = await import('undici');
+    let status: number;
+    let text: string;
+    let quota: QuotaInfo | null;
+    let retryAfter: string | null;
+    try {
+      const res = await request(this.baseUrl + path, {
+        method,
+        dispatcher,
+        signal,
+        headers: {
+          authorization: `Bearer ${this.#key}`,
+          accept: 'application/json',
+          'user-agent': `domain-intel/${VERSION}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        ...(body === undefined ? {} : { body }),
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+      });
+      status = res.statusCode;
+      quota = parseQuotaHeaders(res.headers, clock());
+      const ra = res.headers['retry-after'];
+      retryAfter = Array.isArray(ra) ? (ra[0] ?? null) : (ra ?? null);
+      text = await readCapped(res.body, this.#options.maxBodyBytes ?? 32 * 1024 * 1024, { ...base, status });
+    } catch (err) {
+      const mapped = this.#mapTransportError(err, opts.signal, timeout, timeoutMs, base);
+      report(null, mapped.code);
+      throw mapped;
+    }
+    report(status);
+    if (quota) {
+      this.#lastQuota = quota;
+      this.#options.onQuota?.(quota);
+    }
+    const parsed = parseJson(text);
+    if (status === 200) {
+      // Be liberal about Content-Type: a body that parses as JSON of the right shape is used whatever the
+      // header says; one that does not parse is a ProtocolError (and retryable: it may have been truncated).
+      if (parsed === undefined) {
+        throw new ProtocolError(`the service's answer was not valid JSON (${text.length} bytes; truncated?)`, { ...base, status, code: 'bad_json', quota });
+      }
+      return { status, body: parsed, quota };
+    }
+    throw this.#mapStatus(status, parsed, text, retryAfter, { ...base, status, quota }, clock());
+  }
+
+  #mapStatus(status: number, parsed: unknown, text: string, retryAfter: string | null, details: ErrorDetails, now: number): DomainIntelError {
+    const bodyCode = parsed !== null && typeof parsed === 'object' && typeof (parsed as { error?: unknown }).error === 'string' ? (parsed as { error: string }).error : null;
+    const what = details.host === undefined ? details.operation : `${details.operation} ${details.host}`;
+    const d = (code: string): ErrorDetails => ({ ...details, code: bodyCode ?? code });
+    switch (status) {
+      case 400:
+        return new BadRequestError(`${what}: the service rejected the request as not plausible (400 ${bodyCode ?? 'bad_request'})`, d('bad_request'));
+      case 401:
+        return new InvalidKeyError('the API key was refused (401 invalid_key): it is missing, malformed or revoked', d('invalid_key'));
+      case 402:
+        return new QuotaExhaustedError("the month's lookups are spent (402 quota_exhausted)", d('quota_exhausted'));
+      case 404:
+        return new NotFoundError(`${what}: not held by the service (404 not_found)`, d('not_found'));
+      case 429: {
+        const resumeAt = rateLimitResumeAt(retryAfter, parsed, now, this.#options.windowMs ?? 60_000);
+        return new RateLimitedError(`rate limited (429): resume in ${Math.max(0, resumeAt - now)} ms`, d('rate_limited'), resumeAt);
+      }
+      case 503:
+        if (bodyCode === 'metering_unavailable') {
+          return new MeteringUnavailableError('the service could not read the quota (503 metering_unavailable); nothing was spent', d('metering_unavailable'));
+        }
+        break;
+    }
+    const snippet = bodyCode ?? text.slice(0, 80).replace(/\s+/g, ' ');
+    return new ServerError(`${what}: unexpected answer ${status}${snippet ? ` (${snippet})` : ''}`, d(`http_${status}`));
+  }
+
+  #mapTransportError(err: unknown, userSignal: AbortSignal | undefined, timeout: AbortSignal, timeoutMs: number, base: ErrorDetails): DomainIntelError {
+    if (err instanceof DomainIntelError) return err;
+    if (userSignal?.aborted) return new AbortedError();
+    const code = (err as { code?: string }).code ?? (err as Error).name ?? 'network';
+    if (timeout.aborted || /TIMEOUT/i.test(code)) {
+      return new NetworkError(`${base.operation}: no answer within ${timeoutMs} ms`, { ...base, code: 'timeout', cause: err });
+    }
+    const message = (err as Error).message ?? String(err);
+    return new NetworkError(`${base.operation}: connection failed (${code}: ${message})`, { ...base, code, cause: err });
+  }
+}
+
+function dataOf(body: unknown, operation: string, host?: string): unknown {
+  if (body !== null && typeof body === 'object' && 'data' in body) return (body as { data: unknown }).data;
+  throw new ProtocolError('the service sent an answer without `data`', { code: 'bad_response', operation, ...(host === undefined ? {} : { host }) });
+}
+
+function parseJson(text: string): unknown {
+  if (text === '') return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+async function readCapped(body: AsyncIterable<Buffer> & { destroy?: (e?: Error) => void }, max: number, details: ErrorDetails): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > max) {
+      body.destroy?.();
+      throw new ProtocolError(`the service's answer exceeded ${max} bytes; refused`, { ...details, code: 'too_large' });
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
