@@ -1,0 +1,271 @@
+// The local answer cache: every paid answer is stored as it arrives, so a re-run, a duplicate row or a run
+// cut short never pays for the same lookup twice. One SQLite file, one table, keyed by (endpoint, host).
+import fs from 'node:fs';
+import path from 'node:path';
+import type Database from 'better-sqlite3';
+import { UsageError } from '../api/errors.js';
+
+/**
+ * What is cached under which endpoint name. 'domain' holds profiles from single and batch lookups alike
+ * (a batch profile equals a single profile, spec §4 rule 2); 'employees' is keyed by apex; 'catalog' by ''.
+ */
+export type CacheEndpoint = 'domain' | 'traffic' | 'employees' | 'catalog';
+export type CacheStatus = 'found' | 'missing';
+
+/** A cached answer: the body (null for 'missing') and when it was fetched (epoch ms). */
+export interface CacheEntry {
+  status: CacheStatus;
+  body: unknown;
+  fetchedAt: number;
+}
+
+export interface CachePut {
+  endpoint: string;
+  host: string;
+  status: CacheStatus;
+  body: unknown;
+}
+
+export interface CacheStats {
+  path: string;
+  entries: number;
+  byEndpoint: Record<string, number>;
+  found: number;
+  missing: number;
+  /** Epoch ms of the oldest and newest answers; null when empty. */
+  oldest: number | null;
+  newest: number | null;
+  /** Bytes on disk, write-ahead log included. */
+  bytes: number;
+}
+
+/** The answer cache; pass `maxAgeMs` = Infinity to accept answers of any age. */
+export interface AnswerCache {
+  readonly path: string;
+  /** The cached answer for one host, if fetched within `maxAgeMs`. */
+  get(endpoint: string, host: string, maxAgeMs: number): CacheEntry | null;
+  /** Cached answers fetched within `maxAgeMs`, by host; hosts without one are absent from the map. */
+  getMany(endpoint: string, hosts: string[], maxAgeMs: number): Map<string, CacheEntry>;
+  /** Stores (or replaces) one answer, stamped with the clock's now. */
+  put(endpoint: string, host: string, status: CacheStatus, body: unknown): void;
+  /** Stores many answers in one transaction. */
+  putMany(entries: readonly CachePut[]): void;
+  stats(): CacheStats;
+  /** Removes every answer; returns how many. */
+  clear(): number;
+  /** Removes answers older than `maxAgeMs`; returns how many. */
+  prune(maxAgeMs: number): number;
+  close(): void;
+}
+
+export interface OpenCacheOptions {
+  dir: string;
+  file?: string;
+  /** Epoch-ms clock, injectable so tests can age answers without waiting. */
+  clock?: () => number;
+}
+
+/** The cache file is unreadable as SQLite: names the file and the way out. */
+export class CacheCorruptError extends UsageError {
+  constructor(readonly path: string, detail: string) {
+    super(`the cache file ${path} is damaged (${detail}); run \`domain-intel cache clear\` to start a fresh one`, 'cache_corrupt');
+  }
+}
+
+export const CACHE_FILE = 'cache.sqlite';
+const SCHEMA_VERSION = 1;
+// SQLite allows 32766 bound parameters, but small IN lists keep each statement cheap to plan and reuse.
+const MAX_PARAMS = 500;
+const HOSTS_PER_QUERY = MAX_PARAMS - 2; // endpoint and cutoff take two
+
+const isCorruption = (err: unknown): boolean => /^SQLITE_(NOTADB|CORRUPT)/.test(String((err as { code?: unknown }).code ?? ''));
+
+/** Opens (creating if needed) the cache in `dir`, which is created with mode 0700. */
+export async function openCache(options: OpenCacheOptions): Promise<AnswerCache> {
+  const file = path.join(options.dir, options.file ?? CACHE_FILE);
+  const clock = options.clock ?? Date.now;
+  try {
+    fs.mkdirSync(options.dir, { recursive: true, mode: 0o700 });
+    // Created 0600 before SQLite sees it; SQLite gives its -wal and -shm files the same mode.
+    fs.closeSync(fs.openSync(file, 'a', 0o600));
+  } catch (err) {
+    throw new UsageError(`cannot create the cache file ${file}: ${(err as Error).message}`, 'cache_unavailable');
+  }
+  // Native module, needed only by commands that touch the cache: loaded on first use.
+  const { default: Sqlite } = await import('better-sqlite3');
+  let db: Database.Database;
+  try {
+    db = new Sqlite(file);
+  } catch (err) {
+    if (isCorruption(err)) throw new CacheCorruptError(file, (err as Error).message);
+    throw new UsageError(`cannot open the cache file ${file}: ${(err as Error).message}`, 'cache_unavailable');
+  }
+  try {
+    return createCache(db, file, clock);
+  } catch (err) {
+    db.close();
+    if (isCorruption(err)) throw new CacheCorruptError(file, (err as Error).message);
+    throw err;
+  }
+}
+
+/** Deletes the cache file and its journal files without opening them: the way out of a damaged cache. */
+export function removeCacheFiles(options: { dir: string; file?: string }): string[] {
+  const file = path.join(options.dir, options.file ?? CACHE_FILE);
+  const removed: string[] = [];
+  for (const f of [file, `${file}-wal`, `${file}-shm`]) {
+    try {
+      fs.unlinkSync(f);
+      removed.push(f);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
+  }
+  return removed;
+}
+
+function createCache(db: Database.Database, file: string, clock: () => number): AnswerCache {
+  // A second process (a parallel run) waits for the write lock instead of failing at once.
+  db.pragma('busy_timeout = 5000');
+  // WAL + synchronous=NORMAL: a commit is written to the -wal file before it returns, so it is in the OS and
+  // survives the process being killed (kill -9, Ctrl-C, crash); only an OS crash or power cut can lose the
+  // last commits, and never corrupts the file. FULL would fsync every batch for little more.
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  const version = db.pragma('user_version', { simple: true }) as number;
+  if (version > SCHEMA_VERSION) {
+    throw new UsageError(`the cache file ${file} was written by a newer domain-intel; upgrade, or run \`domain-intel cache clear\``, 'cache_version');
+  }
+  db.exec(`
+    CREATE TABLE IF NOT EXISTS answers (
+      endpoint   TEXT    NOT NULL,
+      host       TEXT    NOT NULL,
+      status     TEXT    NOT NULL CHECK (status IN ('found', 'missing')),
+      body       TEXT,
+      fetched_at INTEGER NOT NULL,
+      PRIMARY KEY (endpoint, host)
+    ) WITHOUT ROWID;
+    PRAGMA user_version = ${SCHEMA_VERSION};
+  `);
+
+  type Row = { host: string; status: CacheStatus; body: string | null; fetched_at: number };
+  const getOne = db.prepare<[string, string, number], Row>(
+    'SELECT host, status, body, fetched_at FROM answers WHERE endpoint = ? AND host = ? AND fetched_at >= ?',
+  );
+  const putOne = db.prepare<[string, string, CacheStatus, string | null, number]>(
+    'INSERT OR REPLACE INTO answers (endpoint, host, status, body, fetched_at) VALUES (?, ?, ?, ?, ?)',
+  );
+  const prune = db.prepare<[number]>('DELETE FROM answers WHERE fetched_at < ?');
+  const clear = db.prepare('DELETE FROM answers');
+  // One prepared statement per IN-list length; in practice: full chunks and one remainder size per run.
+  const inLists = new Map<number, Database.Statement<unknown[], Row>>();
+  const inList = (n: number) => {
+    let stmt = inLists.get(n);
+    if (!stmt) {
+      const marks = Array.from({ length: n }, () => '?').join(', ');
+      stmt = db.prepare<unknown[], Row>(
+        `SELECT host, status, body, fetched_at FROM answers WHERE endpoint = ? AND fetched_at >= ? AND host IN (${marks})`,
+      );
+      inLists.set(n, stmt);
+    }
+    return stmt;
+  };
+  const putAll = db.transaction((entries: readonly CachePut[], now: number) => {
+    for (const e of entries) putOne.run(e.endpoint, e.host, e.status, encode(e.body), now);
+  });
+
+  const cutoff = (maxAgeMs: number): number => (Number.isFinite(maxAgeMs) ? clock() - maxAgeMs : Number.MIN_SAFE_INTEGER);
+  // Damage found mid-run (not only at open) gets the same clear message.
+  const guard = <T>(fn: () => T): T => {
+    try {
+      return fn();
+    } catch (err) {
+      if (isCorruption(err)) throw new CacheCorruptError(file, (err as Error).message);
+      throw err;
+    }
+  };
+
+  return {
+    path: file,
+    get: (endpoint, host, maxAgeMs) =>
+      guard(() => {
+        const row = getOne.get(endpoint, host, cutoff(maxAgeMs));
+        return row ? decode(row) : null;
+      }),
+    getMany: (endpoint, hosts, maxAgeMs) =>
+      guard(() => {
+        const out = new Map<string, CacheEntry>();
+        const unique = [...new Set(hosts)];
+        const since = cutoff(maxAgeMs);
+        for (let i = 0; i < unique.length; i += HOSTS_PER_QUERY) {
+          const chunk = unique.slice(i, i + HOSTS_PER_QUERY);
+          for (const row of inList(chunk.length).all(endpoint, since, ...chunk)) {
+            const entry = decode(row);
+            if (entry) out.set(row.host, entry);
+          }
+        }
+        return out;
+      }),
+    put: (endpoint, host, status, body) => guard(() => void putOne.run(endpoint, host, status, encode(body), clock())),
+    putMany: (entries) => guard(() => (entries.length > 0 ? putAll(entries, clock()) : undefined)),
+    stats: () => guard(() => stats(db, file)),
+    clear: () =>
+      guard(() => {
+        const removed = clear.run().changes;
+        try {
+          // Give the space back and shrink the log; if another process holds the file, it happens later.
+          db.exec('VACUUM');
+          db.pragma('wal_checkpoint(TRUNCATE)');
+        } catch {
+          /* best effort */
+        }
+        return removed;
+      }),
+    prune: (maxAgeMs) => guard(() => prune.run(cutoff(maxAgeMs)).changes),
+    close: () => {
+      if (db.open) db.close();
+    },
+  };
+}
+
+function encode(body: unknown): string | null {
+  return body === null || body === undefined ? null : JSON.stringify(body);
+}
+
+// A row whose body no longer parses is treated as absent: it is fetched again and overwritten.
+function decode(row: { status: CacheStatus; body: string | null; fetched_at: number }): CacheEntry | null {
+  let body: unknown = null;
+  if (row.body !== null) {
+    try {
+      body = JSON.parse(row.body);
+    } catch {
+      return null;
+    }
+  }
+  return { status: row.status, body, fetchedAt: row.fetched_at };
+}
+
+function stats(db: Database.Database, file: string): CacheStats {
+  const totals = db
+    .prepare(
+      `SELECT COUNT(*) AS entries, COALESCE(SUM(status = 'found'), 0) AS found, COALESCE(SUM(status = 'missing'), 0) AS missing,
+              MIN(fetched_at) AS oldest, MAX(fetched_at) AS newest FROM answers`,
+    )
+    .get() as { entries: number; found: number; missing: number; oldest: number | null; newest: number | null };
+  const byEndpoint: Record<string, number> = {};
+  for (const r of db.prepare('SELECT endpoint, COUNT(*) AS n FROM answers GROUP BY endpoint ORDER BY endpoint').all() as {
+    endpoint: string;
+    n: number;
+  }[]) {
+    byEndpoint[r.endpoint] = r.n;
+  }
+  let bytes = 0;
+  for (const f of [file, `${file}-wal`, `${file}-shm`]) {
+    try {
+      bytes += fs.statSync(f).size;
+    } catch {
+      /* absent journal files count as 0 */
+    }
+  }
+  return { path: file, ...totals, byEndpoint, bytes };
+}

@@ -1,0 +1,86 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { UsageError } from '../../src/api/errors.js';
+import { memorySettings, openSettings, toLastQuota } from '../../src/store/settings.js';
+import { mode, tempDir } from './helpers.js';
+
+const posix = process.platform !== 'win32';
+
+describe('openSettings', () => {
+  it('persists settings across opens and reads defaults when empty', async () => {
+    const env = { DOMAIN_INTEL_CONFIG_DIR: path.join(tempDir(), 'cfg') };
+    const a = await openSettings({ env });
+    expect(a.getAll()).toEqual({ keys: {}, activeKey: null, plan: null, rpm: null, baseUrl: null, lastQuota: null, learnedRpm: null });
+    a.set('plan', 'business');
+    a.set('rpm', 120);
+    a.set('baseUrl', 'http://127.0.0.1:8080/api/v1');
+    a.set('learnedRpm', 50);
+    a.set('keys', { work: 'x' });
+    a.set('lastQuota', toLastQuota({ limit: 2000, remaining: 5, reset: new Date('2026-12-01T00:00:00Z'), resetRaw: '2026-12-01', seenAt: 7 }));
+    const b = await openSettings({ env });
+    expect(b.path).toBe(path.join(env.DOMAIN_INTEL_CONFIG_DIR, 'config.json'));
+    expect(b.get('plan')).toBe('business');
+    expect(b.get('rpm')).toBe(120);
+    expect(b.get('baseUrl')).toBe('http://127.0.0.1:8080/api/v1');
+    expect(b.get('learnedRpm')).toBe(50);
+    expect(b.get('keys')).toEqual({ work: 'x' });
+    expect(b.get('lastQuota')).toEqual({ limit: 2000, remaining: 5, reset: '2026-12-01T00:00:00.000Z', resetRaw: '2026-12-01', seenAt: 7 });
+    b.set('plan', null);
+    expect((await openSettings({ env })).get('plan')).toBeNull();
+    expect(JSON.parse(fs.readFileSync(b.path, 'utf8'))).not.toHaveProperty('plan');
+  });
+
+  it.runIf(posix)('creates the directory 0700 and the file 0600', async () => {
+    const dir = path.join(tempDir(), 'nested', 'cfg');
+    const s = await openSettings({ env: { DOMAIN_INTEL_CONFIG_DIR: dir } });
+    s.set('plan', 'pro');
+    expect(mode(dir)).toBe(0o700);
+    expect(mode(s.path)).toBe(0o600);
+    s.set('rpm', 10); // rewrites keep the mode
+    expect(mode(s.path)).toBe(0o600);
+  });
+
+  it.runIf(posix)('fixes looser permissions and says so', async () => {
+    const dir = path.join(tempDir(), 'cfg');
+    fs.mkdirSync(dir, { mode: 0o755 });
+    fs.chmodSync(dir, 0o755);
+    const file = path.join(dir, 'config.json');
+    fs.writeFileSync(file, '{"plan":"pro"}');
+    fs.chmodSync(file, 0o644);
+    const warnings: string[] = [];
+    const s = await openSettings({ env: { DOMAIN_INTEL_CONFIG_DIR: dir }, onWarning: (m) => warnings.push(m) });
+    expect(mode(dir)).toBe(0o700);
+    expect(mode(file)).toBe(0o600);
+    expect(warnings).toEqual([`fixed permissions on ${dir} (were 0755)`, `fixed permissions on ${file} (were 0644)`]);
+    expect(s.get('plan')).toBe('pro');
+  });
+
+  it('ignores hand-edited invalid values with one warning each', async () => {
+    const dir = tempDir();
+    fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ plan: 'gold', rpm: -3, keys: { a: 'k', b: 5 } }), { mode: 0o600 });
+    const warnings: string[] = [];
+    const s = await openSettings({ env: { DOMAIN_INTEL_CONFIG_DIR: dir }, onWarning: (m) => warnings.push(m) });
+    expect(s.get('plan')).toBeNull();
+    expect(s.get('plan')).toBeNull();
+    expect(s.get('rpm')).toBeNull();
+    expect(s.get('keys')).toEqual({ a: 'k' });
+    expect(warnings.filter((w) => w.includes('"plan"'))).toHaveLength(1);
+    expect(warnings.some((w) => w.includes('"rpm"'))).toBe(true);
+  });
+
+  it('refuses a file that is not JSON, naming it, without wiping it', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'config.json');
+    fs.writeFileSync(file, '{ "keys": ', { mode: 0o600 });
+    await expect(openSettings({ env: { DOMAIN_INTEL_CONFIG_DIR: dir } })).rejects.toThrow(UsageError);
+    await expect(openSettings({ env: { DOMAIN_INTEL_CONFIG_DIR: dir } })).rejects.toThrow(file);
+    expect(fs.readFileSync(file, 'utf8')).toBe('{ "keys": ');
+  });
+
+  it('rejects invalid values on write', async () => {
+    const s = memorySettings();
+    expect(() => s.set('rpm', 0)).toThrow(UsageError);
+    expect(() => s.set('plan', 'gold' as never)).toThrow(UsageError);
+  });
+});
