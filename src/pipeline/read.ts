@@ -1,0 +1,239 @@
+// Reads an input file as a stream of records: one per data row, each knowing the line it starts on.
+//
+// Bad input, decided case by case (every failure is an InputError "<file>:<line>: <what>" carrying
+// `file` and `line`, or a UsageError for a caller choice; never a raw exception):
+// - empty file, or only blank / '#' lines: no error; zero records, shape `lines` (the caller decides).
+// - a header and nothing else: zero records, the header's shape.
+// - NUL bytes in the first 8 KiB, or undecodable bytes in a file full of control characters:
+//   InputError code `binary_input` ("looks like a binary file"); a ZIP/XLSX signature says so.
+// - UTF-16 (BOM): InputError `bad_encoding` with the iconv command.
+// - invalid UTF-8 in text (typically Latin-1): InputError `bad_encoding` on the first bad line, with the
+//   iconv command. No silent Latin-1 fallback: guessing an encoding would change host names unseen.
+// - a line (or CSV row) over 1 MiB: InputError `line_too_long`, raised once 1 MiB is buffered, so a
+//   5 MB line neither hangs nor fills memory. If the row holds a quote, an open quote is suggested.
+// - unclosed quote: InputError `bad_quote` on the line where the quoted field starts.
+// - stray quotes inside an unquoted field (`ab"c`, `"a"b`): kept as data (relax_quotes), because a
+//   broken cell becomes one invalid row instead of failing the whole file.
+// - ragged rows: never an error. A short row without the host column gets value '' (the pipeline marks
+//   it invalid); longer rows keep their extra cells.
+// - CSV/TSV: blank lines and, before the header only, '#' lines are skipped; a row whose only cell is
+//   whitespace is skipped too (it carries nothing). Inside the data '#' has no meaning in CSV.
+// - host column not found, or more than one candidate: UsageError listing the headers.
+import type { Readable } from 'node:stream';
+import { Readable as ReadableStream } from 'node:stream';
+import { parse, CsvError } from 'csv-parse';
+import { UsageError } from '../api/errors.js';
+import type { InputRecord, InputShape } from './types.js';
+import { inputError, MAX_LINE_BYTES, utf8Chunks } from './decode.js';
+import { LineReader, lineText, RowStarts, tooLong } from './lines.js';
+import { showValue } from './show.js';
+
+export type InputFormat = 'auto' | 'csv' | 'tsv' | 'lines';
+
+export interface OpenInputOptions {
+  /** Name used in messages ('-' or 'stdin' for standard input). */
+  fileName: string;
+  /** Host column: a header name (case-insensitive) or a 1-based index. */
+  column?: string;
+  format?: InputFormat;
+}
+
+export interface OpenedInput {
+  shape: InputShape;
+  records: AsyncIterable<InputRecord>;
+}
+
+/** Header names that identify the host column, matched case-insensitively after trimming. */
+export const HOST_HEADERS = ['domain', 'host', 'hostname', 'website', 'url', 'site', 'email'] as const;
+
+/** Opens a CSV, TSV or newline-list input as a stream of records; its shape is known on return. */
+export async function openInput(
+  source: NodeJS.ReadableStream | Readable,
+  opts: OpenInputOptions,
+): Promise<OpenedInput> {
+  const file = opts.fileName;
+  const reader = new LineReader(utf8Chunks(source as AsyncIterable<Buffer>, file), file);
+  const first = await firstSignificantLine(reader);
+  if (first === null) {
+    return { shape: { format: 'lines', headers: null, hostColumn: 0 }, records: empty() };
+  }
+  const format = opts.format === undefined || opts.format === 'auto' ? detect(first.text) : opts.format;
+  if (format === 'lines') {
+    if (opts.column !== undefined && opts.column.trim() !== '1') {
+      await reader.close();
+      throw new UsageError(`${file}: --column applies to CSV or TSV input; this file is a plain list of names`);
+    }
+    return { shape: { format, headers: null, hostColumn: 0 }, records: listRecords(reader, first) };
+  }
+  return openTable(reader, first, format, opts);
+}
+
+interface FirstLine {
+  bytes: Buffer;
+  text: string;
+  line: number;
+}
+
+async function firstSignificantLine(reader: LineReader): Promise<FirstLine | null> {
+  for (let bytes = await reader.next(); bytes !== null; bytes = await reader.next()) {
+    const text = lineText(bytes);
+    if (!skippable(text)) return { bytes, text, line: reader.line };
+  }
+  return null;
+}
+
+function skippable(text: string): boolean {
+  const t = text.trim();
+  return t === '' || t.startsWith('#');
+}
+
+function detect(line: string): 'csv' | 'tsv' | 'lines' {
+  if (line.includes('\t')) return 'tsv';
+  if (line.includes(',')) return 'csv';
+  const name = line.trim().toLowerCase();
+  return (HOST_HEADERS as readonly string[]).includes(name) ? 'csv' : 'lines';
+}
+
+async function* empty(): AsyncGenerator<InputRecord> {}
+
+async function* listRecords(reader: LineReader, first: FirstLine): AsyncGenerator<InputRecord> {
+  try {
+    yield { line: first.line, cells: [first.text], value: first.text.trim() };
+    for (let bytes = await reader.next(); bytes !== null; bytes = await reader.next()) {
+      const text = lineText(bytes);
+      if (!skippable(text)) yield { line: reader.line, cells: [text], value: text.trim() };
+    }
+  } finally {
+    await reader.close();
+  }
+}
+
+async function openTable(
+  reader: LineReader,
+  first: FirstLine,
+  format: 'csv' | 'tsv',
+  opts: OpenInputOptions,
+): Promise<OpenedInput> {
+  const file = opts.fileName;
+  const starts = new RowStarts(first.line, format === 'tsv' ? 0x09 : 0x2c);
+  let emitted = 0;
+  async function* bytes(): AsyncGenerator<Buffer> {
+    // The first line was consumed by format detection; its LF is put back (harmless at end of input).
+    for (const b of [first.bytes, Buffer.from('\n')]) {
+      starts.push(b);
+      yield b;
+    }
+    for await (const b of reader.rest()) {
+      starts.push(b);
+      yield b;
+    }
+  }
+  const parser = parse({
+    delimiter: format === 'tsv' ? '\t' : ',',
+    record_delimiter: ['\r\n', '\n'],
+    relax_column_count: true,
+    relax_quotes: true,
+    skip_empty_lines: true,
+    max_record_size: MAX_LINE_BYTES,
+    // An error can overtake rows still buffered in the parser: counting rows as they are emitted tells
+    // which row failed, whatever the consumer has got to.
+    on_record: (record: string[]) => {
+      emitted++;
+      return record;
+    },
+  });
+  const src = ReadableStream.from(bytes());
+  src.on('error', (err) => parser.destroy(err));
+  src.pipe(parser);
+  const rows = parser[Symbol.asyncIterator]() as AsyncIterator<string[]>;
+
+  const next = async (): Promise<InputRecord | null> => {
+    for (;;) {
+      let step: IteratorResult<string[]>;
+      try {
+        step = await rows.next();
+      } catch (err) {
+        throw translate(err, file, starts.peek(emitted - starts.count), starts.inQuotes);
+      }
+      if (step.done) return null;
+      const line = starts.take();
+      const cells = step.value;
+      if (cells.length === 1 && cells[0]!.trim() === '') continue;
+      return { line, cells, value: '' };
+    }
+  };
+  const close = (): void => {
+    parser.destroy();
+    src.destroy();
+  };
+
+  let header: InputRecord | null;
+  try {
+    header = await next();
+  } catch (err) {
+    close();
+    throw err;
+  }
+  const headers = header?.cells ?? [];
+  let hostColumn: number;
+  try {
+    hostColumn = findHostColumn(headers, opts.column, file);
+  } catch (err) {
+    close();
+    throw err;
+  }
+  async function* records(): AsyncGenerator<InputRecord> {
+    try {
+      for (let r = await next(); r !== null; r = await next()) {
+        r.value = r.cells[hostColumn] ?? '';
+        yield r;
+      }
+    } finally {
+      close();
+    }
+  }
+  return { shape: { format, headers, hostColumn }, records: records() };
+}
+
+// csv-parse's messages name its own (miscounted) line; ours name the line where the row starts.
+function translate(err: unknown, file: string, line: number, inQuotes: boolean): unknown {
+  if (!(err instanceof CsvError)) return err;
+  switch (err.code) {
+    case 'CSV_QUOTE_NOT_CLOSED':
+      return inputError(file, line, 'unclosed quote: the quoted field starting on this line never ends', 'bad_quote');
+    case 'CSV_MAX_RECORD_SIZE':
+      return tooLong(file, line, inQuotes ? ' (or a quote left open)' : '');
+    default:
+      return inputError(file, line, `malformed row (${err.code})`, 'bad_row');
+  }
+}
+
+/** Index of the host column: from --column, else the one header among HOST_HEADERS. */
+export function findHostColumn(headers: string[], column: string | undefined, file: string): number {
+  const key = (h: string): string => h.trim().toLowerCase();
+  const listed = `headers are: ${headers.map((h) => showValue(h)).join(', ') || '(none)'}`;
+  const choose = 'choose one with --column NAME or --column NUMBER (1-based)';
+  if (column !== undefined) {
+    const wanted = key(column);
+    const named = headers.flatMap((h, i) => (key(h) === wanted ? [i] : []));
+    if (named.length === 1) return named[0]!;
+    if (named.length > 1) {
+      throw new UsageError(`${file}: more than one column is named ${showValue(column)}; use its number instead; ${listed}`);
+    }
+    if (/^\d+$/.test(wanted)) {
+      const index = Number(wanted);
+      if (index >= 1 && index <= headers.length) return index - 1;
+      throw new UsageError(`${file}: --column ${index} is out of range (1 to ${headers.length}); ${listed}`);
+    }
+    throw new UsageError(`${file}: no column named ${showValue(column)}; ${listed}`);
+  }
+  const known = headers.flatMap((h, i) => ((HOST_HEADERS as readonly string[]).includes(key(h)) ? [i] : []));
+  if (known.length === 1) return known[0]!;
+  if (known.length > 1) {
+    const which = known.map((i) => `${showValue(headers[i]!)} (${i + 1})`).join(', ');
+    throw new UsageError(`${file}: more than one column could hold the host: ${which}; ${choose}; ${listed}`);
+  }
+  throw new UsageError(
+    `${file}: no host column found (looked for ${HOST_HEADERS.join(', ')}); ${choose}; ${listed}`,
+  );
+}

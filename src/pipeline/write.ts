@@ -1,0 +1,216 @@
+// Writes enriched rows as CSV (input columns then ours), a JSON array or NDJSON, one row at a time, in
+// the order they are handed over. Nothing is held back: memory stays flat however long the input is.
+//
+// Choices:
+// - CSV keeps the input's delimiter (TSV in, TSV out) and its header and cells as they were read;
+//   a newline list becomes a single `input` column holding the line as read.
+// - Ragged rows: a short row is padded with empty cells up to the header width so our columns stay
+//   under their headers; cells beyond the header width are kept, after our columns, for the same reason.
+// - Unless `raw`, every CSV cell (header, input cells and ours) that a spreadsheet would run as a
+//   formula is neutralised (OWASP "CSV injection"). JSON is never altered.
+// - `prefix` renames our CSV columns only (to avoid clashing with input headers); JSON keys never change.
+// - The writer never ends `out`: stdout must stay open, and a file is closed by OutputTarget.commit().
+import type { Writable } from 'node:stream';
+import { stringify } from 'csv-stringify/sync';
+import { UsageError } from '../api/errors.js';
+import type { EnrichedRow, InputShape, RunKind } from './types.js';
+import { columnsFor, fieldValues, renderList } from './flatten.js';
+import type { FieldValue, FlatValue } from './flatten.js';
+
+// write.ts is the output end's one entry point; the pieces live in their own files.
+export { columnsFor, flatten } from './flatten.js';
+export type { FlatValue } from './flatten.js';
+export { openOutput } from './output-file.js';
+export type { OutputTarget } from './output-file.js';
+
+export interface RowWriterOptions {
+  format: 'csv' | 'json' | 'ndjson';
+  kind: RunKind;
+  shape: InputShape;
+  /** Prepended to our CSV column names. */
+  prefix?: string;
+  /** Selects and orders our columns (names from columnsFor(kind)). */
+  fields?: string[];
+  /** Leave formula-like CSV cells exactly as they are. */
+  raw?: boolean;
+}
+
+export interface RowWriter {
+  /** Writes one row; resolves when `out` can take more (back-pressure). */
+  write(row: EnrichedRow): Promise<void>;
+  /** Writes what closes the document (header of an empty CSV, `]` of JSON); does not end `out`. */
+  end(): Promise<void>;
+}
+
+const FORMULA_START = /^[=+\-@\t\r]/;
+const PLAIN_NUMBER = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
+
+/** Prefixes `'` to a cell a spreadsheet would evaluate (= + - @ TAB CR first), except plain numbers. */
+export function neutraliseCell(s: string): string {
+  return FORMULA_START.test(s) && !PLAIN_NUMBER.test(s) ? `'${s}` : s;
+}
+
+/** Creates a streaming writer of rows to `out` in the chosen format. */
+export function createRowWriter(out: Writable, opts: RowWriterOptions): RowWriter {
+  const fields = chooseFields(opts.kind, opts.fields);
+  const sink = new Sink(out);
+  const write = opts.format === 'csv' ? csvWriter(sink, opts, fields) : jsonWriter(sink, opts, fields);
+  let ended = false;
+  return {
+    async write(row) {
+      if (ended) throw new Error('row writer already ended');
+      await write.row(row);
+    },
+    async end() {
+      if (ended) return;
+      ended = true;
+      await write.end();
+    },
+  };
+}
+
+function chooseFields(kind: RunKind, fields: string[] | undefined): { names: string[]; chosen: boolean } {
+  const valid = columnsFor(kind);
+  if (fields === undefined) return { names: valid, chosen: false };
+  const listed = `valid fields for ${kind}: ${valid.join(', ')}`;
+  if (fields.length === 0) throw new UsageError(`--fields needs at least one field; ${listed}`);
+  const unknown = fields.filter((f) => !valid.includes(f));
+  if (unknown.length > 0) throw new UsageError(`unknown field${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}; ${listed}`);
+  const twice = fields.find((f, i) => fields.indexOf(f) !== i);
+  if (twice !== undefined) throw new UsageError(`field ${twice} is listed twice in --fields`);
+  return { names: fields, chosen: true };
+}
+
+interface FormatWriter {
+  row(row: EnrichedRow): Promise<void>;
+  end(): Promise<void>;
+}
+
+function csvWriter(sink: Sink, opts: RowWriterOptions, fields: { names: string[] }): FormatWriter {
+  const { shape } = opts;
+  const inputHeader = shape.format === 'lines' || shape.headers === null ? ['input'] : shape.headers;
+  const width = inputHeader.length;
+  const prefix = opts.prefix ?? '';
+  const cell = opts.raw ? (s: string) => s : neutraliseCell;
+  // A cell ending in CR would lose it on reading back (CRLF is a row end), so CR forces quoting.
+  const options = { delimiter: shape.format === 'tsv' ? '\t' : ',', record_delimiter: '\n', quoted_match: /\r/ };
+  const line = (cells: string[]): string => stringify([cells.map(cell)], options);
+  let started = false;
+  const header = (): string => {
+    started = true;
+    return line([...inputHeader, ...fields.names.map((f) => prefix + f)]);
+  };
+  return {
+    async row(row) {
+      const head = started ? '' : header();
+      const input = row.cells.slice(0, width);
+      while (input.length < width) input.push('');
+      const values = fieldValues(row);
+      const ours = fields.names.map((f) => csvCell(renderList(values[f] ?? null)));
+      await sink.send(head + line([...input, ...ours, ...row.cells.slice(width)]));
+    },
+    async end() {
+      if (!started) await sink.send(header());
+      await sink.flushed();
+    },
+  };
+}
+
+function csvCell(value: FlatValue): string {
+  if (value === null) return '';
+  return typeof value === 'string' ? value : String(value);
+}
+
+function jsonWriter(sink: Sink, opts: RowWriterOptions, fields: { names: string[]; chosen: boolean }): FormatWriter {
+  const keys = new InputKeys(opts.shape);
+  const objectFor = (row: EnrichedRow): Record<string, unknown> => {
+    if (fields.chosen) {
+      const values = fieldValues(row);
+      const flat: Record<string, FieldValue> = { line: row.line };
+      for (const f of fields.names) flat[f] = values[f] ?? null;
+      return flat;
+    }
+    const input = opts.shape.format === 'lines' ? (row.cells[0] ?? '') : keys.object(row.cells);
+    return { line: row.line, input, status: row.status, host: row.host, reason: row.reason, data: row.data };
+  };
+  let count = 0;
+  if (opts.format === 'ndjson') {
+    return {
+      row: (row) => sink.send(`${JSON.stringify(objectFor(row))}\n`),
+      end: () => sink.flushed(),
+    };
+  }
+  return {
+    async row(row) {
+      await sink.send(`${count++ === 0 ? '[\n' : ',\n'}${JSON.stringify(objectFor(row))}`);
+    },
+    async end() {
+      await sink.send(count === 0 ? '[]\n' : '\n]\n');
+      await sink.flushed();
+    },
+  };
+}
+
+// JSON keys for input cells: header names made unique (`_2`, `_3`...), `column_N` for blank or extra ones.
+class InputKeys {
+  private readonly keys: string[] = [];
+  private readonly taken = new Set<string>();
+
+  constructor(shape: InputShape) {
+    for (const h of shape.headers ?? []) this.add(h);
+  }
+
+  object(cells: string[]): Record<string, string | null> {
+    while (this.keys.length < cells.length) this.add('');
+    const obj: Record<string, string | null> = {};
+    // A short row's missing cells are null: present-but-empty ("") and absent stay distinguishable.
+    this.keys.forEach((k, i) => (obj[k] = cells[i] ?? null));
+    return obj;
+  }
+
+  private add(header: string): void {
+    const base = header === '' ? `column_${this.keys.length + 1}` : header;
+    let key = base;
+    for (let n = 2; this.taken.has(key); n++) key = `${base}_${n}`;
+    this.taken.add(key);
+    this.keys.push(key);
+  }
+}
+
+// Wraps `out` so a write failure rejects the pending and every later write instead of going unheard.
+class Sink {
+  private failure: Error | null = null;
+
+  constructor(private readonly out: Writable) {
+    out.on('error', (err: Error) => (this.failure ??= err));
+  }
+
+  send(text: string): Promise<void> {
+    if (this.failure) return Promise.reject(this.failure);
+    if (this.out.destroyed) return Promise.reject(new Error('output stream is closed'));
+    return this.out.write(text) ? Promise.resolve() : this.drained();
+  }
+
+  flushed(): Promise<void> {
+    if (this.failure) return Promise.reject(this.failure);
+    return this.out.writableNeedDrain ? this.drained() : Promise.resolve();
+  }
+
+  private drained(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const settle = (err?: Error): void => {
+        this.out.off('drain', onDrain);
+        this.out.off('error', onError);
+        this.out.off('close', onClose);
+        if (err) reject(err);
+        else resolve();
+      };
+      const onDrain = (): void => settle();
+      const onError = (err: Error): void => settle(err);
+      const onClose = (): void => settle(this.failure ?? new Error('output stream closed before it drained'));
+      this.out.on('drain', onDrain);
+      this.out.on('error', onError);
+      this.out.on('close', onClose);
+    });
+  }
+}
