@@ -8,6 +8,7 @@ import {
   RateLimitedError,
   ServerError,
 } from './errors.js';
+import { sleep } from './sleep.js';
 
 /** True when another attempt may succeed: 503, other 5xx, network failures, truncated or garbled answers. */
 export function isRetryable(err: unknown): boolean {
@@ -39,4 +40,41 @@ export function backoffDelay(attempt: number, opts: BackoffOptions = {}): number
   const ceiling = Math.min(cap, base * 2 ** Math.max(0, attempt));
   // Never zero, so a burst of 503s cannot become a hot loop.
   return Math.max(10, Math.floor(random() * ceiling));
+}
+
+export interface WithRetryOptions {
+  retries?: number;
+  /** How many 429 pauses to sit out before giving up (default 5). */
+  maxRateLimitWaits?: number;
+  clock?: () => number;
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  random?: () => number;
+  signal?: AbortSignal;
+  onRetry?: (info: { attempt: number; delayMs: number; error: Error; rateLimited: boolean }) => void;
+}
+
+/** Runs one request with the retry rule: retryable failures back off, a 429 waits for its reset. */
+export async function withRetry<T>(fn: () => Promise<T>, opts: WithRetryOptions = {}): Promise<T> {
+  const retries = opts.retries ?? 4;
+  const clock = opts.clock ?? Date.now;
+  const pause = opts.sleep ?? sleep;
+  let attempt = 0;
+  let waits = 0;
+  for (;;) {
+    if (opts.signal?.aborted) throw new AbortedError();
+    try {
+      return await fn();
+    } catch (err) {
+      if (isRateLimit(err) && waits++ < (opts.maxRateLimitWaits ?? 5)) {
+        const delayMs = Math.max(0, err.resumeAt - clock());
+        opts.onRetry?.({ attempt, delayMs, error: err, rateLimited: true });
+        await pause(delayMs, opts.signal);
+        continue;
+      }
+      if (!isRetryable(err) || attempt >= retries) throw err;
+      const delayMs = backoffDelay(attempt++, opts.random ? { random: opts.random } : {});
+      opts.onRetry?.({ attempt, delayMs, error: err as Error, rateLimited: false });
+      await pause(delayMs, opts.signal);
+    }
+  }
 }

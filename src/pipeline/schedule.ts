@@ -3,6 +3,9 @@
 // (plus a small margin for latency skew). That can never put more than `limit` into any fixed window of the
 // same length, so a known plan never meets a 429. A 429 still pauses every worker until its reset.
 // With no known limit the limiter starts open and learns the limit from the first 429.
+import { sleep } from '../api/sleep.js';
+
+export { sleep };
 
 export interface LimiterOptions {
   /** Requests per window; null when the plan is unknown (learned from the first 429). */
@@ -14,20 +17,6 @@ export interface LimiterOptions {
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Called when the limit is learned or lowered after a 429. */
   onLearn?: (limit: number) => void;
-}
-
-/** Sleeps `ms`, resolving early (without error) when the signal aborts. */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted || ms <= 0) return resolve();
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
 }
 
 /** Sliding-window limiter shared by every worker of a run. */

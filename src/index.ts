@@ -1,0 +1,17 @@
+// The library's public face. Importing it has no side effects: nothing is read, opened or printed until a
+// function is called.
+export { DomainIntelClient, type ClientOptions, type CallOptions } from './api/client.js';
+export * from './api/errors.js';
+export { isPlausibleHostname } from './api/hostname.js';
+export { backoffDelay, isRetryable, withRetry, type WithRetryOptions } from './api/retry.js';
+export * from './api/types.js';
+export { normaliseHost } from './pipeline/normalise.js';
+export { enrich, type AnswerStore, type EnrichOptions, type EnrichRun } from './pipeline/run.js';
+export { runJob, type JobInput, type JobOutput, type JobResult } from './pipeline/job.js';
+export { openInput } from './pipeline/read.js';
+export { columnsFor, createRowWriter, flatten, neutraliseCell, openOutput } from './pipeline/write.js';
+export { RateLimiter, type LimiterOptions } from './pipeline/schedule.js';
+export type { RunEvent, RunStats } from './pipeline/stats.js';
+export type { EnrichedRow, InputRecord, InputShape, RowStatus, RunKind } from './pipeline/types.js';
+export { openCache, type AnswerCache } from './store/cache.js';
+export { VERSION } from './version.js';

@@ -1,0 +1,65 @@
+// A whole job as a library call: read an input stream, enrich it, write the rows to an output stream.
+// The CLI wraps this with files, progress and exit codes; other programs can call it directly.
+import type { Writable } from 'node:stream';
+import { openInput, type InputFormat } from './read.js';
+import { enrich, type EnrichOptions } from './run.js';
+import type { RunStats } from './stats.js';
+import type { InputRecord, InputShape, RunKind } from './types.js';
+import { createRowWriter } from './write.js';
+
+export interface JobInput {
+  /** An input stream (file or stdin), or records already in hand (e.g. hosts from the command line). */
+  stream?: NodeJS.ReadableStream;
+  records?: InputRecord[];
+  /** Name used in error messages. */
+  fileName: string;
+  column?: string;
+  format?: InputFormat;
+}
+
+export interface JobOutput {
+  stream: Writable;
+  format: 'csv' | 'json' | 'ndjson';
+  prefix?: string;
+  fields?: string[];
+  raw?: boolean;
+}
+
+export interface JobResult {
+  shape: InputShape;
+  stats: RunStats;
+}
+
+/** Opens the input, whatever it is, as a shape and a stream of records. */
+export async function openJobInput(input: JobInput): Promise<{ shape: InputShape; records: AsyncIterable<InputRecord> | Iterable<InputRecord> }> {
+  if (input.records) return { shape: { format: 'lines', headers: null, hostColumn: 0 }, records: input.records };
+  if (!input.stream) throw new TypeError('a job needs an input stream or records');
+  return openInput(input.stream, {
+    fileName: input.fileName,
+    ...(input.column === undefined ? {} : { column: input.column }),
+    ...(input.format === undefined ? {} : { format: input.format }),
+  });
+}
+
+/** Runs a job to the end (or until stopped); output rows are in input order. */
+export async function runJob<K extends RunKind>(input: JobInput, output: JobOutput | null, options: EnrichOptions<K>): Promise<JobResult> {
+  const { shape, records } = await openJobInput(input);
+  const run = enrich(records, options);
+  if (options.dryRun || output === null) {
+    for await (const _ of run.rows()) {
+      // dry runs yield nothing; without an output the rows are only counted
+    }
+    return { shape, stats: run.stats };
+  }
+  const writer = createRowWriter(output.stream, {
+    format: output.format,
+    kind: options.kind,
+    shape,
+    ...(output.prefix === undefined ? {} : { prefix: output.prefix }),
+    ...(output.fields === undefined ? {} : { fields: output.fields }),
+    ...(output.raw === undefined ? {} : { raw: output.raw }),
+  });
+  for await (const row of run.rows()) await writer.write(row);
+  await writer.end();
+  return { shape, stats: run.stats };
+}

@@ -1,0 +1,44 @@
+// What a run counts, for progress lines, the summary and --dry-run.
+import type { QuotaInfo } from '../api/types.js';
+
+/** Counters of one run; filled in as it goes. */
+export interface RunStats {
+  rows: number;
+  valid: number;
+  invalid: number;
+  /** Valid rows whose host (apex for employees) appeared earlier in the input. */
+  duplicates: number;
+  /** Distinct hosts answered from the local cache, at no cost. */
+  cacheHits: number;
+  /** Distinct hosts that need the network (the dry-run figure). */
+  lookupsNeeded: number;
+  requestsNeeded: number;
+  /** Lookups the service charged, as far as answers tell (§8.6). */
+  lookupsSpent: number;
+  found: number;
+  missing: number;
+  errors: number;
+  requests: number;
+  rateLimited: number;
+  retries: number;
+  inFlight: number;
+  startedAt: number;
+  elapsedMs: number;
+  quota: QuotaInfo | null;
+  /** Why the run stopped sending before the end, if it did. */
+  stoppedBy: 'quota' | 'budget' | 'aborted' | 'closed' | 'key' | 'error' | null;
+}
+
+export type RunEvent =
+  | { type: 'rate-limited'; resumeAt: number }
+  | { type: 'retry'; keys: number; attempt: number; delayMs: number; error: string }
+  | { type: 'quota-exhausted' };
+
+/** A zeroed RunStats. */
+export function emptyStats(now: number): RunStats {
+  return {
+    rows: 0, valid: 0, invalid: 0, duplicates: 0, cacheHits: 0, lookupsNeeded: 0, requestsNeeded: 0, lookupsSpent: 0,
+    found: 0, missing: 0, errors: 0, requests: 0, rateLimited: 0, retries: 0, inFlight: 0, startedAt: now, elapsedMs: 0,
+    quota: null, stoppedBy: null,
+  };
+}

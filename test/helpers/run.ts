@@ -1,0 +1,52 @@
+// Shared set-up for pipeline tests: a real sandbox on port 0, a real client, a real cache in a temp dir.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DomainIntelClient } from '../../src/api/client.js';
+import { enrich, type EnrichOptions } from '../../src/pipeline/run.js';
+import { RateLimiter } from '../../src/pipeline/schedule.js';
+import type { EnrichedRow, InputRecord, RunKind } from '../../src/pipeline/types.js';
+import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/index.js';
+import { openCache, type AnswerCache } from '../../src/store/cache.js';
+
+export interface Harness {
+  sb: Sandbox;
+  client: DomainIntelClient;
+  cache: AnswerCache;
+  dir: string;
+  run<K extends RunKind>(kind: K, values: string[], opts?: Partial<EnrichOptions<K>> & { limit?: number | null; windowMs?: number }): Promise<{ rows: EnrichedRow<K>[]; stats: ReturnType<typeof enrich>['stats'] }>;
+  close(): Promise<void>;
+}
+
+/** Records as a newline list would give them. */
+export function records(values: string[]): InputRecord[] {
+  return values.map((value, i) => ({ line: i + 1, cells: [value], value }));
+}
+
+/** Starts a sandbox and everything a run needs; `close` tears it all down. */
+export async function harness(options: SandboxOptions = {}): Promise<Harness> {
+  const sb = await startSandbox({ port: 0, ...options });
+  const client = new DomainIntelClient({ baseUrl: sb.baseUrl, apiKey: sb.key, windowMs: options.windowMs ?? 60_000 });
+  const dir = mkdtempSync(join(tmpdir(), 'di-run-'));
+  const cache = await openCache({ dir });
+  return {
+    sb,
+    client,
+    cache,
+    dir,
+    async run(kind, values, opts = {}) {
+      const { limit, windowMs, ...rest } = opts;
+      const limiter = new RateLimiter({ limit: limit === undefined ? null : limit, windowMs: windowMs ?? options.windowMs ?? 60_000 });
+      const r = enrich(records(values), { kind, client, store: cache, limiter, random: () => 0.01, ...rest });
+      const rows = [];
+      for await (const row of r.rows()) rows.push(row);
+      return { rows, stats: r.stats };
+    },
+    async close() {
+      await client.close();
+      cache.close();
+      await sb.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

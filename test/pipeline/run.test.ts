@@ -1,0 +1,139 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { harness, type Harness } from '../helpers/run.js';
+
+let h: Harness;
+afterEach(async () => {
+  await h?.close();
+});
+
+function maxCharged(byHost: Record<string, number>): number {
+  return Math.max(0, ...Object.values(byHost));
+}
+
+describe('enrich (profile) against the sandbox', () => {
+  it('collapses duplicates, batches at most 100 distinct hosts, and keeps input order and invalid rows', async () => {
+    h = await harness({ rpm: 0 });
+    const held = h.sb.hostList().slice(0, 180);
+    const values = [...held, 'HTTPS://' + held[0]!.toUpperCase() + '/x', 'not a host', 'nobody-holds-this.example', held[5]!, ''];
+    const { rows, stats } = await h.run('profile', values);
+
+    expect(rows.map((r) => r.value)).toEqual(values);
+    expect(rows.map((r) => r.line)).toEqual(values.map((_, i) => i + 1));
+    expect(rows[180]).toMatchObject({ status: 'found', host: held[0] });
+    expect(rows[181]).toMatchObject({ status: 'invalid', host: null });
+    expect(rows[181]!.reason).toMatch(/space/);
+    expect(rows[182]).toMatchObject({ status: 'missing', host: 'nobody-holds-this.example', data: null });
+    expect(rows[184]).toMatchObject({ status: 'invalid' });
+    for (const r of rows.slice(0, 180)) expect(r.data?.domain).toBe(r.host);
+
+    const charges = h.sb.charges();
+    expect(charges.total).toBe(181); // 180 held + 1 missing, each once
+    expect(maxCharged(charges.byHost)).toBe(1);
+    const batches = h.sb.requests().filter((r) => r.operation === 'batch');
+    expect(batches.length).toBe(2);
+    for (const b of batches) expect(b.hosts.length).toBeLessThanOrEqual(100);
+    expect(stats).toMatchObject({ rows: 185, valid: 183, invalid: 2, duplicates: 2, lookupsSpent: 181, found: 182, missing: 1, errors: 0 });
+  });
+
+  it('spends nothing on a second run: every answer, found or missing, comes from the cache', async () => {
+    h = await harness({ rpm: 0 });
+    const values = [...h.sb.hostList().slice(0, 50), 'absent-one.example', 'absent-two.example'];
+    const first = await h.run('profile', values);
+    h.sb.resetCounters();
+    const second = await h.run('profile', values);
+    expect(h.sb.charges().total).toBe(0);
+    expect(h.sb.charges().requests).toBe(0);
+    expect(second.stats.cacheHits).toBe(52);
+    expect(second.rows.map((r) => [r.status, r.data])).toEqual(first.rows.map((r) => [r.status, r.data]));
+    expect(second.rows.every((r) => r.cached)).toBe(true);
+  });
+
+  it('predicts with --dry-run exactly what a real run then spends', async () => {
+    h = await harness({ rpm: 0 });
+    const hosts = h.sb.hostList();
+    await h.run('profile', hosts.slice(0, 30)); // some already cached
+    const values = [...hosts.slice(0, 250), ...hosts.slice(100, 140), 'bad value', 'gone.example'];
+    h.sb.resetCounters();
+    const dry = await h.run('profile', values, { dryRun: true });
+    expect(h.sb.charges().requests).toBe(0);
+    expect(dry.rows).toEqual([]);
+    const real = await h.run('profile', values);
+    expect(dry.stats.lookupsNeeded).toBe(h.sb.charges().total);
+    expect(dry.stats.requestsNeeded).toBe(h.sb.charges().requests);
+    expect(real.stats.lookupsSpent).toBe(h.sb.charges().total);
+    expect(dry.stats).toMatchObject({ rows: 292, invalid: 1, duplicates: 40, cacheHits: 30, lookupsNeeded: 221 });
+  });
+
+  it('never spends more than --max-lookups, and marks the rest as errors', async () => {
+    h = await harness({ rpm: 0 });
+    const values = h.sb.hostList().slice(0, 260);
+    const { rows, stats } = await h.run('profile', values, { maxLookups: 130 });
+    expect(h.sb.charges().total).toBe(130);
+    expect(stats.stoppedBy).toBe('budget');
+    expect(rows.filter((r) => r.status === 'found').length).toBe(130);
+    const errors = rows.filter((r) => r.status === 'error');
+    expect(errors.length).toBe(130);
+    expect(errors[0]!.reason).toMatch(/max-lookups 130/);
+  });
+
+  it('stops at a 402, sends nothing more, and keeps every row with what was answered', async () => {
+    h = await harness({ rpm: 0 });
+    h.sb.setRemaining(150);
+    const values = h.sb.hostList().slice(0, 400);
+    const { rows, stats } = await h.run('profile', values, { concurrency: 1 });
+    expect(rows.length).toBe(400);
+    expect(h.sb.charges().total).toBe(150); // the last batch is sized to what is left, not refused whole
+    expect(stats.stoppedBy).toBe('quota');
+    expect(rows.filter((r) => r.status === 'found').length).toBe(150);
+    expect(rows.slice(150).every((r) => r.status === 'error' && /402/.test(r.reason ?? ''))).toBe(true);
+    const afterStop = h.sb.requests().filter((r) => r.status === 402).length;
+    expect(afterStop).toBeLessThanOrEqual(1);
+  });
+});
+
+describe('rate limiting with a compressed window', () => {
+  it('keeps a known plan free of 429s while using the limit', async () => {
+    h = await harness({ rpm: 8, windowMs: 250 });
+    const values = h.sb.hostList().slice(0, 40);
+    const started = Date.now();
+    const { rows, stats } = await h.run('traffic', values, { limit: 8, windowMs: 250, concurrency: 4 });
+    const elapsed = Date.now() - started;
+    expect(h.sb.charges().rateLimited).toBe(0);
+    expect(stats.rateLimited).toBe(0);
+    expect(rows.every((r) => r.status === 'found' || r.status === 'missing')).toBe(true);
+    // 40 requests at 8 per 250 ms need at least 4 full windows.
+    expect(elapsed).toBeGreaterThanOrEqual(4 * 250);
+  });
+
+  it('recovers when the plan is unknown: pauses on the 429, learns the limit, loses no row', async () => {
+    h = await harness({ rpm: 6, windowMs: 300 });
+    const values = h.sb.hostList().slice(0, 30);
+    const { rows, stats } = await h.run('traffic', values, { limit: null, windowMs: 300, concurrency: 3 });
+    expect(rows.every((r) => r.status === 'found' || r.status === 'missing')).toBe(true);
+    expect(stats.rateLimited).toBeGreaterThan(0);
+    expect(stats.rateLimited).toBeLessThanOrEqual(6);
+    expect(maxCharged(h.sb.charges().byHost)).toBe(1);
+  });
+});
+
+describe('employees', () => {
+  it('charges one lookup per registrable domain and fans the figure back to every row', async () => {
+    h = await harness({ rpm: 0 });
+    const hosts = h.sb.hostList().filter((x) => h.sb.dataset.employees(x) !== null);
+    const apex = h.sb.dataset.apexOf(hosts[0]!)!;
+    const other = hosts.find((x) => h.sb.dataset.apexOf(x) !== apex)!;
+    const values = [apex, `www.${apex}`, `shop.${apex}`, `deep.sub.${apex}`, other, 'nobody.example'];
+    const { rows } = await h.run('employees', values);
+    expect(h.sb.charges().total).toBe(3); // apex, other's apex, and nobody.example (a 404 still spends)
+    expect(h.sb.charges().byEndpoint.employees).toBe(3);
+    expect(rows[4]!.status).toBe('found');
+    expect(rows[5]!.status).toBe('missing');
+    const first4 = rows.slice(0, 4);
+    for (const r of first4) {
+      expect(r.status).toBe('found');
+      expect(r.data?.apex).toBe(apex);
+      expect(r.data?.host).toBe(r.host);
+      expect(r.data?.estimated_employees).toEqual(first4[0]!.data?.estimated_employees);
+    }
+  });
+});
