@@ -1,0 +1,63 @@
+// Runs one command: loads its module on demand, gives it a context, maps whatever it throws to one clear
+// stderr line (or a JSON object with --json) and an exit code. Nothing else in the CLI calls process.exit.
+import type { Command } from 'commander';
+import { createContext, type CommandModule, type Context } from './context.js';
+import { EXIT, exitCodeFor } from './exit-codes.js';
+
+const LOADERS: Record<string, () => Promise<CommandModule>> = {
+  lookup: () => import('./commands/lookup.js'),
+  batch: () => import('./commands/batch.js'),
+  traffic: () => import('./commands/traffic.js'),
+  employees: () => import('./commands/employees.js'),
+  tech: () => import('./commands/tech.js'),
+  catalog: () => import('./commands/catalog.js'),
+  keys: () => import('./commands/keys.js'),
+  config: () => import('./commands/config.js'),
+  quota: () => import('./commands/quota.js'),
+  cache: () => import('./commands/cache.js'),
+  sandbox: () => import('./commands/sandbox.js'),
+  completion: () => import('./commands/completion.js'),
+};
+
+/** Runs command `name` with the parsed options of `cmd`, then exits with its code. */
+export async function runAction(name: string, cmd: Command, args: Record<string, unknown>): Promise<void> {
+  const ctx = createContext(cmd, args);
+  let code: number;
+  try {
+    const load = LOADERS[name];
+    if (!load) throw new Error(`unknown command ${name}`);
+    const mod = await load();
+    code = await mod.default(ctx);
+  } catch (err) {
+    code = ctx.outputClosed.aborted ? EXIT.PIPE : reportError(ctx, err);
+  }
+  await ctx.close();
+  if (ctx.outputClosed.aborted && code === EXIT.OK) code = EXIT.PIPE;
+  await flush(process.stdout);
+  await flush(process.stderr);
+  process.exit(code);
+}
+
+/** Prints one line (or a JSON object) for an error and returns its exit code. */
+export function reportError(ctx: Context, err: unknown): number {
+  const code = exitCodeFor(err);
+  const e = err as { message?: string; code?: string; host?: string; stack?: string };
+  let message = e.message ?? String(err);
+  const hint = ctx.hintFor(err);
+  if (code === EXIT.FAILURE) message = `unexpected failure: ${message} (run again with --debug and report it)`;
+  if (ctx.opts.json) {
+    const obj = { error: ctx.clean(message), code: typeof e.code === 'string' ? e.code : 'failure', host: e.host ?? null, exit: code, ...(hint ? { hint } : {}) };
+    process.stderr.write(`${ctx.redact(JSON.stringify(obj))}\n`);
+  } else {
+    ctx.logger.error(hint ? `${message}; ${hint}` : message);
+  }
+  if (ctx.opts.debug && e.stack) process.stderr.write(`${ctx.redact(e.stack)}\n`);
+  return code;
+}
+
+function flush(stream: NodeJS.WriteStream): Promise<void> {
+  if (stream.destroyed || stream.writableEnded) return Promise.resolve();
+  return new Promise((resolve) => {
+    stream.write('', () => resolve());
+  });
+}

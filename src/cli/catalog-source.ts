@@ -1,0 +1,22 @@
+// The catalog, from the local cache when fresh (spec §4 rule 3 advises caching it), else from the service.
+import type { CatalogCategory } from '../api/types.js';
+import { lookupOne } from '../pipeline/one.js';
+import type { Context } from './context.js';
+
+/** Catalogs change with each data release; a week is a fair default age. */
+export const CATALOG_MAX_AGE_MS = 7 * 86_400_000;
+
+/** The catalog and, when it came from the cache, when it was fetched. */
+export async function loadCatalog(ctx: Context, refresh: boolean): Promise<{ categories: CatalogCategory[]; cachedAt: number | null }> {
+  const [client, store] = await Promise.all([ctx.client(), ctx.store()]);
+  const r = await lookupOne<CatalogCategory[]>({
+    endpoint: 'catalog',
+    key: '',
+    fetch: () => client.catalog(),
+    store,
+    maxAgeMs: CATALOG_MAX_AGE_MS,
+    refresh,
+    signal: ctx.interrupted,
+  });
+  return { categories: r.data ?? [], cachedAt: r.cachedAt };
+}

@@ -1,0 +1,8 @@
+// `domain-intel batch [file|-]`: the main job. Streams the input through the pipeline to stdout or -o FILE.
+import type { Context } from '../context.js';
+import { runList } from '../list.js';
+
+export default async function batch(ctx: Context): Promise<number> {
+  const file = (ctx.args.file as string | undefined) ?? '-';
+  return runList(ctx, { kind: 'profile', source: { file } });
+}

@@ -1,0 +1,55 @@
+// `domain-intel cache stats|clear|prune`.
+import { UsageError } from '../../api/errors.js';
+import type { Context } from '../context.js';
+import { EXIT } from '../exit-codes.js';
+import { groupedNumber, humanDuration } from '../output/format.js';
+import { renderKeyValue } from '../output/table.js';
+
+export default async function cache(ctx: Context): Promise<number> {
+  const { CacheCorruptError, removeCacheFiles } = await import('../../store/cache.js');
+  if (ctx.args.sub === 'clear') {
+    // A damaged file cannot be opened to be cleared: remove it instead, which is what clearing means.
+    try {
+      await ctx.store();
+    } catch (err) {
+      if (!(err instanceof CacheCorruptError)) throw err;
+      const removed = removeCacheFiles({ dir: (await ctx.config()).cacheDir });
+      ctx.logger.info(`removed the damaged cache (${removed.length} files)`);
+      return EXIT.OK;
+    }
+  }
+  const store = await ctx.store();
+  if (!store) throw new UsageError('the cache is turned off (--no-cache)');
+  switch (ctx.args.sub) {
+    case 'stats': {
+      const s = store.stats();
+      if (!ctx.io.stdout.isTTY) {
+        ctx.io.stdout.write(`${JSON.stringify(s)}\n`);
+        return EXIT.OK;
+      }
+      const now = Date.now();
+      ctx.io.stdout.write(
+        `${renderKeyValue(
+          [
+            ['file', s.path],
+            ['answers', s.entries],
+            ...Object.entries(s.byEndpoint).map(([k, v]): [string, unknown] => [`  ${k}`, v]),
+            ['found / missing', `${groupedNumber(s.found)} / ${groupedNumber(s.missing)}`],
+            ['oldest', s.oldest === null ? null : `${humanDuration(now - s.oldest)} ago`],
+            ['newest', s.newest === null ? null : `${humanDuration(now - s.newest)} ago`],
+            ['size', `${(s.bytes / 1048576).toFixed(1)} MiB`],
+          ],
+          { style: ctx.style },
+        )}\n`,
+      );
+      return EXIT.OK;
+    }
+    case 'clear':
+      ctx.logger.info(`removed ${groupedNumber(store.clear())} cached answers`);
+      return EXIT.OK;
+    case 'prune':
+      ctx.logger.info(`removed ${groupedNumber(store.prune(ctx.opts.maxAge as number))} answers older than ${humanDuration(ctx.opts.maxAge as number)}`);
+      return EXIT.OK;
+  }
+  throw new UsageError(`unknown cache subcommand ${String(ctx.args.sub)}`);
+}

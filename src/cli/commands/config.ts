@@ -1,0 +1,52 @@
+// `domain-intel config show|set|unset`: the settings in force and where each comes from.
+import { UsageError } from '../../api/errors.js';
+import type { Context } from '../context.js';
+import { EXIT } from '../exit-codes.js';
+import { renderKeyValue } from '../output/table.js';
+
+const SETTABLE = ['plan', 'rpm', 'base-url'] as const;
+
+export default async function config(ctx: Context): Promise<number> {
+  const settings = await ctx.settings();
+  const { parsePlan, normaliseBaseUrl } = await import('../../store/config.js');
+  const { maskKey } = await import('../../store/keys.js');
+  const setting = ctx.args.setting as string | undefined;
+  switch (ctx.args.sub) {
+    case 'show': {
+      const c = await ctx.config();
+      const rows: [string, unknown][] = [
+        ['base url', `${c.baseUrl}  (${c.sources.baseUrl})`],
+        ['plan', `${c.plan ?? 'unknown'}  (${c.sources.plan})`],
+        ['rate', c.rpm === null ? 'unknown: learned from the first 429' : `${c.rpm} requests per ${c.windowMs / 1000}s  (${c.sources.rate})`],
+        ['key', c.key ? `${maskKey(c.key.key)}  (${c.key.source === 'env' ? 'DOMAIN_INTEL_API_KEY' : `stored "${c.key.name ?? ''}"`})` : null],
+        ['cache', `${c.cacheDir}  (${c.sources.cacheDir})`],
+        ['settings file', settings.path],
+      ];
+      if (ctx.io.stdout.isTTY) ctx.io.stdout.write(`${renderKeyValue(rows, { style: ctx.style })}\n`);
+      else {
+        const { key, ...rest } = c;
+        ctx.io.stdout.write(`${JSON.stringify({ ...rest, key: key ? { source: key.source, name: key.name, masked: maskKey(key.key) } : null, settingsFile: settings.path })}\n`);
+      }
+      return EXIT.OK;
+    }
+    case 'set': {
+      const value = ctx.args.value as string;
+      if (setting === 'plan') settings.set('plan', parsePlan(value));
+      else if (setting === 'rpm') {
+        if (!/^\d+$/.test(value) || Number(value) < 1) throw new UsageError(`rpm must be a whole number of at least 1, got ${JSON.stringify(value)}`);
+        settings.set('rpm', Number(value));
+      } else if (setting === 'base-url') settings.set('baseUrl', normaliseBaseUrl(value));
+      else throw new UsageError(`unknown setting ${JSON.stringify(setting)}; settable: ${SETTABLE.join(', ')}`);
+      ctx.logger.info(`${setting} set`);
+      return EXIT.OK;
+    }
+    case 'unset': {
+      const name = setting === 'base-url' ? 'baseUrl' : setting;
+      if (name !== 'plan' && name !== 'rpm' && name !== 'baseUrl') throw new UsageError(`unknown setting ${JSON.stringify(setting)}; settable: ${SETTABLE.join(', ')}`);
+      settings.set(name, null);
+      ctx.logger.info(`${setting} unset`);
+      return EXIT.OK;
+    }
+  }
+  throw new UsageError(`unknown config subcommand ${String(ctx.args.sub)}`);
+}

@@ -1,0 +1,18 @@
+// `domain-intel lookup <host...>`: one host through the domain endpoint, several through the batch endpoint.
+import type { Context } from '../context.js';
+import { profileView } from '../output/render.js';
+import { runList } from '../list.js';
+import { single } from '../single.js';
+
+export default async function lookup(ctx: Context): Promise<number> {
+  const hosts = ctx.args.hosts as string[];
+  if (hosts.length === 1) {
+    return single(ctx, {
+      kind: 'profile',
+      raw: hosts[0] as string,
+      fetch: (client, host) => client.domain(host),
+      view: (p) => profileView(p, ctx.style, ctx.io.stdout.columns),
+    });
+  }
+  return runList(ctx, { kind: 'profile', source: { args: hosts } });
+}

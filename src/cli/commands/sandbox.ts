@@ -1,0 +1,31 @@
+// `domain-intel sandbox`: runs the local imitation of the service until interrupted.
+import type { Context } from '../context.js';
+import { EXIT } from '../exit-codes.js';
+
+export default async function sandbox(ctx: Context): Promise<number> {
+  const { startSandbox } = await import('../../sandbox/index.js');
+  const o = ctx.opts;
+  const sb = await startSandbox({
+    port: o.port as number,
+    plan: (o.plan as 'pro' | 'business' | 'business-plus' | undefined) ?? 'business',
+    ...(o.quota === undefined ? {} : { quota: o.quota as number }),
+    ...(o.rpm === undefined ? {} : { rpm: o.rpm as number }),
+    windowMs: o.windowMs as number,
+    latencyMs: o.latencyMs as number,
+    seed: o.seed as string,
+    hosts: o.hosts as number,
+    faults: { unavailable: o.failRate as number },
+  });
+  const hosts = sb.hostList().slice(0, 3).join(' ');
+  // What the user needs to point the CLI at it goes to stdout (it is this command's data); the rest to stderr.
+  ctx.io.stdout.write(`DOMAIN_INTEL_BASE_URL=${sb.baseUrl}\nDOMAIN_INTEL_API_KEY=${sb.key}\n`);
+  ctx.logger.info(`sandbox listening on ${sb.url} (plan ${String(o.plan ?? 'business')}, window ${String(o.windowMs)} ms); try:`);
+  ctx.logger.info(`  export DOMAIN_INTEL_BASE_URL=${sb.baseUrl} DOMAIN_INTEL_API_KEY=<the key above>; domain-intel lookup ${hosts}`);
+  ctx.logger.info('charges so far: GET /__sandbox/charges; Ctrl-C stops it');
+  await new Promise<void>((resolve) => {
+    if (ctx.interrupted.aborted) resolve();
+    ctx.interrupted.addEventListener('abort', () => resolve(), { once: true });
+  });
+  await sb.close();
+  return EXIT.OK;
+}

@@ -1,0 +1,216 @@
+// What a command gets: its options, the streams, a logger, and lazy access to settings, configuration, the
+// client and the cache. Everything heavy is created on first use, so `keys list` never loads undici and
+// `lookup` never opens SQLite unless it needs to.
+import type { Command } from 'commander';
+import type { DomainIntelClient } from '../api/client.js';
+import { InvalidKeyError, QuotaExhaustedError, RateLimitedError } from '../api/errors.js';
+import type { QuotaInfo } from '../api/types.js';
+import type { ResolvedConfig } from '../store/config.js';
+import type { AnswerCache } from '../store/cache.js';
+import type { Settings } from '../store/settings.js';
+import { createLogger, redact, type Logger } from './output/logger.js';
+import { colorEnabled, createStyle, sanitizeForTerminal, type Style } from './output/terminal.js';
+
+export interface CommandModule {
+  default(ctx: Context): Promise<number>;
+}
+
+export interface Io {
+  stdin: NodeJS.ReadStream;
+  stdout: NodeJS.WriteStream;
+  stderr: NodeJS.WriteStream;
+  env: NodeJS.ProcessEnv;
+}
+
+export interface Context {
+  readonly opts: Record<string, unknown>;
+  /** The commander command being run. */
+  readonly command: Command;
+  readonly args: Record<string, unknown>;
+  readonly io: Io;
+  readonly style: Style;
+  readonly logger: Logger;
+  /** Aborted on the first Ctrl-C (a second one exits at once). */
+  readonly interrupted: AbortSignal;
+  /** Aborted when the reader of stdout went away (EPIPE). */
+  readonly outputClosed: AbortSignal;
+  settings(): Promise<Settings>;
+  config(): Promise<ResolvedConfig>;
+  /** A client for the configured service; throws InvalidKeyError when there is no key. */
+  client(): Promise<DomainIntelClient>;
+  /** The answer cache, or null under --no-cache. */
+  store(): Promise<AnswerCache | null>;
+  /** The newest quota seen during this command. */
+  readonly quota: QuotaInfo | null;
+  /** Text made safe for the terminal, with secrets masked. */
+  clean(text: string): string;
+  redact(text: string): string;
+  /** What to do about an error, e.g. which key was refused and how to replace it. */
+  hintFor(err: unknown): string | null;
+  /** Registers work to run before the process exits. */
+  onClose(fn: () => Promise<void> | void): void;
+  close(): Promise<void>;
+}
+
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+/**
+ * conf writes through `atomically`, whose exit hook (when-exit) answers SIGINT by re-raising it, which
+ * would end the process before a run could let its answers land and write what it has. Loading conf is
+ * wrapped so that signal handlers it installs are taken off again; ours do the orderly shutdown.
+ */
+async function keepSignals<T>(load: () => Promise<T>): Promise<T> {
+  const before = new Map(SIGNALS.map((s) => [s, new Set(process.listeners(s))]));
+  try {
+    return await load();
+  } finally {
+    for (const s of SIGNALS) {
+      for (const l of process.listeners(s)) if (!before.get(s)?.has(l)) process.off(s, l as (...a: unknown[]) => void);
+    }
+  }
+}
+
+/** Builds the context for one run of a command. */
+export function createContext(cmd: Command, args: Record<string, unknown>): Context {
+  const opts = cmd.optsWithGlobals() as Record<string, unknown>;
+  const io: Io = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env };
+  const secrets: string[] = [];
+  const style = createStyle(colorEnabled(io.stderr, io.env));
+  const logger = createLogger({ stream: io.stderr, style, quiet: opts.quiet === true, debug: opts.debug === true, json: opts.json === true, secrets });
+  const closers: (() => Promise<void> | void)[] = [];
+
+  const interrupt = new AbortController();
+  const onSigint = () => {
+    if (interrupt.signal.aborted) process.exit(130);
+    interrupt.abort();
+  };
+  process.on('SIGINT', onSigint);
+  process.on('SIGTERM', onSigint);
+
+  const closed = new AbortController();
+  // `domain-intel batch big.csv | head`: the reader left. Stop quietly, spend nothing more.
+  io.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE' || err.code === 'ERR_STREAM_DESTROYED') closed.abort();
+    else throw err;
+  });
+
+  let settingsP: Promise<Settings> | undefined;
+  let configP: Promise<ResolvedConfig> | undefined;
+  let clientP: Promise<DomainIntelClient> | undefined;
+  let storeP: Promise<AnswerCache | null> | undefined;
+  let keySource: string | null = null;
+  let lastQuota: QuotaInfo | null = null;
+
+  const ctx: Context = {
+    opts,
+    command: cmd,
+    args,
+    io,
+    style,
+    logger,
+    interrupted: interrupt.signal,
+    outputClosed: closed.signal,
+    get quota() {
+      return lastQuota;
+    },
+    settings() {
+      settingsP ??= keepSignals(() => import('../store/settings.js').then((m) => m.openSettings({ env: io.env, onWarning: (w) => logger.warn(w) })));
+      return settingsP;
+    },
+    config() {
+      configP ??= (async () => {
+        const [{ resolveConfig }, settings] = await Promise.all([import('../store/config.js'), ctx.settings()]);
+        const config = resolveConfig({
+          flags: {
+            baseUrl: opts.baseUrl as string | undefined,
+            plan: opts.plan as string | undefined,
+            // --rpm 0 means no pacing (below): the limiter runs open and learns from a 429 if one comes.
+            rpm: opts.rpm === 0 ? undefined : (opts.rpm as number | undefined),
+            rate: opts.rate as { requests: number; windowMs: number } | undefined,
+            maxAgeMs: opts.maxAge as number | undefined,
+            cache: opts.cache as boolean | undefined,
+          },
+          env: io.env,
+          settings,
+          onWarning: (w) => logger.warn(w),
+        });
+        if (opts.rpm === 0) config.rpm = null;
+        if (config.key) {
+          secrets.push(config.key.key);
+          keySource = config.key.source === 'env' ? 'the key in DOMAIN_INTEL_API_KEY' : `the stored key "${config.key.name ?? ''}"`;
+        }
+        return config;
+      })();
+      return configP;
+    },
+    client() {
+      clientP ??= (async () => {
+        const config = await ctx.config();
+        if (!config.key) {
+          throw new InvalidKeyError('no API key: store one with `domain-intel keys add` (reads stdin) or set DOMAIN_INTEL_API_KEY', { code: 'invalid_key' });
+        }
+        const { DomainIntelClient } = await import('../api/client.js');
+        const client = new DomainIntelClient({
+          baseUrl: config.baseUrl,
+          apiKey: config.key.key,
+          timeoutMs: opts.timeout as number,
+          windowMs: config.windowMs,
+          onQuota: (q) => {
+            lastQuota = q;
+          },
+          onResponse: (r) => logger.debug(`${r.method} ${r.path} -> ${r.status ?? r.error ?? '?'} in ${r.ms} ms`),
+        });
+        closers.push(async () => {
+          await client.close();
+          if (lastQuota) {
+            const [{ toLastQuota }, settings] = await Promise.all([import('../store/settings.js'), ctx.settings()]);
+            settings.set('lastQuota', toLastQuota(lastQuota));
+          }
+        });
+        return client;
+      })();
+      return clientP;
+    },
+    store() {
+      storeP ??= (async () => {
+        const config = await ctx.config();
+        if (!config.useCache) return null;
+        const { openCache } = await import('../store/cache.js');
+        const cache = await openCache({ dir: config.cacheDir });
+        closers.push(() => cache.close());
+        return cache;
+      })();
+      return storeP;
+    },
+    clean: (text) => sanitizeForTerminal(redact(text, secrets)),
+    redact: (text) => redact(text, secrets),
+    hintFor(err) {
+      if (err instanceof InvalidKeyError) {
+        return keySource
+          ? `${keySource} was refused; replace it with \`domain-intel keys add <name>\` (reads stdin) or a new DOMAIN_INTEL_API_KEY`
+          : null;
+      }
+      if (err instanceof QuotaExhaustedError) {
+        const reset = err.resetAt ?? (lastQuota?.reset ?? null);
+        return `lookups renew ${reset ? `on ${reset.toISOString().slice(0, 10)}` : 'at the start of next month'}, or add a pack`;
+      }
+      if (err instanceof RateLimitedError) return 'set your plan (`domain-intel config set plan ...`) so requests are paced';
+      return null;
+    },
+    onClose(fn) {
+      closers.push(fn);
+    },
+    async close() {
+      process.off('SIGINT', onSigint);
+      process.off('SIGTERM', onSigint);
+      for (const fn of closers.reverse()) {
+        try {
+          await fn();
+        } catch (err) {
+          logger.debug(`cleanup failed: ${(err as Error).message}`);
+        }
+      }
+    },
+  };
+  return ctx;
+}

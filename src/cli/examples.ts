@@ -1,0 +1,58 @@
+// Examples appended to each command's --help: real invocations a user can copy.
+const block = (lines: string[]): string => `\nExamples:\n${lines.map((l) => `  ${l}`).join('\n')}\n`;
+
+export const EXAMPLES = {
+  program: `${block([
+    'domain-intel lookup example.com',
+    'domain-intel batch crm.csv -o crm-enriched.csv',
+    'cut -d, -f3 leads.csv | domain-intel batch - --format ndjson | jq -r \'select(.status=="found") | .host\'',
+    'domain-intel batch crm.csv --dry-run          # what it would cost, spending nothing',
+    '0 3 * * * DOMAIN_INTEL_API_KEY=... domain-intel batch /data/crm.csv -o /data/crm-enriched.csv --quiet',
+  ])}
+Try it without a key or network: domain-intel sandbox   (then follow what it prints)
+Exit codes: 0 ok, 2 usage/input, 3 invalid rows (--strict), 4 incomplete, 5 quota, 6 key, 7 network, 8 not found, 130 interrupted.
+`,
+  lookup: block([
+    'domain-intel lookup example.com',
+    'domain-intel lookup https://www.example.com/pricing sales@example.org --format json | jq .',
+    'domain-intel lookup a.com b.com c.com --format csv > profiles.csv',
+  ]),
+  batch: `${block([
+    'domain-intel batch crm.csv -o crm-enriched.csv',
+    'domain-intel batch leads.csv --column "Company Website" --fields status,host,technologies,traffic_visits',
+    'cut -d, -f2 export.csv | domain-intel batch - --format ndjson | jq -c \'{host, tech: .data.technologies}\'',
+    '0 2 * * * domain-intel batch /srv/crm.csv -o /srv/crm-enriched.csv --quiet || mail -s "enrich failed: $?" ops',
+  ])}
+Appended columns: status, host, reason, resolves, technologies, network, platform, registrar, age_days,
+country_iso, lang_norm, http_status, redirect_to, traffic_visits, traffic_band, traffic_as_of,
+employees_low, employees_high, employees_point, employees_as_of.
+Re-running the same command resumes: answers already fetched come from the cache and cost nothing.
+`,
+  traffic: block([
+    'domain-intel traffic example.com',
+    'domain-intel traffic --input hosts.txt --format csv -o traffic.csv',
+    "domain-intel traffic example.com --format json | jq '.history[] | [.month, .visits] | @tsv' -r",
+  ]),
+  employees: block([
+    'domain-intel employees shop.example.co.uk',
+    'domain-intel employees --input crm.csv --column website -o headcounts.csv   # one lookup per organisation',
+  ]),
+  tech: block(['domain-intel tech "Node.js"', 'domain-intel tech "TCP/IP Stack" --format json | jq .domains']),
+  catalog: block(['domain-intel catalog --category cms', "domain-intel catalog --format json | jq -r '.[].technologies[].tech'"]),
+  keys: block([
+    'domain-intel keys add work < ~/secrets/domain-intel.key',
+    'domain-intel keys list',
+    'domain-intel keys use work && domain-intel keys verify',
+  ]),
+  config: block(['domain-intel config set plan business', 'domain-intel config show']),
+  cache: block(['domain-intel cache stats', 'domain-intel cache prune --max-age 7d']),
+  sandbox: block([
+    'domain-intel sandbox --port 8787 &',
+    'DOMAIN_INTEL_BASE_URL=http://127.0.0.1:8787/api/v1 DOMAIN_INTEL_API_KEY=<printed key> domain-intel lookup <a printed host>',
+  ]),
+  completion: block([
+    'domain-intel completion bash > ~/.local/share/bash-completion/completions/domain-intel',
+    'domain-intel completion zsh > "${fpath[1]}/_domain-intel"',
+    'domain-intel completion fish > ~/.config/fish/completions/domain-intel.fish',
+  ]),
+} as const;

@@ -1,0 +1,66 @@
+// Exit codes a cron job can act on; the README's table is written from this one.
+import {
+  AbortedError,
+  BadRequestError,
+  DomainIntelError,
+  InputError,
+  InvalidKeyError,
+  NetworkError,
+  NotFoundError,
+  QuotaExhaustedError,
+  UsageError,
+} from '../api/errors.js';
+
+export const EXIT = {
+  /** Everything done. */
+  OK: 0,
+  /** Unexpected failure (a bug): run with --debug and report it. */
+  FAILURE: 1,
+  /** Bad option, bad input file, bad configuration. */
+  USAGE: 2,
+  /** Finished, but some rows are invalid (only with --strict). */
+  INVALID_ROWS: 3,
+  /** Finished, but some rows are in error (retries ran out, --max-lookups reached): re-run to fetch only those. */
+  INCOMPLETE: 4,
+  /** Stopped by the monthly quota (402); the partial output is kept. */
+  QUOTA: 5,
+  /** The API key is missing, malformed or revoked (401). */
+  INVALID_KEY: 6,
+  /** The service could not be reached, or kept failing. */
+  NETWORK: 7,
+  /** The host or technology is not held (single-host commands). */
+  NOT_FOUND: 8,
+  /** Interrupted (Ctrl-C): answers so far are cached, re-run to resume. */
+  INTERRUPTED: 130,
+  /** The reader of stdout went away (e.g. `| head`); nothing more was spent. */
+  PIPE: 141,
+} as const;
+
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+
+/** The exit code for an error that ended a command. */
+export function exitCodeFor(err: unknown): ExitCode {
+  if (err instanceof UsageError || err instanceof InputError) return EXIT.USAGE;
+  if (err instanceof InvalidKeyError) return EXIT.INVALID_KEY;
+  if (err instanceof QuotaExhaustedError) return EXIT.QUOTA;
+  if (err instanceof NotFoundError) return EXIT.NOT_FOUND;
+  if (err instanceof BadRequestError) return EXIT.USAGE;
+  if (err instanceof AbortedError) return EXIT.INTERRUPTED;
+  if (err instanceof DomainIntelError) return EXIT.NETWORK; // network, protocol, 5xx after retries
+  return EXIT.FAILURE;
+}
+
+/** Rows of the README's exit-code table. */
+export const EXIT_TABLE: [number, string][] = [
+  [EXIT.OK, 'complete'],
+  [EXIT.FAILURE, 'unexpected failure (a bug; run with --debug)'],
+  [EXIT.USAGE, 'usage or input error: bad option, unreadable input, ambiguous column'],
+  [EXIT.INVALID_ROWS, 'complete, but some rows were invalid (only with --strict)'],
+  [EXIT.INCOMPLETE, 'finished with rows in error (retries ran out or --max-lookups reached); re-run to fetch only those'],
+  [EXIT.QUOTA, 'stopped by the monthly quota (402); partial output kept'],
+  [EXIT.INVALID_KEY, 'API key missing, malformed or revoked (401)'],
+  [EXIT.NETWORK, 'service unreachable or failing'],
+  [EXIT.NOT_FOUND, 'host or technology not held (single lookups)'],
+  [EXIT.INTERRUPTED, 'interrupted; answers so far are cached, re-run to resume'],
+  [EXIT.PIPE, 'stdout closed early (e.g. | head); nothing more was spent'],
+];

@@ -1,0 +1,219 @@
+// The CLI side of a pipeline run (batch, lookup with several hosts, traffic/employees --input): opens the
+// input and output, asks before overspending, draws progress, prints the summary, picks the exit code.
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { UsageError } from '../api/errors.js';
+import { openJobInput, runJob, type JobInput } from '../pipeline/job.js';
+import { enrich } from '../pipeline/run.js';
+import { RateLimiter } from '../pipeline/schedule.js';
+import type { RunStats } from '../pipeline/stats.js';
+import type { EnrichedRow, RunKind } from '../pipeline/types.js';
+import type { Context } from './context.js';
+import { EXIT } from './exit-codes.js';
+import { humanDuration } from './output/format.js';
+import { createProgress } from './output/progress.js';
+import { pickFormat } from './output/render.js';
+import { renderSummary } from './output/summary.js';
+import { confirm } from './prompt.js';
+import { renderRowsTable } from './rows.js';
+
+export interface ListSpec {
+  kind: RunKind;
+  source: { file: string } | { args: string[] };
+}
+
+/** Runs an enrichment described by the command's options; returns the exit code. */
+export async function runList(ctx: Context, spec: ListSpec): Promise<number> {
+  const o = ctx.opts;
+  const input = await openSource(ctx, spec);
+  const requested = o.format as string | undefined;
+  // Lists from the command line default like single lookups; files default to CSV (any size streams).
+  const format = 'args' in spec.source ? pickFormat(requested, ctx.io.stdout.isTTY) : ((requested ?? 'csv') as 'csv' | 'json' | 'ndjson' | 'table');
+  const config = await ctx.config();
+  const [client, store] = await Promise.all([ctx.client(), openRunStore(ctx)]);
+  const settings = await ctx.settings();
+  const limiter = new RateLimiter({
+    limit: config.rpm,
+    windowMs: config.windowMs,
+    onLearn: (n) => {
+      ctx.logger.warn(`the service allows about ${n} requests per ${humanDuration(config.windowMs)}; using that (set --plan to skip learning)`);
+      if (config.windowMs === 60_000) settings.set('learnedRpm', n);
+    },
+  });
+  const stop = AbortSignal.any([ctx.interrupted, ctx.outputClosed]);
+  const base = {
+    kind: spec.kind,
+    client,
+    store,
+    limiter,
+    maxAgeMs: o.maxAge as number,
+    refresh: o.refresh === true,
+    concurrency: o.concurrency as number,
+    retries: o.retries as number,
+    maxLookups: (o.maxLookups as number | undefined) ?? null,
+    signal: stop,
+  };
+
+  if (o.dryRun) {
+    const { stats } = await runJob(input(), null, { ...base, dryRun: true });
+    printPlan(ctx, stats, config.rpm, config.windowMs);
+    return EXIT.OK;
+  }
+  await checkQuota(ctx, spec, input, base);
+
+  const showProgress = !o.quiet && (o.progress === true || ctx.io.stderr.isTTY === true) && o.json !== true;
+  const progress = await createProgress({ stream: ctx.io.stderr, enabled: showProgress, style: ctx.style });
+  const onProgress = (s: Readonly<RunStats>) => {
+    const elapsed = Math.max(1, Date.now() - s.startedAt);
+    const done = s.found + s.missing + s.errors;
+    const rate = (done * 1000) / elapsed;
+    const left = s.valid - done;
+    progress.update({
+      rowsRead: s.rows,
+      hostsDone: done,
+      hostsTotal: null,
+      lookupsSpent: s.lookupsSpent,
+      cacheHits: s.cacheHits,
+      ratePerSec: rate,
+      etaMs: rate > 0 && left > 0 ? (left / rate) * 1000 : null,
+      quotaRemaining: s.quota?.remaining ?? null,
+      waitingUntil: limiter.pausedUntil > Date.now() ? limiter.pausedUntil : null,
+    });
+  };
+  const onEvent = (e: import('../pipeline/stats.js').RunEvent) => {
+    if (e.type === 'rate-limited') ctx.logger.debug(`429: pausing every worker for ${humanDuration(Math.max(0, e.resumeAt - Date.now()))}`);
+    else if (e.type === 'retry') ctx.logger.debug(`retry ${e.attempt} in ${humanDuration(e.delayMs)}: ${e.error}`);
+  };
+
+  const { openOutput } = await import('../pipeline/write.js');
+  const target = o.output as string | undefined;
+  let stats: RunStats;
+  if (format === 'table') {
+    // A table needs every row to align its columns: only for lists small enough to read on a screen.
+    const rows: EnrichedRow[] = [];
+    const opened = await openJobInput(input());
+    const run = enrich(opened.records, { ...base, onProgress, onEvent });
+    for await (const row of run.rows()) rows.push(row);
+    progress.stop();
+    stats = run.stats;
+    ctx.io.stdout.write(`${renderRowsTable(rows, spec.kind, ctx.style, ctx.io.stdout.columns)}\n`);
+  } else {
+    const out = await openOutput(target, ctx.io.stdout);
+    try {
+      ({ stats } = await runJob(input(), { stream: out.stream, format, prefix: o.prefix as string, fields: o.fields as string[] | undefined, raw: o.raw === true }, { ...base, onProgress, onEvent }));
+    } catch (err) {
+      progress.stop();
+      await out.abort();
+      throw err;
+    }
+    progress.stop();
+    if (stats.stoppedBy === 'closed') await out.abort();
+    else await out.commit();
+  }
+
+  if (!o.quiet) ctx.io.stderr.write(`${renderSummary({ ...stats, stoppedBy: stats.stoppedBy }, ctx.style)}\n`);
+  return exitFor(ctx, stats);
+}
+
+function exitFor(ctx: Context, s: RunStats): number {
+  if (s.stoppedBy === 'closed') return EXIT.PIPE;
+  if (s.stoppedBy === 'aborted') {
+    ctx.logger.warn('interrupted: answers so far are cached; run the same command again to resume');
+    return EXIT.INTERRUPTED;
+  }
+  if (s.stoppedBy === 'quota') {
+    ctx.logger.error(`stopped by the monthly quota (402): ${s.errors} rows not looked up; the output holds the rest`);
+    return EXIT.QUOTA;
+  }
+  if (s.errors > 0) {
+    const unreachable = s.lookupsSpent === 0 && s.found + s.missing === s.cacheHits;
+    ctx.logger.warn(`${s.errors} rows in error${s.stoppedBy === 'budget' ? ' (--max-lookups reached)' : ''}; run the same command again to fetch only those`);
+    return unreachable && s.stoppedBy === null ? EXIT.NETWORK : EXIT.INCOMPLETE;
+  }
+  if (s.invalid > 0 && ctx.opts.strict) {
+    ctx.logger.warn(`${s.invalid} invalid rows (--strict)`);
+    return EXIT.INVALID_ROWS;
+  }
+  return EXIT.OK;
+}
+
+function printPlan(ctx: Context, s: RunStats, rpm: number | null, windowMs: number): void {
+  const requests = s.requestsNeeded;
+  const eta = rpm ? Math.max(0, Math.ceil(requests / rpm) - 1) * windowMs : null;
+  const q = s.quota;
+  const lines = [
+    `rows ${s.rows} · valid ${s.valid} · invalid ${s.invalid} · duplicates ${s.duplicates}`,
+    `cache hits ${s.cacheHits} · lookups needed ${s.lookupsNeeded} · requests needed ${requests}`,
+    `estimated time ${eta === null ? 'unknown (plan not set)' : humanDuration(eta + Math.min(requests, rpm ?? 0) * 50)}`,
+  ];
+  if (q) lines.push(`quota remaining ${q.remaining ?? '?'} (last seen)`);
+  if (ctx.opts.json) ctx.io.stdout.write(`${JSON.stringify({ rows: s.rows, valid: s.valid, invalid: s.invalid, duplicates: s.duplicates, cache_hits: s.cacheHits, lookups_needed: s.lookupsNeeded, requests_needed: requests, estimated_ms: eta, quota_remaining: q?.remaining ?? null })}\n`);
+  else ctx.io.stderr.write(`${lines.join('\n')}\n`);
+}
+
+function openSource(ctx: Context, spec: ListSpec): Promise<() => JobInput> {
+  const o = ctx.opts;
+  if ('args' in spec.source) {
+    const records = spec.source.args.map((value, i) => ({ line: i + 1, cells: [value], value }));
+    return Promise.resolve(() => ({ records, fileName: 'arguments' }));
+  }
+  const file = spec.source.file;
+  const common = { ...(o.column === undefined ? {} : { column: o.column as string }), format: o.inputFormat as 'auto' };
+  if (file === '-') {
+    let used = false;
+    return Promise.resolve(() => {
+      if (used) throw new UsageError('stdin can be read only once');
+      used = true;
+      return { stream: ctx.io.stdin, fileName: 'stdin', ...common };
+    });
+  }
+  return stat(file).then(
+    (st) => {
+      if (st.isDirectory()) throw new UsageError(`${file}: is a directory`);
+      return () => ({ stream: createReadStream(file), fileName: file, ...common });
+    },
+    (err: NodeJS.ErrnoException) => {
+      throw new UsageError(`${file}: ${err.code === 'ENOENT' ? 'no such file' : err.code === 'EACCES' ? 'permission denied' : err.message}`);
+    },
+  );
+}
+
+async function openRunStore(ctx: Context) {
+  const store = await ctx.store();
+  if (store) return store;
+  // --no-cache: nothing is read from or written to the user's cache, but a run must still remember what it
+  // fetched so a duplicate later in the input is not paid for twice; a throwaway cache does that on disk.
+  const { mkdtemp, rm } = await import('node:fs/promises');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const { openCache } = await import('../store/cache.js');
+  const dir = await mkdtemp(join(tmpdir(), 'domain-intel-run-'));
+  const temp = await openCache({ dir });
+  ctx.onClose(async () => {
+    temp.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+  return temp;
+}
+
+/**
+ * Before spending: when the last known quota cannot cover the lookups this file needs, ask on a terminal
+ * and refuse elsewhere unless --allow-partial. Only files are planned ahead (stdin can be read once); a
+ * stdin run simply stops at the quota with its partial output.
+ */
+async function checkQuota(ctx: Context, spec: ListSpec, input: () => JobInput, base: Parameters<typeof runJob>[2]): Promise<void> {
+  if (ctx.opts.allowPartial || !('file' in spec.source) || spec.source.file === '-') return;
+  const last = (await ctx.settings()).get('lastQuota');
+  if (!last || last.remaining === null) return;
+  const size = (await stat(spec.source.file)).size;
+  if (last.remaining * 4 >= size) return; // every row takes at least 4 bytes, so it cannot need more
+  const { stats } = await runJob(input(), null, { ...base, dryRun: true });
+  const needed = Math.min(stats.lookupsNeeded, base.maxLookups ?? Infinity);
+  if (needed <= last.remaining) return;
+  const what = `this run needs ${needed} lookups but only ${last.remaining} were left when last seen`;
+  if (ctx.io.stdin.isTTY && ctx.io.stderr.isTTY) {
+    if (await confirm(ctx.io.stdin, ctx.io.stderr, `${what}. Run until the quota is spent?`)) return;
+    throw new UsageError('cancelled; nothing was spent');
+  }
+  throw new UsageError(`${what}; add --allow-partial to run until the quota is spent`, 'over_quota');
+}

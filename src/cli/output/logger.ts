@@ -1,0 +1,74 @@
+// The stderr logger for commands. Every line is sanitised (messages quote hosts and service text) and then
+// redacted: the API key should never reach a message, but if a bug or a service echo puts it there, the
+// logger is the last place to stop it.
+import type { QuotaInfo } from '../../api/types.js';
+import { formatQuotaLine } from './format.js';
+import { type Style, sanitizeForTerminal } from './terminal.js';
+
+/** Replace each secret (8+ chars) in `text` by '…' and its last 4 characters. */
+export function redact(text: string, secrets: readonly string[]): string {
+  // Longest first, so a secret containing another is masked whole. Short strings are skipped: masking
+  // every "abc" in a log would hide more than it protects.
+  const usable = secrets.filter((s) => s.length >= 8).sort((a, b) => b.length - a.length);
+  let out = text;
+  for (const secret of usable) {
+    if (out.includes(secret)) out = out.split(secret).join(`…${secret.slice(-4)}`);
+  }
+  return out;
+}
+
+export interface LoggerOptions {
+  stream: NodeJS.WritableStream & { isTTY?: boolean };
+  style: Style;
+  /** Suppress info and quota lines; warnings and errors still print. */
+  quiet: boolean;
+  /** Print debug lines. */
+  debug: boolean;
+  /** JSON mode. stderr stays plain text either way (JSON errors are the caller's); accepted so the mode is passed through. */
+  json: boolean;
+  /** Values that must never be printed, e.g. the API key. */
+  secrets: string[];
+  /** Where finished lines go instead of `stream` (e.g. a progress display's log, to keep the spinner intact). */
+  sink?: (line: string) => void;
+  /** Clock for the quota line's relative reset time. */
+  now?: () => number;
+}
+
+export interface Logger {
+  info(msg: string): void;
+  warn(msg: string): void;
+  error(msg: string): void;
+  debug(msg: string): void;
+  quota(q: QuotaInfo): void;
+}
+
+/** A logger writing sanitised, redacted, one-line messages to stderr (or `sink`). */
+export function createLogger(opts: LoggerOptions): Logger {
+  const { style, secrets } = opts;
+  const now = opts.now ?? Date.now;
+  const emit = (line: string): void => {
+    const safe = redact(line, secrets);
+    if (opts.sink) opts.sink(safe);
+    else opts.stream.write(`${safe}\n`);
+  };
+  // Redacted before sanitising and again on the finished line: escaping can split a secret, and stripping an
+  // escape sequence can join one back together.
+  const clean = (msg: string): string => sanitizeForTerminal(redact(String(msg), secrets));
+  return {
+    info(msg) {
+      if (!opts.quiet) emit(clean(msg));
+    },
+    warn(msg) {
+      emit(`${style.yellow('warning:')} ${clean(msg)}`);
+    },
+    error(msg) {
+      emit(`${style.red('error:')} ${clean(msg)}`);
+    },
+    debug(msg) {
+      if (opts.debug) emit(style.dim(`debug: ${clean(msg)}`));
+    },
+    quota(q) {
+      if (!opts.quiet) emit(style.dim(formatQuotaLine(q, now())));
+    },
+  };
+}

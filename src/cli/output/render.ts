@@ -1,0 +1,92 @@
+// How single answers are shown: a readable table on a terminal, JSON when piped, or what --format asks.
+import type { CatalogCategory, DomainProfile, EmployeesResult, TechnologyCount, TrafficHistory } from '../../api/types.js';
+import { groupedNumber } from './format.js';
+import { renderHistoryChart } from './sparkline.js';
+import { renderKeyValue, renderTable } from './table.js';
+import type { Style } from './terminal.js';
+
+export type Format = 'table' | 'json' | 'ndjson' | 'csv';
+
+/** The format in force: --format, else a table on a terminal and JSON in a pipe. */
+export function pickFormat(requested: unknown, stdoutIsTTY: boolean | undefined): Format {
+  if (requested === 'table' || requested === 'json' || requested === 'ndjson' || requested === 'csv') return requested;
+  return stdoutIsTTY ? 'table' : 'json';
+}
+
+/** JSON for stdout: pretty for json, one line for ndjson. */
+export function toJson(value: unknown, format: Format): string {
+  return format === 'ndjson' ? `${JSON.stringify(value)}\n` : `${JSON.stringify(value, null, 2)}\n`;
+}
+
+function range(low: number | null, high: number | null, point: number | null): string {
+  if (point !== null) return groupedNumber(point);
+  if (low === null && high === null) return '—';
+  if (high === null) return `${groupedNumber(low)}+`;
+  return `${groupedNumber(low)}–${groupedNumber(high)}`;
+}
+
+/** A profile as label: value lines. */
+export function profileView(p: DomainProfile, style: Style, width?: number): string {
+  const t = p.traffic;
+  const e = p.employees;
+  return renderKeyValue(
+    [
+      ['host', p.domain],
+      ['resolves', p.resolves],
+      ['technologies', p.technologies],
+      ['network', p.network],
+      ['platform', p.platform],
+      ['registrar', p.registrar],
+      ['age', p.age_days === null ? null : `${groupedNumber(p.age_days)} days`],
+      ['country', p.country_iso],
+      ['language', p.lang_norm],
+      ['http status', p.http_status],
+      ['redirects to', p.redirect_to],
+      ['traffic', t === null ? null : `${groupedNumber(t.estimated_monthly_visits)} visits/month (${t.band}, ${t.as_of})`],
+      ['employees', e === null ? null : `${range(e.low, e.high, e.point)} at ${e.apex} (${e.as_of})`],
+    ],
+    { style, ...(width === undefined ? {} : { width }) },
+  );
+}
+
+/** Traffic with its monthly chart. */
+export function trafficView(t: TrafficHistory, style: Style): string {
+  const kv = renderKeyValue(
+    [
+      ['host', t.host],
+      ['visits/month', t.estimated_monthly_visits],
+      ['band', t.band],
+      ['as of', t.as_of],
+    ],
+    { style },
+  );
+  return t.history.length > 0 ? `${kv}\n${renderKeyValue([['history', renderHistoryChart(t.history, { style })]], { style })}` : kv;
+}
+
+/** An employee estimate. */
+export function employeesView(e: EmployeesResult, style: Style): string {
+  const x = e.estimated_employees;
+  return renderKeyValue(
+    [
+      ['host', e.host],
+      ['organisation', e.apex],
+      ['employees', range(x.low, x.high, x.point)],
+      ['as of', e.as_of],
+    ],
+    { style },
+  );
+}
+
+/** A technology count. */
+export function technologyView(t: TechnologyCount, style: Style): string {
+  return renderKeyValue([['technology', t.tech], ['domains', t.domains]], { style });
+}
+
+/** The catalog as one table of category, technology, domains. */
+export function catalogView(categories: CatalogCategory[], style: Style, width?: number): string {
+  const rows = categories.flatMap((c) => c.technologies.map((t) => ({ category: c.category, tech: t.tech, domains: t.domains })));
+  return renderTable(rows, [{ key: 'category' }, { key: 'tech', header: 'technology' }, { key: 'domains', align: 'right' }], {
+    style,
+    ...(width === undefined ? {} : { width }),
+  });
+}

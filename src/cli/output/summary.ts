@@ -1,0 +1,68 @@
+// The end-of-run block on stderr: what was read, what was spent, how the service behaved, what is left.
+import type { QuotaInfo } from '../../api/types.js';
+import { formatReset, groupedNumber, humanDuration } from './format.js';
+import { PLAIN, type Style, sanitizeForTerminal } from './terminal.js';
+
+/** Figures of one finished (or stopped) run, as counted by the pipeline. */
+export interface RunSummary {
+  /** Input rows read. */
+  rows: number;
+  valid: number;
+  invalid: number;
+  /** Rows whose host repeated an earlier row's. */
+  duplicates: number;
+  /** Hosts answered from the local cache (no lookup spent). */
+  cacheHits: number;
+  /** Lookups metered by the service this run. */
+  lookupsSpent: number;
+  found: number;
+  missing: number;
+  /** Rows that ended in an error. */
+  errors: number;
+  /** HTTP requests sent. */
+  requests: number;
+  /** 429 answers received. */
+  rateLimited: number;
+  retries: number;
+  elapsedMs: number;
+  /** Last quota seen, if any response carried the headers. */
+  quota: QuotaInfo | null;
+  /** Why the run ended early (budget, quota, abort), if it did. */
+  stoppedBy?: string | null;
+}
+
+/** A compact multi-line summary for stderr; no trailing newline. */
+export function renderSummary(s: RunSummary, style: Style = PLAIN): string {
+  const n = groupedNumber;
+  // Only figures that call for attention are coloured, so a clean run reads quietly.
+  const warnIf = (count: number, text: string): string => (count > 0 ? style.yellow(text) : text);
+  const failIf = (count: number, text: string): string => (count > 0 ? style.red(text) : text);
+  const lines = [
+    [
+      `rows ${n(s.rows)}`,
+      `valid ${n(s.valid)}`,
+      warnIf(s.invalid, `invalid ${n(s.invalid)}`),
+      `duplicates ${n(s.duplicates)}`,
+    ].join(' · '),
+    [
+      `lookups ${n(s.lookupsSpent)} spent`,
+      `${n(s.cacheHits)} from cache`,
+      `found ${n(s.found)}`,
+      `missing ${n(s.missing)}`,
+      failIf(s.errors, `errors ${n(s.errors)}`),
+    ].join(' · '),
+    [
+      `requests ${n(s.requests)}`,
+      warnIf(s.rateLimited, `429s ${n(s.rateLimited)}`),
+      `retries ${n(s.retries)}`,
+      humanDuration(s.elapsedMs),
+    ].join(' · '),
+  ];
+  if (s.quota) {
+    lines.push(
+      `quota ${n(s.quota.remaining)} / ${n(s.quota.limit)} left · resets ${formatReset(s.quota)}`,
+    );
+  }
+  if (s.stoppedBy) lines.push(style.yellow(`stopped: ${sanitizeForTerminal(s.stoppedBy)}`));
+  return lines.join('\n');
+}

@@ -1,0 +1,51 @@
+// Writing enriched rows and small tables of values from a command to stdout.
+import { stringify } from 'csv-stringify/sync';
+import type { EnrichedRow, RunKind } from '../pipeline/types.js';
+import { createRowWriter, flatten, neutraliseCell } from '../pipeline/write.js';
+import type { Context } from './context.js';
+import { renderTable, type Column } from './output/table.js';
+import type { Style } from './output/terminal.js';
+
+/** Writes rows through the pipeline's writer (the same columns and rules as `batch`). */
+export async function writeRows(ctx: Context, opts: { kind: RunKind; format: 'csv' | 'json' | 'ndjson'; rows: EnrichedRow[] }): Promise<void> {
+  const writer = createRowWriter(ctx.io.stdout, {
+    format: opts.format,
+    kind: opts.kind,
+    shape: { format: 'lines', headers: null, hostColumn: 0 },
+    raw: ctx.opts.raw === true,
+  });
+  for (const row of opts.rows) await writer.write(row);
+  await writer.end();
+}
+
+/** Writes a small CSV (header and rows) to stdout, neutralising formula-like cells unless --raw. */
+export async function writeCsv(ctx: Context, header: string[], rows: (string | number)[][]): Promise<void> {
+  const safe = (v: string | number) => (typeof v === 'number' || ctx.opts.raw === true ? v : neutraliseCell(v));
+  ctx.io.stdout.write(stringify([header, ...rows.map((r) => r.map(safe))], { record_delimiter: '\n' }));
+}
+
+const TABLE_COLUMNS: Record<RunKind, Column[]> = {
+  profile: [
+    { key: 'host' },
+    { key: 'status' },
+    { key: 'technologies', max: 40 },
+    { key: 'country_iso', header: 'country' },
+    { key: 'traffic_visits', header: 'visits/mo', align: 'right' },
+    { key: 'employees', header: 'employees', align: 'right' },
+    { key: 'reason', max: 40 },
+  ],
+  traffic: [{ key: 'host' }, { key: 'status' }, { key: 'traffic_visits', header: 'visits/mo', align: 'right' }, { key: 'traffic_band', header: 'band' }, { key: 'traffic_as_of', header: 'as of' }, { key: 'reason', max: 40 }],
+  employees: [{ key: 'host' }, { key: 'status' }, { key: 'apex', header: 'organisation' }, { key: 'employees', align: 'right' }, { key: 'employees_as_of', header: 'as of' }, { key: 'reason', max: 40 }],
+};
+
+/** Rows as an aligned table for a terminal. */
+export function renderRowsTable(rows: EnrichedRow[], kind: RunKind, style: Style, width?: number): string {
+  const view = rows.map((row) => {
+    const f = flatten(row);
+    const low = f.employees_low;
+    const high = f.employees_high;
+    const employees = f.employees_point ?? (low === null || low === undefined ? null : high === null ? `${String(low)}+` : `${String(low)}–${String(high)}`);
+    return { ...f, host: row.host ?? row.value, employees };
+  });
+  return renderTable(view, TABLE_COLUMNS[kind], { style, ...(width === undefined ? {} : { width }) });
+}

@@ -1,0 +1,63 @@
+// One host, one answer: the shared body of `lookup HOST`, `traffic HOST` and `employees HOST`.
+import { UsageError } from '../api/errors.js';
+import type { ApiResponse } from '../api/types.js';
+import type { DomainIntelClient } from '../api/client.js';
+import { apexOf } from '../pipeline/apex.js';
+import { normaliseHost } from '../pipeline/normalise.js';
+import { lookupOne } from '../pipeline/one.js';
+import type { RunKind } from '../pipeline/types.js';
+import type { Context } from './context.js';
+import { EXIT } from './exit-codes.js';
+import { humanDuration, relativeAge } from './output/format.js';
+import { pickFormat, toJson, type Format } from './output/render.js';
+import { writeRows } from './rows.js';
+
+const ENDPOINT: Record<RunKind, string> = { profile: 'domain', traffic: 'traffic', employees: 'employees' };
+
+export interface SingleSpec<T> {
+  kind: RunKind;
+  raw: string;
+  fetch: (client: DomainIntelClient, host: string) => Promise<ApiResponse<T>>;
+  view: (data: T) => string;
+}
+
+/** Looks one host up (cache first) and prints it in the chosen format; returns the exit code. */
+export async function single<T>(ctx: Context, spec: SingleSpec<T>): Promise<number> {
+  const n = normaliseHost(spec.raw);
+  if (!n.ok) throw new UsageError(`not a plausible hostname: ${JSON.stringify(spec.raw)} (${n.reason})`, 'bad_host');
+  const host = n.host;
+  const key = spec.kind === 'employees' ? apexOf(host) : host;
+  const format: Format = pickFormat(ctx.opts.format, ctx.io.stdout.isTTY);
+  if (ctx.opts.dryRun) {
+    const store = await ctx.store();
+    const hit = store?.getMany(ENDPOINT[spec.kind], [key], ctx.opts.maxAge as number).get(key);
+    ctx.logger.info(hit && !ctx.opts.refresh ? `${host}: cached, costs nothing` : `${host}: 1 lookup needed`);
+    return EXIT.OK;
+  }
+  if (ctx.opts.maxLookups === 0) throw new UsageError('--max-lookups 0 allows no lookup', 'budget');
+  const [client, store] = await Promise.all([ctx.client(), ctx.store()]);
+  const result = await lookupOne<T>({
+    endpoint: ENDPOINT[spec.kind],
+    key,
+    fetch: () => spec.fetch(client, host),
+    store,
+    maxAgeMs: ctx.opts.maxAge as number,
+    refresh: ctx.opts.refresh === true,
+    retries: ctx.opts.retries as number,
+    signal: ctx.interrupted,
+    onRetry: ({ delayMs, error, rateLimited }) =>
+      ctx.logger.warn(rateLimited ? `rate limited; waiting ${humanDuration(delayMs)}` : `${error.message}; retrying in ${humanDuration(delayMs)}`),
+  });
+  if (result.quota) ctx.logger.quota(result.quota);
+  if (result.cachedAt !== null) ctx.logger.info(`${host}: from the cache, fetched ${relativeAge(Date.now() - result.cachedAt)} (--refresh fetches again)`);
+  if (result.status === 'missing') {
+    ctx.logger.error(`${host}: not held by the service${result.cachedAt === null ? ' (the lookup was spent; the answer is cached)' : ''}`);
+    return EXIT.NOT_FOUND;
+  }
+  const data = (spec.kind === 'employees' ? { ...(result.data as object), host } : result.data) as T;
+  if (format === 'table') ctx.io.stdout.write(`${spec.view(data)}\n`);
+  else if (format === 'csv') {
+    await writeRows(ctx, { kind: spec.kind, format: 'csv', rows: [{ kind: spec.kind, line: 1, cells: [spec.raw], value: spec.raw, status: 'found', host, reason: null, data: data as never, cached: result.cachedAt !== null }] });
+  } else ctx.io.stdout.write(toJson(data, format));
+  return EXIT.OK;
+}

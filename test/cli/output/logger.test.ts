@@ -1,0 +1,91 @@
+import { Writable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { createLogger, redact } from '../../../src/cli/output/logger.js';
+import { createStyle } from '../../../src/cli/output/terminal.js';
+
+class Capture extends Writable {
+  text = '';
+  override _write(chunk: Buffer, _enc: BufferEncoding, cb: () => void): void {
+    this.text += chunk.toString();
+    cb();
+  }
+}
+
+const KEY = `di_live_${'0123456789abcdef'.repeat(3)}`;
+
+function setup(over: Partial<Parameters<typeof createLogger>[0]> = {}) {
+  const stream = new Capture();
+  const log = createLogger({
+    stream,
+    style: createStyle(false),
+    quiet: false,
+    debug: false,
+    json: false,
+    secrets: [KEY],
+    now: () => Date.UTC(2026, 10, 23),
+    ...over,
+  });
+  return { stream, log };
+}
+
+describe('redact', () => {
+  it('masks each secret to its last four characters', () => {
+    expect(redact(`key=${KEY}; again ${KEY}`, [KEY])).toBe('key=…cdef; again …cdef');
+  });
+  it('ignores secrets shorter than 8 characters', () => {
+    expect(redact('abc abc', ['abc', ''])).toBe('abc abc');
+  });
+});
+
+describe('createLogger', () => {
+  it('prefixes warnings and errors and never prints the key', () => {
+    const { stream, log } = setup();
+    log.info(`using key ${KEY}`);
+    log.warn(`header echoed Authorization: Bearer ${KEY}`);
+    log.error(`rejected ${KEY}`);
+    expect(stream.text).not.toContain(KEY);
+    expect(stream.text).not.toContain('0123456789abcdef0123');
+    expect(stream.text.split('\n')).toEqual([
+      'using key …cdef',
+      'warning: header echoed Authorization: Bearer …cdef',
+      'error: rejected …cdef',
+      '',
+    ]);
+  });
+
+  it('redacts a key split by an escape sequence', () => {
+    const { stream, log } = setup();
+    log.error(`${KEY.slice(0, 20)}\x1b[0m${KEY.slice(20)}`);
+    expect(stream.text).not.toContain(KEY);
+    expect(stream.text).toContain('…cdef');
+  });
+
+  it('sanitises messages to one line', () => {
+    const { stream, log } = setup();
+    log.warn('bad host \x1b]8;;http://x\x07evil.com\x1b]8;;\x07\nnext');
+    expect(stream.text).toBe('warning: bad host evil.com\\nnext\n');
+  });
+
+  it('prints debug only when asked, and quiet hides info and quota', () => {
+    const quota = { limit: 50_000, remaining: 49_812, reset: null, resetRaw: null, seenAt: 0 };
+    const loud = setup({ debug: true });
+    loud.log.debug('detail');
+    loud.log.quota(quota);
+    expect(loud.stream.text).toBe('debug: detail\nquota: 49,812 / 50,000 lookups left · resets ?\n');
+
+    const quiet = setup({ quiet: true });
+    quiet.log.debug('detail');
+    quiet.log.info('info');
+    quiet.log.quota(quota);
+    quiet.log.warn('still shown');
+    expect(quiet.stream.text).toBe('warning: still shown\n');
+  });
+
+  it('colours prefixes when styled and can write through a sink', () => {
+    const lines: string[] = [];
+    const { stream, log } = setup({ style: createStyle(true), sink: (l) => lines.push(l) });
+    log.error('boom');
+    expect(stream.text).toBe('');
+    expect(lines).toEqual(['\x1b[31merror:\x1b[39m boom']);
+  });
+});

@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { type RunSummary, renderSummary } from '../../../src/cli/output/summary.js';
+import { createStyle } from '../../../src/cli/output/terminal.js';
+
+const summary: RunSummary = {
+  rows: 1000,
+  valid: 990,
+  invalid: 10,
+  duplicates: 120,
+  cacheHits: 0,
+  lookupsSpent: 870,
+  found: 800,
+  missing: 70,
+  errors: 0,
+  requests: 9,
+  rateLimited: 0,
+  retries: 0,
+  elapsedMs: 12_300,
+  quota: { limit: 50_000, remaining: 49_130, reset: new Date(Date.UTC(2026, 11, 1)), resetRaw: null, seenAt: 0 },
+};
+
+describe('renderSummary', () => {
+  it('contains every figure', () => {
+    expect(renderSummary(summary).split('\n')).toEqual([
+      'rows 1,000 · valid 990 · invalid 10 · duplicates 120',
+      'lookups 870 spent · 0 from cache · found 800 · missing 70 · errors 0',
+      'requests 9 · 429s 0 · retries 0 · 12.3s',
+      'quota 49,130 / 50,000 left · resets 2026-12-01',
+    ]);
+  });
+
+  it('omits an unknown quota and reports why the run stopped', () => {
+    const out = renderSummary({ ...summary, quota: null, stoppedBy: 'budget\x1b[2J reached' });
+    expect(out).not.toContain('quota');
+    expect(out.split('\n').at(-1)).toBe('stopped: budget reached');
+  });
+
+  it('colours only figures that need attention', () => {
+    const out = renderSummary({ ...summary, errors: 3 }, createStyle(true));
+    expect(out).toContain('\x1b[31merrors 3\x1b[39m');
+    expect(out).toContain('\x1b[33minvalid 10\x1b[39m');
+    expect(out).not.toContain('\x1b[33m429s');
+  });
+});

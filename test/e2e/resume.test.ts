@@ -1,0 +1,93 @@
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { assertBuilt, cliEnv, runCli, startCli } from '../helpers/cli.js';
+
+let sb: Sandbox;
+let dir: string;
+beforeAll(async () => {
+  assertBuilt();
+  sb = await startSandbox({ port: 0, rpm: 0, latencyMs: 40 });
+  dir = mkdtempSync(join(tmpdir(), 'di-resume-'));
+});
+afterAll(async () => {
+  await sb?.close();
+});
+
+function inputFile(name: string, hosts: string[]): string {
+  const file = join(dir, name);
+  writeFileSync(file, `website,owner\n${hosts.map((h, i) => `${h},owner ${i}`).join('\n')}\n`);
+  return file;
+}
+
+async function waitFor(cond: () => boolean, ms = 10_000): Promise<void> {
+  const until = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > until) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+describe('resume by re-running', () => {
+  it('after kill -9 halfway, the re-run spends only what was not yet answered', async () => {
+    sb.resetCounters();
+    const hosts = [...sb.hostList().slice(0, 1500), ...sb.hostList().slice(0, 300)];
+    const file = inputFile('kill.csv', hosts);
+    const env = cliEnv({ DOMAIN_INTEL_BASE_URL: sb.baseUrl, DOMAIN_INTEL_API_KEY: sb.key });
+    const out = join(dir, 'kill-out.csv');
+    const first = startCli(['batch', file, '-o', out, '--concurrency', '2', '--rate', '100000/1m', '--quiet'], { env });
+    await waitFor(() => sb.charges().total >= 400);
+    first.child.kill('SIGKILL');
+    const killed = await first.done;
+    expect(killed.signal).toBe('SIGKILL');
+    expect(existsSync(out)).toBe(false); // never half-written
+    const spentBefore = sb.charges().total;
+    expect(spentBefore).toBeLessThan(1500);
+
+    const second = await runCli(['batch', file, '-o', out, '--rate', '100000/1m', '--quiet'], { env });
+    expect(second.code).toBe(0);
+    const total = sb.charges().total;
+    // Only the distinct hosts, plus at most the batches that were in flight when the process died.
+    expect(total).toBeLessThanOrEqual(1500 + 2 * 100);
+    expect(total).toBeGreaterThanOrEqual(1500);
+    const lines = readFileSync(out, 'utf8').trimEnd().split('\n');
+    expect(lines.length).toBe(1 + hosts.length);
+    expect(lines.slice(1).every((l) => /,found,|,missing,/.test(l))).toBe(true);
+    expect(readdirSync(dir).filter((f) => f.includes('.tmp'))).toEqual([]);
+
+    sb.resetCounters();
+    const third = await runCli(['batch', file, '-o', out, '--rate', '100000/1m'], { env });
+    expect(third.code).toBe(0);
+    expect(sb.charges().total).toBe(0);
+    expect(third.stderr).toMatch(/lookups 0 spent · 1,500 from cache/);
+  });
+
+  it('Ctrl-C stops sending, lets answers in flight land, writes what it has, summarises and exits 130', async () => {
+    sb.resetCounters();
+    const hosts = sb.hostList().slice(1500, 3500);
+    const file = inputFile('int.csv', hosts);
+    const env = cliEnv({ DOMAIN_INTEL_BASE_URL: sb.baseUrl, DOMAIN_INTEL_API_KEY: sb.key });
+    const out = join(dir, 'int-out.csv');
+    const run = startCli(['batch', file, '-o', out, '--concurrency', '1', '--rate', '100000/1m'], { env });
+    await waitFor(() => sb.charges().total >= 300);
+    run.child.kill('SIGINT');
+    const r = await run.done;
+    expect(r.code).toBe(130);
+    expect(r.stderr).toMatch(/interrupted/);
+    expect(r.stderr).toMatch(/rows .* valid/);
+    const spent = sb.charges().total;
+    expect(spent).toBeLessThan(2000);
+    // What it has is written, complete and well-formed: a header and every row read so far.
+    const lines = readFileSync(out, 'utf8').trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^website,owner,status,host,/);
+    expect(lines.filter((l) => /,found,|,missing,/.test(l)).length).toBe(spent);
+
+    // Everything paid for landed in the cache: the re-run pays only for the rest.
+    sb.resetCounters();
+    const again = await runCli(['batch', file, '-o', out, '--rate', '100000/1m', '--quiet'], { env });
+    expect(again.code).toBe(0);
+    expect(sb.charges().total).toBe(2000 - spent);
+  });
+});
