@@ -5,7 +5,10 @@ import { build } from 'esbuild';
 import { readFileSync } from 'node:fs';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
-const external = Object.keys(pkg.dependencies ?? {});
+// commander and chalk are small and needed at start-up: bundled, they cost no module resolution. The rest
+// stay external: better-sqlite3 is native, and the others load lazily only when a command needs them.
+const bundled = new Set(['commander', 'chalk']);
+const external = Object.keys(pkg.dependencies ?? {}).filter((name) => !bundled.has(name));
 const common = {
   bundle: true,
   platform: 'node',
@@ -15,5 +18,7 @@ const common = {
   external,
   define: { __VERSION__: JSON.stringify(pkg.version) },
   logLevel: 'warning',
+  // Bundled CommonJS (commander) calls require() for node: built-ins; ESM output has none of its own.
+  banner: { js: "import { createRequire as __diCreateRequire } from 'node:module'; const require = __diCreateRequire(import.meta.url);" },
 };
 await build({ ...common, entryPoints: { cli: 'src/cli/main.ts', index: 'src/index.ts' }, outdir: 'dist', splitting: true, chunkNames: 'chunks/[name]-[hash]' });

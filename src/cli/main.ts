@@ -2,9 +2,13 @@
 // commands/<name>.ts and are imported only when that command runs, so `--help` and `--version` stay fast.
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { VERSION } from '../version.js';
-import { runAction } from './action.js';
 import { EXAMPLES } from './examples.js';
 import { BATCH_FORMATS, FORMATS, INPUT_FORMATS, PLAN_CHOICES, intOption, listOption, parseDuration, parseRate } from './options.js';
+
+/** Runs a command; the machinery behind it (context, logger, library) loads only now, not for --help. */
+function runAction(name: string, cmd: Command, args: Record<string, unknown>): Promise<void> {
+  return import('./action.js').then((m) => m.runAction(name, cmd, args));
+}
 
 const program = new Command('domain-intel')
   .description('Enrich domains from the Domain Intelligence Service: technologies, hosting, registrar, traffic and employees.')

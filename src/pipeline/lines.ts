@@ -108,7 +108,7 @@ export class RowStarts {
 
   /** Scans bytes in input order, before the parser sees them. */
   push(buf: Buffer): void {
-    for (const b of buf) this.step(b);
+    for (let i = 0; i < buf.length; i++) this.step(buf[i]!);
   }
 
   /** Start line of the next row the parser emits (rows are taken in order). */

@@ -5,8 +5,9 @@ import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { chmod, open, readdir, rename, stat, unlink } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
-import { Writable } from 'node:stream';
+import type { Writable } from 'node:stream';
 import { UsageError } from '../api/errors.js';
 
 export interface OutputTarget {
@@ -44,7 +45,8 @@ async function fileTarget(target: string): Promise<OutputTarget> {
   const path = resolve(target);
   const existingMode = await modeOf(path, target);
   await removeStaleTemps(path);
-  const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+  // The host name and pid in the name let a later run tell a dead run's leftovers from a live run's file.
+  const temp = join(dirname(path), `.${basename(path)}.${tempTag()}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
   let handle: FileHandle;
   try {
     handle = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644);
@@ -93,27 +95,18 @@ async function fileTarget(target: string): Promise<OutputTarget> {
   return { stream, commit, abort };
 }
 
-// A Writable over the handle, not handle.createWriteStream(): that stream keeps a reference that makes
-// handle.close() wait forever, and closes the descriptor on destroy behind our back. Here the handle
-// stays ours until commit has fsynced it; writev batches the rows buffered during a write into one.
-function handleStream(handle: FileHandle): Writable {
-  const writeAll = async (buf: Buffer): Promise<void> => {
-    for (let done = 0; done < buf.length; ) done += (await handle.write(buf, done)).bytesWritten;
-  };
-  return new Writable({
-    highWaterMark: 64 * 1024,
-    write(chunk: Buffer, _encoding, callback) {
-      writeAll(chunk).then(() => callback(), callback);
-    },
-    writev(chunks, callback) {
-      writeAll(Buffer.concat(chunks.map((c) => c.chunk as Buffer))).then(() => callback(), callback);
-    },
-  });
+/** This machine's name, made safe for a file name. */
+function tempTag(): string {
+  return hostname().replace(/[^A-Za-z0-9-]/g, '_') || 'host';
 }
 
-/** Temp files left by a run that was killed (kill -9, power loss) are removed once their process is gone. */
+/**
+ * Temp files left by a run that was killed (kill -9, power loss) are removed once their process is gone.
+ * Only this machine's: on a shared network folder another machine's pid cannot be checked from here.
+ */
 async function removeStaleTemps(path: string): Promise<void> {
-  const pattern = new RegExp(`^\\.${basename(path).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\.(\\d+)\\.[0-9a-f]+\\.tmp$`);
+  const escape = (t: string) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const pattern = new RegExp(`^\\.${escape(basename(path))}\\.${escape(tempTag())}\\.(\\d+)\\.[0-9a-f]+\\.tmp$`);
   const names = await readdir(dirname(path)).catch(() => [] as string[]);
   for (const name of names) {
     const pid = Number(pattern.exec(name)?.[1]);

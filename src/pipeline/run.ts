@@ -8,7 +8,7 @@ import { backoffDelay, isRetryable } from '../api/retry.js';
 import { MAX_BATCH, type QuotaInfo } from '../api/types.js';
 import { apexOf } from './apex.js';
 import { normaliseHost } from './normalise.js';
-import { sleep as defaultSleep, type RateLimiter } from './schedule.js';
+import { RateLimiter, sleep as defaultSleep } from './schedule.js';
 import { openSeenSet } from './seen.js';
 import { emptyStats, type RunEvent, type RunStats } from './stats.js';
 import type { EnrichedRow, InputRecord, ResultByKind, RowStatus, RunKind } from './types.js';
@@ -19,11 +19,36 @@ export interface AnswerStore {
   putMany(entries: { endpoint: string; host: string; status: 'found' | 'missing'; body: unknown }[]): void;
 }
 
+/** Input rows: records as read from a file, or plain host strings (numbered from line 1). */
+export type RecordSource = AsyncIterable<InputRecord | string> | Iterable<InputRecord | string>;
+
+/** An AnswerStore in memory, for library callers who bring none: grows with the distinct hosts of a run. */
+export function memoryStore(): AnswerStore {
+  const map = new Map<string, { status: 'found' | 'missing'; body: unknown; fetchedAt: number }>();
+  return {
+    getMany(endpoint, hosts, maxAgeMs) {
+      const out = new Map<string, { status: 'found' | 'missing'; body: unknown; fetchedAt: number }>();
+      const oldest = Date.now() - maxAgeMs;
+      for (const host of hosts) {
+        const hit = map.get(`${endpoint} ${host}`);
+        if (hit && hit.fetchedAt >= oldest) out.set(host, hit);
+      }
+      return out;
+    },
+    putMany(entries) {
+      const now = Date.now();
+      for (const e of entries) map.set(`${e.endpoint} ${e.host}`, { status: e.status, body: e.body, fetchedAt: now });
+    },
+  };
+}
+
 export interface EnrichOptions<K extends RunKind> {
   kind: K;
   client: DomainIntelClient;
-  store: AnswerStore;
-  limiter: RateLimiter;
+  /** Where answers are kept (default: in memory for this run; pass openCache() to keep them across runs). */
+  store?: AnswerStore;
+  /** Paces requests (default: no known limit, learned from the first 429). */
+  limiter?: RateLimiter;
   /** Oldest cached answer still used (default 30 days). */
   maxAgeMs?: number;
   /** Fetch again what the cache holds (answers fetched during this run are still reused). */
@@ -62,7 +87,7 @@ interface Slot<K extends RunKind> {
 }
 
 /** Starts an enrichment of `records`; nothing is read until `rows()` is iterated. */
-export function enrich<K extends RunKind>(records: AsyncIterable<InputRecord> | Iterable<InputRecord>, options: EnrichOptions<K>): EnrichRun<K> {
+export function enrich<K extends RunKind>(records: RecordSource, options: EnrichOptions<K>): EnrichRun<K> {
   const run = new Run(records, options);
   return { rows: () => run.rows(), stats: run.stats };
 }
@@ -70,7 +95,9 @@ export function enrich<K extends RunKind>(records: AsyncIterable<InputRecord> | 
 class Run<K extends RunKind> {
   readonly stats: RunStats;
   readonly #o: EnrichOptions<K>;
-  readonly #records: AsyncIterable<InputRecord> | Iterable<InputRecord>;
+  readonly #records: RecordSource;
+  readonly #store: AnswerStore;
+  readonly #limiter: RateLimiter;
   readonly #clock: () => number;
   readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   readonly #endpoint: string;
@@ -94,8 +121,10 @@ class Run<K extends RunKind> {
   #wake: (() => void) | null = null;
   #changed: Promise<void> | null = null;
 
-  constructor(records: AsyncIterable<InputRecord> | Iterable<InputRecord>, o: EnrichOptions<K>) {
+  constructor(records: RecordSource, o: EnrichOptions<K>) {
     this.#records = records;
+    this.#store = o.store ?? memoryStore();
+    this.#limiter = o.limiter ?? new RateLimiter({ limit: null, windowMs: 60_000 });
     this.#o = o;
     this.#clock = o.clock ?? Date.now;
     this.#sleep = o.sleep ?? defaultSleep;
@@ -147,9 +176,11 @@ class Run<K extends RunKind> {
     const seen = openSeenSet();
     try {
       let chunk: InputRecord[] = [];
-      for await (const record of this.#records) {
+      let line = 0;
+      for await (const item of this.#records) {
         if (this.#stop.signal.aborted) break;
-        chunk.push(record);
+        line++;
+        chunk.push(typeof item === 'string' ? { line, cells: [item], value: item } : item);
         if (chunk.length >= 256) {
           this.#plan(chunk, seen);
           chunk = [];
@@ -176,7 +207,7 @@ class Run<K extends RunKind> {
     const fresh = seen.add(keys);
     const maxAge = this.#o.refresh ? this.#clock() - stats.startedAt : (this.#o.maxAgeMs ?? 30 * DAY);
     const lookup = keys.filter((k, i) => !this.#waiting.has(k) && !this.#errored.has(k) && (fresh[i] || !this.#o.dryRun));
-    const cached = lookup.length > 0 ? this.#o.store.getMany(this.#endpoint, [...new Set(lookup)], maxAge) : new Map();
+    const cached = lookup.length > 0 ? this.#store.getMany(this.#endpoint, [...new Set(lookup)], maxAge) : new Map();
     let i = 0;
     for (const { record, n, key } of planned) {
       stats.rows++;
@@ -307,27 +338,27 @@ class Run<K extends RunKind> {
       if (this.#stop.signal.aborted) return this.#resolve(keys, 'error', null, this.#stopReason ?? 'interrupted');
       let startedAt: number;
       try {
-        startedAt = await this.#o.limiter.acquire(this.#stop.signal);
+        startedAt = await this.#limiter.acquire(this.#stop.signal);
       } catch {
         return this.#resolve(keys, 'error', null, this.#stopReason ?? 'interrupted');
       }
       stats.requests++;
       try {
         await this.#call(keys);
-        this.#o.limiter.settle(startedAt, true);
+        this.#limiter.settle(startedAt, true);
         return;
       } catch (err) {
-        this.#o.limiter.settle(startedAt, !(err instanceof RateLimitedError));
+        this.#limiter.settle(startedAt, !(err instanceof RateLimitedError));
         if (err instanceof RateLimitedError) {
           stats.rateLimited++;
-          this.#o.limiter.rateLimit(err.resumeAt);
+          this.#limiter.rateLimit(err.resumeAt);
           this.#o.onEvent?.({ type: 'rate-limited', resumeAt: err.resumeAt });
           if (++waits <= MAX_RATE_LIMIT_WAITS) continue;
           return this.#resolve(keys, 'error', null, `still rate limited after ${MAX_RATE_LIMIT_WAITS} waits`);
         }
         if (err instanceof NotFoundError && this.#o.kind !== 'profile') {
           stats.lookupsSpent++; // a 404 on a costed lookup still spends (§8.6)
-          this.#store(keys, 'missing', null);
+          this.#remember(keys, 'missing', null);
           return this.#resolve(keys, 'missing', null, null);
         }
         if (err instanceof QuotaExhaustedError) {
@@ -389,7 +420,7 @@ class Run<K extends RunKind> {
       if (p) entries.push({ endpoint: this.#endpoint, host: k, status: 'found' as const, body: p });
       else if (missing.has(k)) entries.push({ endpoint: this.#endpoint, host: k, status: 'missing' as const, body: null });
     }
-    this.#o.store.putMany(entries);
+    this.#store.putMany(entries);
     for (const k of keys) {
       const p = found.get(k);
       if (p) this.#resolve([k], 'found', p, null);
@@ -408,12 +439,12 @@ class Run<K extends RunKind> {
     const r = this.#o.kind === 'traffic' ? await client.traffic(key) : await client.employees(this.#sendHost.get(key) ?? key);
     this.#noteQuota(r.quota);
     this.stats.lookupsSpent++;
-    this.#store([key], 'found', r.data);
+    this.#remember([key], 'found', r.data);
     this.#resolve([key], 'found', r.data, null);
   }
 
-  #store(keys: string[], status: 'found' | 'missing', body: unknown): void {
-    this.#o.store.putMany(keys.map((host) => ({ endpoint: this.#endpoint, host, status, body })));
+  #remember(keys: string[], status: 'found' | 'missing', body: unknown): void {
+    this.#store.putMany(keys.map((host) => ({ endpoint: this.#endpoint, host, status, body })));
   }
 
   /** Settles every row waiting on these keys. */

@@ -1,0 +1,69 @@
+// Shared helpers for the pipeline tests: feed bytes in chosen chunk sizes, collect what a reader yields.
+import { Readable, Writable } from 'node:stream';
+import { openInput } from '../../src/pipeline/read.js';
+import type { OpenInputOptions } from '../../src/pipeline/read.js';
+import type { EnrichedRow, InputRecord, InputShape, RunKind } from '../../src/pipeline/types.js';
+
+/** A readable stream of `input` cut into chunks of `chunk` bytes (0: one chunk). */
+export function source(input: string | Buffer, chunk = 0): Readable {
+  const buf = Buffer.isBuffer(input) ? input : Buffer.from(input, 'utf8');
+  const parts: Buffer[] = [];
+  const size = chunk > 0 ? chunk : Math.max(1, buf.length);
+  for (let i = 0; i < buf.length; i += size) parts.push(buf.subarray(i, i + size));
+  return Readable.from(parts);
+}
+
+export interface ReadResult {
+  shape: InputShape;
+  records: InputRecord[];
+}
+
+/** Opens and drains an input; rejects with whatever openInput or the iteration throws. */
+export async function readAll(
+  input: string | Buffer,
+  opts: Partial<OpenInputOptions> = {},
+  chunk = 0,
+): Promise<ReadResult> {
+  const opened = await openInput(source(input, chunk), { fileName: 'in.csv', ...opts });
+  const records: InputRecord[] = [];
+  for await (const r of opened.records) records.push(r);
+  return { shape: opened.shape, records };
+}
+
+/** The error readAll fails with (fails the test when it succeeds). */
+export async function readError(input: string | Buffer, opts: Partial<OpenInputOptions> = {}, chunk = 0): Promise<any> {
+  try {
+    await readAll(input, opts, chunk);
+  } catch (err) {
+    return err;
+  }
+  throw new Error('expected the input to be refused');
+}
+
+/** A Writable that keeps everything written to it as text. */
+export function sink(): Writable & { text(): string } {
+  const chunks: Buffer[] = [];
+  const w = new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      chunks.push(Buffer.from(chunk));
+      cb();
+    },
+  });
+  return Object.assign(w, { text: () => Buffer.concat(chunks).toString('utf8') });
+}
+
+/** An enriched row with sensible defaults. */
+export function row<K extends RunKind>(kind: K, over: Partial<EnrichedRow<K>> = {}): EnrichedRow<K> {
+  return {
+    kind,
+    line: 2,
+    cells: ['example.com'],
+    value: 'example.com',
+    status: 'missing',
+    host: 'example.com',
+    reason: null,
+    data: null,
+    cached: false,
+    ...over,
+  };
+}

@@ -1,0 +1,241 @@
+import { Writable } from 'node:stream';
+import { parse } from 'csv-parse/sync';
+import { describe, expect, it } from 'vitest';
+import { UsageError } from '../../src/api/errors.js';
+import type { DomainProfile, EmployeesResult, TrafficHistory } from '../../src/api/types.js';
+import { columnsFor, createRowWriter, flatten, neutraliseCell } from '../../src/pipeline/write.js';
+import type { RowWriterOptions } from '../../src/pipeline/write.js';
+import type { EnrichedRow, InputShape } from '../../src/pipeline/types.js';
+import { row, sink } from './helpers.js';
+
+const profile: DomainProfile = {
+  domain: 'example.com',
+  resolves: true,
+  technologies: ['Nginx', 'WordPress'],
+  network: 'Cloudflare',
+  platform: null,
+  registrar: 'Example Registrar',
+  age_days: 9000,
+  country_iso: 'US',
+  lang_norm: 'en',
+  http_status: 200,
+  redirect_to: null,
+  traffic: { estimated_monthly_visits: 12345, band: '10k-100k', as_of: '2024-05' },
+  employees: { apex: 'example.com', low: 11, high: 50, point: null, as_of: '2024-04-01' },
+};
+const traffic: TrafficHistory = {
+  host: 'example.com',
+  estimated_monthly_visits: 300,
+  band: 'small',
+  as_of: '2024-05',
+  history: [{ month: '2024-04', visits: 200 }, { month: '2024-05', visits: 300 }],
+};
+const employees: EmployeesResult = {
+  host: 'www.example.com',
+  apex: 'example.com',
+  estimated_employees: { low: 1, high: null, point: 7 },
+  as_of: '2024-01-31',
+};
+
+const lines: InputShape = { format: 'lines', headers: null, hostColumn: 0 };
+const csv = (headers: string[], hostColumn = 0): InputShape => ({ format: 'csv', headers, hostColumn });
+
+async function render(opts: RowWriterOptions, rows: EnrichedRow[]): Promise<string> {
+  const out = sink();
+  const w = createRowWriter(out, opts);
+  for (const r of rows) await w.write(r);
+  await w.end();
+  return out.text();
+}
+
+describe('columnsFor and flatten', () => {
+  it('lists our columns per kind', () => {
+    expect(columnsFor('profile')).toEqual([
+      'status', 'host', 'reason', 'resolves', 'technologies', 'network', 'platform', 'registrar', 'age_days',
+      'country_iso', 'lang_norm', 'http_status', 'redirect_to', 'traffic_visits', 'traffic_band', 'traffic_as_of',
+      'employees_low', 'employees_high', 'employees_point', 'employees_as_of',
+    ]);
+    expect(columnsFor('traffic')).toEqual(['status', 'host', 'reason', 'traffic_visits', 'traffic_band', 'traffic_as_of', 'traffic_history']);
+    expect(columnsFor('employees')).toEqual(['status', 'host', 'reason', 'apex', 'employees_low', 'employees_high', 'employees_point', 'employees_as_of']);
+  });
+
+  it('flattens a profile, keeping nulls', () => {
+    const flat = flatten(row('profile', { status: 'found', data: profile }));
+    expect(Object.keys(flat)).toEqual(columnsFor('profile'));
+    expect(flat).toMatchObject({
+      status: 'found', host: 'example.com', reason: null, resolves: true, technologies: 'Nginx;WordPress',
+      platform: null, age_days: 9000, traffic_visits: 12345, traffic_band: '10k-100k', employees_point: null, employees_high: 50,
+    });
+  });
+
+  it('flattens traffic history and employee estimates', () => {
+    expect(flatten(row('traffic', { status: 'found', data: traffic })).traffic_history).toBe('2024-04:200;2024-05:300');
+    expect(flatten(row('employees', { status: 'found', data: employees }))).toMatchObject({
+      apex: 'example.com', employees_low: 1, employees_high: null, employees_point: 7, employees_as_of: '2024-01-31',
+    });
+  });
+
+  it('gives every data column null when there is no data', () => {
+    const flat = flatten(row('profile', { status: 'invalid', host: null, reason: 'too short' }));
+    expect(Object.entries(flat).filter(([, v]) => v !== null)).toEqual([['status', 'invalid'], ['reason', 'too short']]);
+  });
+});
+
+describe('neutraliseCell', () => {
+  it('prefixes formula starters with a quote', () => {
+    for (const s of ['=1+2', '+cmd', '-1+2', '@SUM(A1)', '\tx', '\rx', '=HYPERLINK("http://evil")', '-', '+', '-e1']) {
+      expect(neutraliseCell(s)).toBe(`'${s}`);
+    }
+  });
+
+  it('leaves plain numbers and ordinary text alone', () => {
+    for (const s of ['-12', '+3.5', '-0.5e10', '-.5', '12', '', 'example.com', ' =x', "'=x", 'a=b']) expect(neutraliseCell(s)).toBe(s);
+  });
+});
+
+describe('createRowWriter: CSV', () => {
+  it('writes an input column for a newline list, then ours; null as empty, booleans as words', async () => {
+    const text = await render({ format: 'csv', kind: 'profile', shape: lines }, [
+      row('profile', { cells: ['  Example.com '], status: 'found', data: profile }),
+      row('profile', { cells: ['bad_host'], status: 'invalid', host: null, reason: "invalid character '_'" }),
+    ]);
+    const [header, first, second] = parse(text) as string[][];
+    expect(header).toEqual(['input', ...columnsFor('profile')]);
+    expect(first!.slice(0, 8)).toEqual(['  Example.com ', 'found', 'example.com', '', 'true', 'Nginx;WordPress', 'Cloudflare', '']);
+    expect(second!.slice(0, 4)).toEqual(['bad_host', 'invalid', '', "invalid character '_'"]);
+    expect(text.endsWith('\n') && !text.includes('\r')).toBe(true);
+  });
+
+  it('keeps the input header and cells, and applies prefix and fields', async () => {
+    const shape = csv(['Name', 'Domain'], 1);
+    const text = await render({ format: 'csv', kind: 'profile', shape, prefix: 'di_', fields: ['technologies', 'status', 'age_days'] }, [
+      row('profile', { cells: ['Acme, Inc.', 'example.com'], status: 'found', data: profile }),
+    ]);
+    expect(text).toBe('Name,Domain,di_technologies,di_status,di_age_days\n"Acme, Inc.",example.com,Nginx;WordPress,found,9000\n');
+  });
+
+  it('refuses unknown or repeated fields, listing the valid ones', () => {
+    const make = (fields: string[]) => () => createRowWriter(sink(), { format: 'csv', kind: 'traffic', shape: lines, fields });
+    expect(make(['status', 'registrar'])).toThrow(UsageError);
+    expect(make(['status', 'registrar'])).toThrow(/unknown field registrar; valid fields for traffic: status, host, reason, traffic_visits/);
+    expect(make([])).toThrow(UsageError);
+    expect(make(['host', 'host'])).toThrow(/listed twice/);
+  });
+
+  it('keeps TSV as TSV', async () => {
+    const text = await render({ format: 'csv', kind: 'employees', shape: { format: 'tsv', headers: ['a', 'url'], hostColumn: 1 } }, [
+      row('employees', { cells: ['x\ty', 'www.example.com'], status: 'found', host: 'www.example.com', data: employees }),
+    ]);
+    expect(text.split('\n')[0]).toBe(['a', 'url', ...columnsFor('employees')].join('\t'));
+    expect(text.split('\n')[1]).toBe('"x\ty"\twww.example.com\tfound\twww.example.com\t\texample.com\t1\t\t7\t2024-01-31');
+  });
+
+  it('pads short rows to the header width and moves extra cells after ours', async () => {
+    const text = await render({ format: 'csv', kind: 'traffic', shape: csv(['id', 'domain', 'note'], 1), fields: ['status'] }, [
+      row('traffic', { cells: ['1'], status: 'invalid', host: null, reason: 'empty value' }),
+      row('traffic', { cells: ['2', 'a.com', 'n', 'extra1', 'extra2'] }),
+    ]);
+    expect(text).toBe('id,domain,note,status\n1,,,invalid\n2,a.com,n,missing,extra1,extra2\n');
+  });
+
+  it('writes the header alone when there are no rows', async () => {
+    expect(await render({ format: 'csv', kind: 'traffic', shape: csv(['domain']), fields: ['status'] }, [])).toBe('domain,status\n');
+  });
+
+  it('neutralises formulas in input cells, headers and our cells, but not numbers', async () => {
+    const shape = csv(['=cmd', 'domain', 'n'], 1);
+    const data: DomainProfile = { ...profile, registrar: '=HYPERLINK("http://evil")', age_days: -5 };
+    const r = row('profile', { cells: ['@SUM(A1)', 'example.com', '-12'], status: 'found', data });
+    const fields = ['registrar', 'age_days'];
+    const safe = parse(await render({ format: 'csv', kind: 'profile', shape, fields }, [r])) as string[][];
+    expect(safe).toEqual([["'=cmd", 'domain', 'n', 'registrar', 'age_days'], ["'@SUM(A1)", 'example.com', '-12', '\'=HYPERLINK("http://evil")', '-5']]);
+    const raw = parse(await render({ format: 'csv', kind: 'profile', shape, fields, raw: true }, [r])) as string[][];
+    expect(raw).toEqual([['=cmd', 'domain', 'n', 'registrar', 'age_days'], ['@SUM(A1)', 'example.com', '-12', '=HYPERLINK("http://evil")', '-5']]);
+  });
+
+  it('quotes cells holding CR so they survive reading back', async () => {
+    const text = await render({ format: 'csv', kind: 'traffic', shape: lines, fields: ['status'], raw: true }, [row('traffic', { cells: ['a\r'] })]);
+    expect(text).toBe('input,status\n"a\r",missing\n');
+  });
+});
+
+describe('createRowWriter: JSON and NDJSON', () => {
+  it('streams a JSON array of rows with input, status, host, reason and data', async () => {
+    const text = await render({ format: 'json', kind: 'profile', shape: csv(['Domain', 'x', 'x', ''], 0) }, [
+      row('profile', { line: 2, cells: ['example.com', '1', '2', '3', 'extra'], status: 'found', data: profile }),
+      row('profile', { line: 3, cells: ['nope'], status: 'missing', host: 'nope' }),
+    ]);
+    expect(text.startsWith('[\n{') && text.endsWith('}\n]\n')).toBe(true);
+    const parsed = JSON.parse(text);
+    expect(parsed[0]).toEqual({
+      line: 2,
+      input: { Domain: 'example.com', x: '1', x_2: '2', column_4: '3', column_5: 'extra' },
+      status: 'found', host: 'example.com', reason: null, data: profile,
+    });
+    expect(parsed[1]).toEqual({
+      line: 3, input: { Domain: 'nope', x: null, x_2: null, column_4: null, column_5: null },
+      status: 'missing', host: 'nope', reason: null, data: null,
+    });
+  });
+
+  it('writes [] for no rows, and the raw line as input for a newline list', async () => {
+    expect(await render({ format: 'json', kind: 'profile', shape: lines }, [])).toBe('[]\n');
+    const text = await render({ format: 'ndjson', kind: 'profile', shape: lines }, [row('profile', { cells: [' A.com '] }), row('profile')]);
+    const objs = text.trimEnd().split('\n').map((l) => JSON.parse(l));
+    expect(objs).toHaveLength(2);
+    expect(objs[0].input).toBe(' A.com ');
+  });
+
+  it('with fields: flat objects with exactly those keys plus line, arrays and numbers kept', async () => {
+    const text = await render({ format: 'ndjson', kind: 'profile', shape: lines, prefix: 'di_', fields: ['technologies', 'age_days', 'platform', 'host'] }, [
+      row('profile', { line: 7, status: 'found', data: profile }),
+    ]);
+    expect(JSON.parse(text)).toEqual({ line: 7, technologies: ['Nginx', 'WordPress'], age_days: 9000, platform: null, host: 'example.com' });
+    const t = await render({ format: 'json', kind: 'traffic', shape: lines, fields: ['traffic_history'] }, [row('traffic', { status: 'found', data: traffic })]);
+    expect(JSON.parse(t)[0].traffic_history).toEqual(traffic.history);
+  });
+
+  it('never neutralises JSON', async () => {
+    const text = await render({ format: 'ndjson', kind: 'traffic', shape: lines }, [row('traffic', { cells: ['=1+2'] })]);
+    expect(JSON.parse(text).input).toBe('=1+2');
+  });
+});
+
+describe('createRowWriter: back-pressure', () => {
+  it('waits for drain on a slow stream and still delivers every row in order', async () => {
+    const received: string[] = [];
+    let maxBuffered = 0;
+    const slow = new Writable({
+      highWaterMark: 64,
+      write(chunk: Buffer, _enc, cb) {
+        received.push(chunk.toString());
+        setTimeout(cb, 1);
+      },
+    });
+    let drains = 0;
+    slow.on('drain', () => drains++);
+    const w = createRowWriter(slow, { format: 'ndjson', kind: 'traffic', shape: lines, fields: ['host'] });
+    for (let i = 0; i < 200; i++) {
+      await w.write(row('traffic', { line: i + 1, host: `h${i}.com` }));
+      maxBuffered = Math.max(maxBuffered, slow.writableLength);
+    }
+    await w.end();
+    await new Promise((r) => slow.end(r));
+    expect(drains).toBeGreaterThan(10);
+    expect(maxBuffered).toBeLessThan(64 + 100);
+    const lines_ = received.join('').trimEnd().split('\n').map((l) => JSON.parse(l).line);
+    expect(lines_).toEqual(Array.from({ length: 200 }, (_, i) => i + 1));
+  });
+
+  it('rejects writes once the output has failed', async () => {
+    const broken = new Writable({
+      highWaterMark: 1,
+      write(_c, _e, cb) {
+        cb(new Error('EPIPE'));
+      },
+    });
+    const w = createRowWriter(broken, { format: 'csv', kind: 'traffic', shape: lines });
+    await expect(w.write(row('traffic'))).rejects.toThrow('EPIPE');
+    await expect(w.write(row('traffic'))).rejects.toThrow('EPIPE');
+  });
+});
