@@ -1,7 +1,10 @@
 // The client-side rate limiter. The service counts requests per minute per plan (§8) and we do not know where
-// its minute starts, so we hold a sliding window: at most `limit` request starts in any span of `windowMs`
-// (plus a small margin for latency skew). That can never put more than `limit` into any fixed window of the
-// same length, so a known plan never meets a 429. A 429 still pauses every worker until its reset.
+// its minute starts, nor exactly when it counted a request: only that it was after we sent it and before its
+// answer came back. So a slot is held from the moment a request is sent until one window after its answer
+// arrived: request i+limit starts only after answer i + windowMs (+ a small margin for clock skew). Two
+// requests a limit apart are then always more than a window apart on the service's clock, so no fixed
+// window of that length ever sees more than `limit`, and a known plan never meets a 429. The cost is one
+// round trip per window (0.3% of a minute at 200 ms). A 429 still pauses every worker until its reset.
 // With no known limit the limiter starts open and learns the limit from the first 429.
 import { sleep } from '../api/sleep.js';
 
@@ -19,6 +22,12 @@ export interface LimiterOptions {
   onLearn?: (limit: number) => void;
 }
 
+/** One request's hold on the limiter. */
+export interface Ticket {
+  startedAt: number;
+  answeredAt: number | null;
+}
+
 /** Sliding-window limiter shared by every worker of a run. */
 export class RateLimiter {
   #limit: number | null;
@@ -27,12 +36,14 @@ export class RateLimiter {
   readonly #clock: () => number;
   readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   readonly #onLearn: ((limit: number) => void) | undefined;
-  /** Start times of recent requests, oldest first; at most `limit` kept when the limit is known. */
-  #starts: number[] = [];
+  /** Recent requests, oldest first: when each was sent and, once answered, when. */
+  #slots: Ticket[] = [];
   /** Start times of requests that were accepted (not 429), for learning the limit. */
   #accepted: number[] = [];
   #pausedUntil = 0;
   #queue: Promise<void> = Promise.resolve();
+  #answered: Promise<void> | null = null;
+  #wakeOnAnswer: (() => void) | null = null;
   rateLimited = 0;
 
   constructor(opts: LimiterOptions) {
@@ -54,8 +65,8 @@ export class RateLimiter {
     return this.#pausedUntil;
   }
 
-  /** Waits for a slot, in arrival order; returns the start time to report back with `settle`. */
-  acquire(signal?: AbortSignal): Promise<number> {
+  /** Waits for a slot, in arrival order; returns the ticket to hand back to `settle` when answered. */
+  acquire(signal?: AbortSignal): Promise<Ticket> {
     const turn = this.#queue.then(() => this.#wait(signal));
     this.#queue = turn.then(
       () => undefined,
@@ -64,7 +75,7 @@ export class RateLimiter {
     return turn;
   }
 
-  async #wait(signal?: AbortSignal): Promise<number> {
+  async #wait(signal?: AbortSignal): Promise<Ticket> {
     for (;;) {
       if (signal?.aborted) throw signal.reason ?? new Error('aborted');
       const now = this.#clock();
@@ -73,24 +84,50 @@ export class RateLimiter {
         continue;
       }
       const limit = this.#limit;
-      if (limit === null || this.#starts.length < limit) break;
-      const oldest = this.#starts[0] ?? 0;
-      const free = oldest + this.windowMs + this.#margin;
+      if (limit === null || this.#slots.length < limit) break;
+      const oldest = this.#slots[0] as Ticket;
+      // Still in flight: the service may count it as late as its answer, so wait for that answer (woken by
+      // `settle`, not by polling: a poll would spin under an injected clock that never lets time pass).
+      if (oldest.answeredAt === null) {
+        await this.#nextAnswer(signal);
+        continue;
+      }
+      const free = oldest.answeredAt + this.windowMs + this.#margin;
       if (now >= free) break;
       await this.#sleep(free - now, signal);
     }
-    const now = this.#clock();
-    this.#starts.push(now);
-    const keep = this.#limit ?? 0;
-    if (this.#limit !== null) while (this.#starts.length > keep) this.#starts.shift();
-    else this.#trim(this.#starts, now);
-    return now;
+    const ticket: Ticket = { startedAt: this.#clock(), answeredAt: null };
+    this.#slots.push(ticket);
+    if (this.#limit !== null) while (this.#slots.length > this.#limit) this.#slots.shift();
+    else this.#slots = this.#slots.filter((t) => t.answeredAt === null || t.answeredAt >= ticket.startedAt - 2 * this.windowMs);
+    return ticket;
   }
 
-  /** Reports how a request that started at `startedAt` ended. */
-  settle(startedAt: number, accepted: boolean): void {
+  /** Resolves at the next `settle` (or when the signal aborts). */
+  #nextAnswer(signal?: AbortSignal): Promise<void> {
+    this.#answered ??= new Promise<void>((resolve) => {
+      this.#wakeOnAnswer = resolve;
+    });
+    if (!signal) return this.#answered;
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      signal.addEventListener('abort', done, { once: true });
+      void this.#answered?.then(done);
+    });
+  }
+
+  /** Reports that the request behind `ticket` was answered (accepted: anything but a 429). */
+  settle(ticket: Ticket, accepted: boolean): void {
+    ticket.answeredAt = this.#clock();
+    const wake = this.#wakeOnAnswer;
+    this.#answered = null;
+    this.#wakeOnAnswer = null;
+    wake?.();
     if (!accepted) return;
-    this.#accepted.push(startedAt);
+    this.#accepted.push(ticket.startedAt);
     this.#trim(this.#accepted, this.#clock());
   }
 
@@ -104,7 +141,7 @@ export class RateLimiter {
     const seen = this.#accepted.filter((t) => t >= from && t < resumeAt).length;
     if (seen > 0 && (this.#limit === null || seen < this.#limit)) {
       this.#limit = seen;
-      this.#starts = this.#starts.slice(-seen);
+      this.#slots = this.#slots.slice(-seen);
       this.#onLearn?.(seen);
     }
   }
