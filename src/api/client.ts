@@ -82,6 +82,12 @@ export class DomainIntelClient {
     if (typeof options.apiKey !== 'string' || options.apiKey === '') {
       throw new InvalidKeyError('no API key: store one with `domain-intel keys add` or set DOMAIN_INTEL_API_KEY', { code: 'invalid_key' });
     }
+    // A key holding a line break or another control character (a paste accident) cannot be a header value:
+    // undici refuses it locally on every attempt, which would read as a network failure and be retried.
+    // It is a malformed key (§5.7): refuse it as one, without repeating it.
+    if (/[^\t\x20-\x7e\x80-\xff]/.test(options.apiKey)) {
+      throw new InvalidKeyError('the API key contains a line break or a control character and cannot be sent; copy it again', { code: 'invalid_key' });
+    }
     this.#key = options.apiKey;
     this.#options = options;
     this.#dispatcher = options.dispatcher;

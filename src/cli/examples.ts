@@ -45,6 +45,7 @@ Re-running the same command resumes: answers already fetched come from the cache
     'domain-intel keys use work && domain-intel keys verify',
   ]),
   config: block(['domain-intel config set plan business', 'domain-intel config show']),
+  quota: block(['domain-intel quota', 'domain-intel quota --json | jq .remaining']),
   cache: block(['domain-intel cache stats', 'domain-intel cache prune --max-age 7d']),
   sandbox: block([
     'domain-intel sandbox --port 8787 &',

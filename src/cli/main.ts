@@ -138,7 +138,7 @@ config
   .action((setting: string, value: string, _o, cmd: Command) => runAction('config', cmd, { sub: 'set', setting, value }));
 config.command('unset').argument('<setting>').description('forget a setting').action((setting: string, _o, cmd: Command) => runAction('config', cmd, { sub: 'unset', setting }));
 
-program.command('quota').description('the last quota the service reported, and how old it is').action((_o, cmd: Command) => runAction('quota', cmd, {}));
+program.command('quota').description('the last quota the service reported, and how old it is').addHelpText('after', EXAMPLES.quota).action((_o, cmd: Command) => runAction('quota', cmd, {}));
 
 const cache = program.command('cache').description('the local answer cache').addHelpText('after', EXAMPLES.cache);
 cache.command('stats').description('entries, size and age').action((_o, cmd: Command) => runAction('cache', cmd, { sub: 'stats' }));
@@ -148,6 +148,11 @@ cache
   .description('remove answers older than --max-age')
   .addOption(new Option('--max-age <duration>', 'age limit').default(30 * 86_400_000, '30d').argParser(parseDuration))
   .action((_o, cmd: Command) => runAction('cache', cmd, { sub: 'prune' }));
+
+// Subcommands show their group's examples too: `keys add --help` is where a user looks for how to add one.
+for (const [group, examples] of [[keys, EXAMPLES.keys], [config, EXAMPLES.config], [cache, EXAMPLES.cache]] as const) {
+  for (const sub of group.commands) sub.addHelpText('after', examples);
+}
 
 program.commandsGroup('Tools:');
 

@@ -1,5 +1,5 @@
 // One host, one answer: the shared body of `lookup HOST`, `traffic HOST` and `employees HOST`.
-import { UsageError } from '../api/errors.js';
+import { NotFoundError, UsageError } from '../api/errors.js';
 import type { ApiResponse } from '../api/types.js';
 import type { DomainIntelClient } from '../api/client.js';
 import { apexOf } from '../pipeline/apex.js';
@@ -51,8 +51,9 @@ export async function single<T>(ctx: Context, spec: SingleSpec<T>): Promise<numb
   if (result.quota) ctx.logger.quota(result.quota);
   if (result.cachedAt !== null) ctx.logger.info(`${host}: from the cache, fetched ${relativeAge(Date.now() - result.cachedAt)} (--refresh fetches again)`);
   if (result.status === 'missing') {
-    ctx.logger.error(`${host}: not held by the service${result.cachedAt === null ? ' (the lookup was spent; the answer is cached)' : ''}`);
-    return EXIT.NOT_FOUND;
+    // Thrown, not logged here, so it is reported like every other error (a JSON object under --json); exit 8.
+    const message = `${host}: not held by the service${result.cachedAt === null ? ' (the lookup was spent; the answer is cached)' : ''}`;
+    throw new NotFoundError(message, { code: 'not_found', host, operation: ENDPOINT[spec.kind] });
   }
   const data = (spec.kind === 'employees' ? { ...(result.data as object), host } : result.data) as T;
   if (format === 'table') ctx.io.stdout.write(`${spec.view(data)}\n`);
