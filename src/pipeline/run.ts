@@ -8,7 +8,7 @@ import { backoffDelay, isRetryable } from '../api/retry.js';
 import { MAX_BATCH, type QuotaInfo } from '../api/types.js';
 import { apexOf } from './apex.js';
 import { normaliseHost } from './normalise.js';
-import { RateLimiter, sleep as defaultSleep } from './schedule.js';
+import { RateLimiter, sleep as defaultSleep, type Ticket } from './schedule.js';
 import { openSeenSet } from './seen.js';
 import { emptyStats, type RunEvent, type RunStats } from './stats.js';
 import type { EnrichedRow, InputRecord, ResultByKind, RowStatus, RunKind } from './types.js';
@@ -252,6 +252,9 @@ class Run<K extends RunKind> {
     stats.requestsNeeded = this.#o.kind === 'profile' ? Math.ceil(stats.lookupsNeeded / MAX_BATCH) : stats.lookupsNeeded;
     this.#pump();
     this.#progress();
+    // Rows settled here (invalid, cached) are ready to go out: wake the consumer, or a run answered wholly
+    // from the cache would fill the buffer, pause reading, and wait forever with the consumer asleep.
+    this.#notify();
   }
 
   #push(record: InputRecord, status: RowStatus, host: string | null, reason: string | null, data: unknown, cached: boolean, pending = false): Slot<K> {
@@ -336,19 +339,19 @@ class Run<K extends RunKind> {
     let waits = 0;
     for (;;) {
       if (this.#stop.signal.aborted) return this.#resolve(keys, 'error', null, this.#stopReason ?? 'interrupted');
-      let startedAt: number;
+      let ticket: Ticket;
       try {
-        startedAt = await this.#limiter.acquire(this.#stop.signal);
+        ticket = await this.#limiter.acquire(this.#stop.signal);
       } catch {
         return this.#resolve(keys, 'error', null, this.#stopReason ?? 'interrupted');
       }
       stats.requests++;
       try {
         await this.#call(keys);
-        this.#limiter.settle(startedAt, true);
+        this.#limiter.settle(ticket, true);
         return;
       } catch (err) {
-        this.#limiter.settle(startedAt, !(err instanceof RateLimitedError));
+        this.#limiter.settle(ticket, !(err instanceof RateLimitedError));
         if (err instanceof RateLimitedError) {
           stats.rateLimited++;
           this.#limiter.rateLimit(err.resumeAt);

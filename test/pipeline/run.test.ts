@@ -48,6 +48,19 @@ describe('enrich (profile) against the sandbox', () => {
     expect(second.rows.every((r) => r.cached)).toBe(true);
   });
 
+  it('finishes a second run larger than its row buffer, answered wholly from the cache', async () => {
+    h = await harness({ rpm: 0 });
+    // concurrency 1 gives a 200-row buffer: 1,500 cached rows must pass through it without a lookup.
+    const values = h.sb.hostList().slice(0, 500).flatMap((x) => [x, x.toUpperCase(), `https://${x}/`]);
+    await h.run('profile', values, { concurrency: 1, maxBuffered: 0 });
+    h.sb.resetCounters();
+    const second = await h.run('profile', values, { concurrency: 1, maxBuffered: 0 });
+    expect(second.rows.length).toBe(1500);
+    expect(second.rows.map((r) => r.line)).toEqual(values.map((_, i) => i + 1));
+    expect(second.stats.cacheHits).toBe(500);
+    expect(h.sb.charges().requests).toBe(0);
+  });
+
   it('predicts with --dry-run exactly what a real run then spends', async () => {
     h = await harness({ rpm: 0 });
     const hosts = h.sb.hostList();
