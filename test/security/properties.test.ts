@@ -1,0 +1,124 @@
+// End-to-end properties through the spawned CLI (the library-level ones live in test/pipeline/roundtrip.test.ts
+// and normalise.test.ts; these check that the whole program keeps the same promises):
+// - any CSV (ragged rows included) through `batch --raw` keeps every input cell (header included) exactly,
+//   and without --raw every cell is exactly neutraliseCell(cell);
+// - any line through `batch` comes out either as a row whose host passes rule 2.9 (and equals what
+//   normaliseHost says), or as an invalid row with a reason.
+import { writeFileSync } from 'node:fs';
+import { parse } from 'csv-parse/sync';
+import { stringify } from 'csv-stringify/sync';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isPlausibleHostname } from '../../src/api/hostname.js';
+import { normaliseHost } from '../../src/pipeline/normalise.js';
+import { HOST_HEADERS } from '../../src/pipeline/read.js';
+import { columnsFor, neutraliseCell } from '../../src/pipeline/write.js';
+import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { STACK_FRAME, requireBuild, runCli, tempHome, type TempHome } from './helpers.js';
+
+// Few runs of large cases: each run spawns the CLI, which is what costs time here.
+const CSV_RUNS = 12;
+const LINE_RUNS = 6;
+
+let sb: Sandbox;
+let home: TempHome;
+let n = 0;
+beforeAll(async () => {
+  requireBuild();
+  sb = await startSandbox({ port: 0 });
+  home = tempHome(sb);
+});
+afterAll(async () => {
+  home.remove();
+  await sb.close();
+});
+
+// Cells a spreadsheet export or a hostile sender may hold: quotes, delimiters, line breaks, formula starters,
+// escapes, bidi, non-BMP characters. No NUL (a NUL near the start marks the file binary, by design).
+const special = fc.constantFrom(',', '"', '""', '\n', '\r', '\r\n', 'end\r', '\t', ' ', '#', '=', '+', '-', '@', '-12', '-3.5', '=1+1', '\x1b[31m', '\u202e', 'é', '😀', '\u00a0', '\u2028', 'x.com', 'HTTP://A.COM/x');
+const cell = fc.array(fc.oneof(special, fc.string({ unit: 'grapheme', maxLength: 5 })), { maxLength: 4 }).map((a) => a.join(''));
+const headerCell = cell.filter((h) => !h.includes('\t') && !h.includes('\ufeff') && !(HOST_HEADERS as readonly string[]).includes(h.trim().toLowerCase()));
+
+const csvFile = fc
+  .integer({ min: 2, max: 4 })
+  .chain((width) =>
+    fc.record({
+      headers: fc.array(headerCell, { minLength: width - 1, maxLength: width - 1 }).map((rest) => ['domain', ...rest]),
+      // Ragged on purpose: short rows are padded, extra cells are written last (after our columns).
+      rows: fc.array(fc.array(cell, { minLength: 1, maxLength: width + 2 }), { maxLength: 16 }),
+      crlf: fc.boolean(),
+      bom: fc.boolean(),
+    }),
+  );
+
+describe('e2e: CSV through batch', () => {
+  it('keeps every input cell byte for byte with --raw, and neutralises exactly the formula-like ones without', async () => {
+    await fc.assert(
+      fc.asyncProperty(csvFile, async (t) => {
+        const text = (t.bom ? '\ufeff' : '') + stringify([t.headers, ...t.rows], { record_delimiter: t.crlf ? '\r\n' : '\n', quoted_match: /[\r\n]/ });
+        const file = home.path(`prop-${++n}.csv`);
+        writeFileSync(file, text);
+        const [rawRun, safeRun] = await Promise.all([true, false].map((raw) => runCli(['batch', file, ...(raw ? ['--raw'] : [])], { env: home.env(), cwd: home.root })));
+        for (const [raw, r] of [[true, rawRun!], [false, safeRun!]] as const) {
+          expect(r.code, r.stderr).toBe(0);
+          expect(r.stderr).not.toMatch(STACK_FRAME);
+          // Read back as a spreadsheet would: CRLF or LF ends a row, so a cell's own CR must have been quoted.
+          const out: string[][] = parse(r.stdout, { record_delimiter: ['\r\n', '\n'], relax_column_count: true });
+          const width = t.headers.length;
+          const ours = columnsFor('profile').length;
+          const fix = (cells: string[]) => (raw ? cells : cells.map(neutraliseCell));
+          // read.ts skips a row whose only cell is blank; every other row comes out, in order.
+          const kept = t.rows.filter((cells) => !(cells.length === 1 && cells[0]!.trim() === ''));
+          const padded = (cells: string[]) => [...cells.slice(0, width), ...Array<string>(Math.max(0, width - cells.length)).fill('')];
+          expect(out.map((row) => row.slice(0, width))).toEqual([t.headers, ...kept].map((cells) => fix(padded(cells))));
+          expect(out.slice(1).map((row) => row.slice(width + ours))).toEqual(kept.map((cells) => fix(cells.slice(width))));
+        }
+      }),
+      {
+        numRuns: CSV_RUNS,
+        // Always tried as well: CR ending a cell that is written last on its line (an extra cell), where an
+        // unquoted CR would merge with the LF into a CRLF row end and be lost on reading back.
+        examples: [[{ headers: ['domain', '=h'], rows: [['x.com', 'a', 'end\r'], ['\r', '-1', '@x', '\r'], ['a'], [' ']], crlf: true, bom: true }]],
+      },
+    );
+  }, 60_000);
+});
+
+const line = fc
+  .oneof(
+    fc.string({ unit: fc.oneof(fc.constantFrom('.', '-', '@', ':', '/', ' ', '\t', 'A', 'é', '\x1b', '\u202e', '\u200b', '[', '"', ','), fc.string({ unit: 'grapheme', minLength: 1, maxLength: 1 })), maxLength: 30 }),
+    fc.domain(),
+    fc.webUrl(),
+    fc.emailAddress(),
+    fc.domain().map((d) => `  ${d.toUpperCase()}.  `),
+  )
+  .filter((s) => !/[\n\r\0]/.test(s) && s.trim() !== '' && !s.trim().startsWith('#'));
+
+describe('e2e: any value through batch', () => {
+  it('becomes a row whose host passes rule 2.9 (as normaliseHost says), or an invalid row with a reason', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(line, { minLength: 1, maxLength: 40 }), async (lines) => {
+        fc.pre(!lines[0]!.startsWith('\ufeff')); // a BOM at the very start is the file's, not the value's
+        const file = home.path(`lines-${++n}.txt`);
+        writeFileSync(file, `${lines.join('\n')}\n`);
+        const r = await runCli(['batch', file, '--input-format', 'lines', '--format', 'ndjson'], { env: home.env(), cwd: home.root });
+        expect(r.code, r.stderr).toBe(0);
+        const rows = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { input: string; status: string; host: string | null; reason: string | null });
+        expect(rows.map((x) => x.input)).toEqual(lines);
+        for (const row of rows) {
+          const expected = normaliseHost(row.input);
+          if (row.status === 'invalid') {
+            expect(expected.ok).toBe(false);
+            expect(row.host).toBeNull();
+            expect(typeof row.reason === 'string' && row.reason.length > 0).toBe(true);
+          } else {
+            expect(['found', 'missing']).toContain(row.status);
+            expect(expected).toEqual({ ok: true, host: row.host });
+            expect(isPlausibleHostname(row.host!)).toBe(true);
+          }
+        }
+      }),
+      { numRuns: LINE_RUNS },
+    );
+  }, 60_000);
+});
