@@ -277,12 +277,16 @@ class Run<K extends RunKind> {
 
   async #backPressure(): Promise<void> {
     while (this.#fifo.length - this.#head > this.#maxBuffered && !this.#stop.signal.aborted) {
-      // Reading is paused: a partial batch must go now or nothing would ever free the buffer.
-      this.#flushPartial = true;
-      this.#pump();
+      // Reading is paused. While requests are in flight or the consumer is draining, their progress wakes us
+      // and the queue may still fill to a whole batch. Only when nothing is in flight would nothing ever free
+      // the buffer: then a partial batch must go. (Flushing on every pause sent 1.56x the requests needed.)
+      if (this.#inflight === 0) {
+        this.#flushPartial = true;
+        this.#pump();
+        this.#flushPartial = false;
+      }
       await this.#changedPromise();
     }
-    this.#flushPartial = false;
   }
 
   // ---- dispatching ------------------------------------------------------------------------------------------

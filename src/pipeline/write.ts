@@ -53,8 +53,7 @@ export function neutraliseCell(s: string): string {
 /** Creates a streaming writer of rows to `out` in the chosen format. */
 export function createRowWriter(out: Writable, opts: RowWriterOptions): RowWriter {
   const fields = chooseFields(opts.kind, opts.fields);
-  const sink = new Sink(out);
-  const write = opts.format === 'csv' ? csvWriter(sink, opts, fields) : jsonWriter(sink, opts, fields);
+  const write = opts.format === 'csv' ? csvWriter(out, opts, fields) : jsonWriter(out, opts, fields);
   let ended = false;
   return {
     async write(row) {
@@ -86,7 +85,7 @@ interface FormatWriter {
   end(): Promise<void>;
 }
 
-function csvWriter(sink: Sink, opts: RowWriterOptions, fields: { names: string[] }): FormatWriter {
+function csvWriter(out: Writable, opts: RowWriterOptions, fields: { names: string[] }): FormatWriter {
   const { shape } = opts;
   const inputHeader = shape.format === 'lines' || shape.headers === null ? ['input'] : shape.headers;
   const width = inputHeader.length;
@@ -94,23 +93,29 @@ function csvWriter(sink: Sink, opts: RowWriterOptions, fields: { names: string[]
   const cell = opts.raw ? (s: string) => s : neutraliseCell;
   // A cell ending in CR would lose it on reading back (CRLF is a row end), so CR forces quoting.
   const options = { delimiter: shape.format === 'tsv' ? '\t' : ',', record_delimiter: '\n', quoted_match: /\r/ };
-  const line = (cells: string[]): string => stringify([cells.map(cell)], options);
+  // Records are rendered in bulk when the sink flushes: one csv-stringify call per buffer-full, not per row.
+  const sink = new Sink<string[]>(
+    out,
+    (records) => stringify(records, options),
+    (record) => record.reduce((n, c) => n + c.length + 1, 0),
+  );
   let started = false;
-  const header = (): string => {
+  const header = (): Promise<void> => {
     started = true;
-    return line([...inputHeader, ...fields.names.map((f) => prefix + f)]);
+    return sink.send([...inputHeader, ...fields.names.map((f) => prefix + f)].map(cell));
   };
   return {
     async row(row) {
-      const head = started ? '' : header();
-      const input = row.cells.slice(0, width);
-      while (input.length < width) input.push('');
+      if (!started) await header();
       const values = fieldValues(row);
-      const ours = fields.names.map((f) => csvCell(renderList(values[f] ?? null)));
-      await sink.send(head + line([...input, ...ours, ...row.cells.slice(width)]));
+      const record: string[] = [];
+      for (let i = 0; i < width; i++) record.push(cell(row.cells[i] ?? ''));
+      for (const f of fields.names) record.push(cell(csvCell(renderList(values[f] ?? null))));
+      for (let i = width; i < row.cells.length; i++) record.push(cell(row.cells[i] as string));
+      await sink.send(record);
     },
     async end() {
-      if (!started) await sink.send(header());
+      if (!started) await header();
       await sink.flushed();
     },
   };
@@ -121,7 +126,7 @@ function csvCell(value: FlatValue): string {
   return typeof value === 'string' ? value : String(value);
 }
 
-function jsonWriter(sink: Sink, opts: RowWriterOptions, fields: { names: string[]; chosen: boolean }): FormatWriter {
+function jsonWriter(out: Writable, opts: RowWriterOptions, fields: { names: string[]; chosen: boolean }): FormatWriter {
   const keys = new InputKeys(opts.shape);
   const objectFor = (row: EnrichedRow): Record<string, unknown> => {
     if (fields.chosen) {
@@ -133,6 +138,7 @@ function jsonWriter(sink: Sink, opts: RowWriterOptions, fields: { names: string[
     const input = opts.shape.format === 'lines' ? (row.cells[0] ?? '') : keys.object(row.cells);
     return { line: row.line, input, status: row.status, host: row.host, reason: row.reason, data: row.data };
   };
+  const sink = new Sink<string>(out, (pieces) => pieces.join(''), (piece) => piece.length);
   let count = 0;
   if (opts.format === 'ndjson') {
     return {
@@ -177,22 +183,57 @@ class InputKeys {
   }
 }
 
-// Wraps `out` so a write failure rejects the pending and every later write instead of going unheard.
-class Sink {
+// Wraps `out`: gathers items and renders them in bulk (one write per stream buffer-full of rows, not one per
+// row), and makes a write failure reject the pending and every later send instead of going unheard. What is
+// gathered goes out once it reaches the stream's own high-water mark, so no more is held than the stream
+// would buffer anyway, or as soon as the run waits for anything (setImmediate runs only once the current
+// burst of rows is done), so a slow trickle of rows in a pipe still shows promptly.
+class Sink<T> {
   private failure: Error | null = null;
+  private pending: T[] = [];
+  private pendingSize = 0;
+  private timer: NodeJS.Immediate | null = null;
 
-  constructor(private readonly out: Writable) {
+  constructor(
+    private readonly out: Writable,
+    private readonly render: (items: T[]) => string,
+    /** About how many characters an item renders to. */
+    private readonly sizeOf: (item: T) => number,
+  ) {
     out.on('error', (err: Error) => (this.failure ??= err));
   }
 
-  send(text: string): Promise<void> {
+  /** Queues one item; resolves when `out` can take more (back-pressure). */
+  send(item: T): Promise<void> {
     if (this.failure) return Promise.reject(this.failure);
     if (this.out.destroyed) return Promise.reject(new Error('output stream is closed'));
-    return this.out.write(text) ? Promise.resolve() : this.drained();
+    this.pending.push(item);
+    this.pendingSize += this.sizeOf(item);
+    if (this.pendingSize >= this.out.writableHighWaterMark) return this.flush();
+    this.timer ??= setImmediate(() => {
+      this.timer = null;
+      // A failure here is recorded by the 'error' listener and reported by the next send or flushed().
+      this.flush().catch(() => undefined);
+    });
+    return this.out.writableNeedDrain ? this.drained() : Promise.resolve();
   }
 
+  /** Writes everything queued; resolves once `out` has taken it. */
   flushed(): Promise<void> {
+    return this.flush();
+  }
+
+  private flush(): Promise<void> {
+    if (this.timer) clearImmediate(this.timer);
+    this.timer = null;
     if (this.failure) return Promise.reject(this.failure);
+    if (this.pending.length > 0) {
+      const text = this.render(this.pending);
+      this.pending = [];
+      this.pendingSize = 0;
+      if (this.out.destroyed) return Promise.reject(new Error('output stream is closed'));
+      if (!this.out.write(text)) return this.drained();
+    }
     return this.out.writableNeedDrain ? this.drained() : Promise.resolve();
   }
 
