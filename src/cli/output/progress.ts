@@ -69,8 +69,11 @@ export function formatProgressLine(p: ProgressSnapshot, now: number): string {
 }
 
 // ora moves the cursor with these; a stream without them (a fake TTY, some wrappers) cannot host a spinner.
+// Nor can a terminal that reports a width of 0 (`script` with no real terminal behind it, some CI ptys):
+// ora divides by that width when it counts the lines to clear, and then clears lines forever.
 function canMoveCursor(stream: NodeJS.WriteStream): boolean {
   return (
+    (stream.columns ?? 80) > 0 &&
     typeof stream.cursorTo === 'function' &&
     typeof stream.moveCursor === 'function' &&
     typeof stream.clearLine === 'function'

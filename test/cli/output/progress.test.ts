@@ -156,4 +156,14 @@ describe('createProgress', () => {
     expect(drawn).toHaveLength(1);
     expect(drawn[0]!.length).toBeLessThanOrEqual(30);
   });
+
+  it('draws no spinner on a terminal that reports a width of 0, and still ends', async () => {
+    const stream = new FakeTTY();
+    stream.columns = 0;
+    const p = await createProgress({ stream: stream as unknown as NodeJS.WriteStream, enabled: true, style: createStyle(false) });
+    p.update(snap);
+    p.log('warning: kept');
+    p.stop();
+    expect(stream.text).toBe('warning: kept\n');
+  });
 });
