@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { enrich } from '../../src/pipeline/run.js';
 import { harness, type Harness } from '../helpers/run.js';
 
 let h: Harness;
@@ -59,6 +60,31 @@ describe('enrich (profile) against the sandbox', () => {
     expect(second.rows.map((r) => r.line)).toEqual(values.map((_, i) => i + 1));
     expect(second.stats.cacheHits).toBe(500);
     expect(h.sb.charges().requests).toBe(0);
+  });
+
+  it('streams a slow trickle: rows read before input pauses come out without waiting for more', async () => {
+    h = await harness({ rpm: 0 });
+    const [a, b, c] = h.sb.hostList();
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((r) => (release = r));
+    async function* trickle() {
+      yield a!;
+      yield b!;
+      await gate; // input pauses here, as `tail -f` would
+      yield c!;
+    }
+    const run = enrich(trickle(), { kind: 'profile', client: h.client, store: h.cache });
+    const rows = run.rows();
+    const timeout = new Promise<'stuck'>((r) => setTimeout(() => r('stuck'), 5000).unref());
+    const first = await Promise.race([rows.next(), timeout]);
+    expect(first).not.toBe('stuck');
+    expect(first).toMatchObject({ done: false, value: { host: a, status: 'found' } });
+    expect(await rows.next()).toMatchObject({ done: false, value: { host: b, status: 'found' } });
+    release();
+    const rest = [];
+    for await (const row of rows) rest.push(row.host);
+    expect(rest).toEqual([c]);
+    expect(h.sb.charges().total).toBe(3);
   });
 
   it('predicts with --dry-run exactly what a real run then spends', async () => {
