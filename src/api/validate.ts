@@ -79,6 +79,16 @@ class Reader {
   }
 }
 
+/**
+ * The host an answer names must be the one asked about: an answer about another host would otherwise be
+ * printed, and cached, as this one's. Compared case-insensitively (rule 4.1 lower-cases it anyway).
+ */
+function answerFor(named: string, asked: string | undefined, field: string, operation: string): string {
+  const got = named.toLowerCase();
+  if (asked !== undefined && got !== asked.toLowerCase()) fail(`${field} is ${JSON.stringify(named)}, not the host asked about`, operation, asked);
+  return got;
+}
+
 function isObj(v: unknown): v is Obj {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
@@ -105,7 +115,8 @@ export function readProfile(v: unknown, operation: string, host?: string): Domai
   const r = reader(v, 'profile', operation, host);
   const technologies = r.strArrayOrNull('technologies');
   return {
-    domain: r.str('domain').toLowerCase(),
+    // Batch profiles (no `host`) are matched to what was sent by the caller; a single one must be the host asked.
+    domain: answerFor(r.str('domain'), host, 'profile.domain', operation),
     resolves: r.boolOrNull('resolves'),
     technologies,
     network: r.strOrNull('network'),
@@ -137,7 +148,7 @@ export function readTraffic(v: unknown, host: string): TrafficHistory {
     const m = reader(item, 'history[]', 'traffic', host);
     return { month: m.str('month'), visits: m.num('visits') };
   });
-  return { host: r.str('host'), estimated_monthly_visits: r.num('estimated_monthly_visits'), band: r.str('band'), as_of: r.str('as_of'), history };
+  return { host: answerFor(r.str('host'), host, 'data.host', 'traffic'), estimated_monthly_visits: r.num('estimated_monthly_visits'), band: r.str('band'), as_of: r.str('as_of'), history };
 }
 
 /** Employee estimate (§2.5). */
@@ -145,7 +156,7 @@ export function readEmployees(v: unknown, host: string): EmployeesResult {
   const r = reader(v, 'data', 'employees', host);
   const e = reader(r.obj('estimated_employees'), 'estimated_employees', 'employees', host);
   return {
-    host: r.str('host'),
+    host: answerFor(r.str('host'), host, 'data.host', 'employees'),
     apex: r.str('apex'),
     estimated_employees: { low: e.numOrNull('low'), high: e.numOrNull('high'), point: e.numOrNull('point') },
     as_of: r.str('as_of'),

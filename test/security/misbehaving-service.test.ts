@@ -170,6 +170,39 @@ describe('a batch answer about the wrong hosts', () => {
   });
 });
 
+describe('an answer about another host', () => {
+  it('single lookups refuse it (bad_response), so it is neither printed nor cached as the host asked', async () => {
+    const server = await startServer((req, res) => {
+      const profile = { domain: 'other.example', registrar: 'not-yours' };
+      if (req.url.includes('/domain/')) return sendJson(res, 200, { data: profile });
+      if (req.url.includes('/traffic/')) return sendJson(res, 200, { data: { host: 'other.example', estimated_monthly_visits: 1, band: 'x', as_of: '2026-01', history: [] } });
+      if (req.url.includes('/employees/')) return sendJson(res, 200, { data: { host: 'other.example', apex: 'other.example', estimated_employees: { low: 1, high: 2, point: null }, as_of: '2026-01-01' } });
+      return sendJson(res, 404, { error: 'not_found' });
+    });
+    const client = new DomainIntelClient({ baseUrl: server.baseUrl, apiKey: fakeKey('other-host') });
+    try {
+      for (const call of [() => client.domain('mine.example'), () => client.traffic('mine.example'), () => client.employees('mine.example')]) {
+        const err = await call().then(() => null, (e: unknown) => e);
+        expect(err).toBeInstanceOf(ProtocolError);
+        expect(err).toMatchObject({ code: 'bad_response', host: 'mine.example' });
+        expect((err as Error).message).toMatch(/other\.example.*not the host asked about/);
+      }
+      // The same host in other case is the same host.
+      const upper = await startServer((_req, res) => sendJson(res, 200, { data: { domain: 'MINE.example' } }));
+      const c2 = new DomainIntelClient({ baseUrl: upper.baseUrl, apiKey: fakeKey('other-host') });
+      try {
+        expect((await c2.domain('mine.example')).data.domain).toBe('mine.example');
+      } finally {
+        await c2.close();
+        await upper.close();
+      }
+    } finally {
+      await client.close();
+      await server.close();
+    }
+  });
+});
+
 /** A server whose 200 answer to /domain/x.com is `total` bytes of JSON-ish text, streamed with back-pressure. */
 async function endlessServer(total: number): Promise<TestServer & { sent: () => number; closedEarly: () => boolean }> {
   let sent = 0;
