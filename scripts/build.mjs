@@ -2,7 +2,7 @@
 // instead of resolving hundreds under node_modules. Native and heavy dependencies stay external and are
 // imported lazily where they are used.
 import { build } from 'esbuild';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 // commander and chalk are small and needed at start-up: bundled, they cost no module resolution. The rest
@@ -21,4 +21,7 @@ const common = {
   // Bundled CommonJS (commander) calls require() for node: built-ins; ESM output has none of its own.
   banner: { js: "import { createRequire as __diCreateRequire } from 'node:module'; const require = __diCreateRequire(import.meta.url);" },
 };
+// Chunk names carry a content hash: without a clean start, every build would leave its old chunks behind
+// (and npm pack would ship them).
+rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
 await build({ ...common, entryPoints: { cli: 'src/cli/main.ts', index: 'src/index.ts' }, outdir: 'dist', splitting: true, chunkNames: 'chunks/[name]-[hash]' });
