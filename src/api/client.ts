@@ -160,10 +160,9 @@ export class DomainIntelClient {
     }
   }
 
-  async #getDispatcher(): Promise<Dispatcher> {
+  #getDispatcher(http: Http): Dispatcher {
     if (!this.#dispatcher) {
-      const { Agent } = await import('undici');
-      this.#dispatcher = new Agent({ keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000, connect: { timeout: 10_000 } });
+      this.#dispatcher = new http.Agent({ keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000, connect: { timeout: 10_000 } });
       this.#ownsDispatcher = true;
     }
     return this.#dispatcher;
@@ -179,16 +178,18 @@ export class DomainIntelClient {
     const report = (status: number | null, error?: string) =>
       this.#options.onResponse?.({ method, path, status, ms: Date.now() - started, ...(error === undefined ? {} : { error }) });
     if (opts.signal?.aborted) throw new AbortedError();
-    const dispatcher = await this.#getDispatcher();
-    const { request } = await import('undici');
+    http ??= await import('./http.js'); // undici, on the first request only
+    const dispatcher = this.#getDispatcher(http);
     let status: number;
     let text: string;
     let quota: QuotaInfo | null;
     let retryAfter: string | null;
     try {
-      const res = await request(this.baseUrl + path, {
+      const url = http.parseURL(this.baseUrl + path);
+      const res = await http.request.call(dispatcher, {
+        origin: url.origin,
+        path: url.search ? `${url.pathname}${url.search}` : url.pathname,
         method,
-        dispatcher,
         signal,
         headers: {
           authorization: `Bearer ${this.#key}`,
@@ -265,6 +266,9 @@ export class DomainIntelClient {
     return new NetworkError(`${base.operation}: connection failed (${code}: ${message})`, { ...base, code, cause: err });
   }
 }
+
+type Http = typeof import('./http.js');
+let http: Http | undefined;
 
 function dataOf(body: unknown, operation: string, host?: string): unknown {
   if (body !== null && typeof body === 'object' && 'data' in body) return (body as { data: unknown }).data;

@@ -1,32 +1,15 @@
-// Runs one command: loads its module on demand, gives it a context, maps whatever it throws to one clear
-// stderr line (or a JSON object with --json) and an exit code. Nothing else in the CLI calls process.exit.
+// Runs one command: gives its module (loaded on demand by main.ts) a context, maps whatever it throws to one
+// clear stderr line (or a JSON object with --json) and an exit code. Nothing else in the CLI calls process.exit.
 import type { Command } from 'commander';
 import { createContext, type CommandModule, type Context } from './context.js';
 import { EXIT, exitCodeFor } from './exit-codes.js';
 
-const LOADERS: Record<string, () => Promise<CommandModule>> = {
-  lookup: () => import('./commands/lookup.js'),
-  batch: () => import('./commands/batch.js'),
-  traffic: () => import('./commands/traffic.js'),
-  employees: () => import('./commands/employees.js'),
-  tech: () => import('./commands/tech.js'),
-  catalog: () => import('./commands/catalog.js'),
-  keys: () => import('./commands/keys.js'),
-  config: () => import('./commands/config.js'),
-  quota: () => import('./commands/quota.js'),
-  cache: () => import('./commands/cache.js'),
-  sandbox: () => import('./commands/sandbox.js'),
-  completion: () => import('./commands/completion.js'),
-};
-
-/** Runs command `name` with the parsed options of `cmd`, then exits with its code. */
-export async function runAction(name: string, cmd: Command, args: Record<string, unknown>): Promise<void> {
+/** Runs the command in `command` with the parsed options of `cmd`, then exits with its code. */
+export async function runAction(command: Promise<CommandModule>, cmd: Command, args: Record<string, unknown>): Promise<void> {
   const ctx = createContext(cmd, args);
   let code: number;
   try {
-    const load = LOADERS[name];
-    if (!load) throw new Error(`unknown command ${name}`);
-    const mod = await load();
+    const mod = await command;
     code = await mod.default(ctx);
   } catch (err) {
     code = ctx.outputClosed.aborted ? EXIT.PIPE : reportError(ctx, err);

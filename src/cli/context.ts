@@ -52,24 +52,6 @@ export interface Context {
   close(): Promise<void>;
 }
 
-const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
-
-/**
- * conf writes through `atomically`, whose exit hook (when-exit) answers SIGINT by re-raising it, which
- * would end the process before a run could let its answers land and write what it has. Loading conf is
- * wrapped so that signal handlers it installs are taken off again; ours do the orderly shutdown.
- */
-async function keepSignals<T>(load: () => Promise<T>): Promise<T> {
-  const before = new Map(SIGNALS.map((s) => [s, new Set(process.listeners(s))]));
-  try {
-    return await load();
-  } finally {
-    for (const s of SIGNALS) {
-      for (const l of process.listeners(s)) if (!before.get(s)?.has(l)) process.off(s, l as (...a: unknown[]) => void);
-    }
-  }
-}
-
 /** Builds the context for one run of a command. */
 export function createContext(cmd: Command, args: Record<string, unknown>): Context {
   const opts = cmd.optsWithGlobals() as Record<string, unknown>;
@@ -114,7 +96,7 @@ export function createContext(cmd: Command, args: Record<string, unknown>): Cont
       return lastQuota;
     },
     settings() {
-      settingsP ??= keepSignals(() => import('../store/settings.js').then((m) => m.openSettings({ env: io.env, onWarning: (w) => logger.warn(w) })));
+      settingsP ??= import('../store/settings.js').then((m) => m.openSettings({ env: io.env, onWarning: (w) => logger.warn(w) }));
       return settingsP;
     },
     config() {
@@ -145,11 +127,17 @@ export function createContext(cmd: Command, args: Record<string, unknown>): Cont
     },
     client() {
       clientP ??= (async () => {
-        const config = await ctx.config();
+        // The modules load while the settings are read, not after: each import() waits on the disk.
+        const [config, { DomainIntelClient }, v8] = await Promise.all([ctx.config(), import('../api/client.js'), import('node:v8')]);
         if (!config.key) {
           throw new InvalidKeyError('no API key: store one with `domain-intel keys add` (reads stdin) or set DOMAIN_INTEL_API_KEY', { code: 'invalid_key' });
         }
-        const { DomainIntelClient } = await import('../api/client.js');
+        // undici parses HTTP with llhttp built to WebAssembly. After the first response V8 starts optimising
+        // its one big parser function on a background thread: ~250 ms of compiling that a CLI run gains
+        // nothing from (it parses a few headers per response), and that process exit then waits for, as
+        // V8 lets a running compile job finish. A budget no run reaches keeps the parser on the baseline
+        // compiler. Set here, in the CLI, before the first connection: the library leaves V8 alone.
+        v8.setFlagsFromString('--wasm-tiering-budget=2000000000');
         const client = new DomainIntelClient({
           baseUrl: config.baseUrl,
           apiKey: config.key.key,
@@ -173,9 +161,8 @@ export function createContext(cmd: Command, args: Record<string, unknown>): Cont
     },
     store() {
       storeP ??= (async () => {
-        const config = await ctx.config();
+        const [config, { openCache }] = await Promise.all([ctx.config(), import('../store/cache.js')]);
         if (!config.useCache) return null;
-        const { openCache } = await import('../store/cache.js');
         const cache = await openCache({ dir: config.cacheDir });
         closers.push(() => cache.close());
         return cache;

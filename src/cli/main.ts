@@ -2,12 +2,33 @@
 // commands/<name>.ts and are imported only when that command runs, so `--help` and `--version` stay fast.
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { VERSION } from '../version.js';
+import type { CommandModule } from './context.js';
 import { EXAMPLES } from './examples.js';
 import { BATCH_FORMATS, FORMATS, INPUT_FORMATS, PLAN_CHOICES, intOption, listOption, parseDuration, parseRate } from './options.js';
 
-/** Runs a command; the machinery behind it (context, logger, library) loads only now, not for --help. */
+const COMMANDS: Record<string, () => Promise<CommandModule>> = {
+  lookup: () => import('./commands/lookup.js'),
+  batch: () => import('./commands/batch.js'),
+  traffic: () => import('./commands/traffic.js'),
+  employees: () => import('./commands/employees.js'),
+  tech: () => import('./commands/tech.js'),
+  catalog: () => import('./commands/catalog.js'),
+  keys: () => import('./commands/keys.js'),
+  config: () => import('./commands/config.js'),
+  quota: () => import('./commands/quota.js'),
+  cache: () => import('./commands/cache.js'),
+  sandbox: () => import('./commands/sandbox.js'),
+  completion: () => import('./commands/completion.js'),
+};
+
+/**
+ * Runs a command; the machinery behind it (context, logger, library) loads only now, not for --help, and
+ * at the same time as the command's own module rather than after it.
+ */
 function runAction(name: string, cmd: Command, args: Record<string, unknown>): Promise<void> {
-  return import('./action.js').then((m) => m.runAction(name, cmd, args));
+  const command = COMMANDS[name]?.() ?? Promise.reject(new Error(`unknown command ${name}`));
+  command.catch(() => {}); // reported by runAction, which awaits it once the machinery is loaded
+  return import('./action.js').then((m) => m.runAction(command, cmd, args));
 }
 
 const program = new Command('domain-intel')

@@ -10,7 +10,6 @@ import type { Context } from './context.js';
 import { EXIT } from './exit-codes.js';
 import { humanDuration, relativeAge } from './output/format.js';
 import { pickFormat, toJson, type Format } from './output/render.js';
-import { writeRows } from './rows.js';
 
 const ENDPOINT: Record<RunKind, string> = { profile: 'domain', traffic: 'traffic', employees: 'employees' };
 
@@ -58,6 +57,8 @@ export async function single<T>(ctx: Context, spec: SingleSpec<T>): Promise<numb
   const data = (spec.kind === 'employees' ? { ...(result.data as object), host } : result.data) as T;
   if (format === 'table') ctx.io.stdout.write(`${spec.view(data)}\n`);
   else if (format === 'csv') {
+    // The row writer (and csv-stringify) load only for CSV: JSON and tables need neither.
+    const { writeRows } = await import('./rows.js');
     await writeRows(ctx, { kind: spec.kind, format: 'csv', rows: [{ kind: spec.kind, line: 1, cells: [spec.raw], value: spec.raw, status: 'found', host, reason: null, data: data as never, cached: result.cachedAt !== null }] });
   } else ctx.io.stdout.write(toJson(data, format));
   return EXIT.OK;

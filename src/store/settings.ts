@@ -1,11 +1,11 @@
-// Persistent settings and API keys: a thin typed layer over conf. The file holds secrets, so it is kept
-// 0600 in a 0700 directory, and values read back are checked because users may edit the file by hand.
+// Persistent settings and API keys: a thin typed layer over one JSON file. The file holds secrets, so it is
+// kept 0600 in a 0700 directory, and values read back are checked because users may edit the file by hand.
 import fs from 'node:fs';
 import path from 'node:path';
-import type Conf from 'conf';
 import { UsageError } from '../api/errors.js';
 import { PLAN_NAMES, type PlanName, type QuotaInfo } from '../api/types.js';
 import { CONFIG_FILE_NAME, configDir, type Env } from './paths.js';
+import { fileBackend, type Backend } from './settings-file.js';
 
 /** Quota as last reported by the service, stored so `status` can show it without spending a lookup. */
 export interface LastQuota {
@@ -54,14 +54,6 @@ export type SettingsReader = Pick<Settings, 'get' | 'getAll'>;
 export interface OpenSettingsOptions {
   env?: Env;
   onWarning?: (message: string) => void;
-}
-
-/** Raw storage under the typed layer: conf, or a plain object in memory. */
-interface Backend {
-  get(name: string): unknown;
-  set(name: string, value: unknown): void;
-  delete(name: string): void;
-  readonly store: Record<string, unknown>;
 }
 
 const DEFAULTS: StoredSettings = {
@@ -168,26 +160,17 @@ export async function openSettings(options: OpenSettingsOptions = {}): Promise<S
   } catch (err) {
     throw new UsageError(`cannot prepare settings directory ${dir}: ${(err as Error).message}`, 'bad_config');
   }
-  // conf pulls in ajv, atomically and friends: loaded only by commands that read settings.
-  const { default: ConfClass } = await import('conf');
-  let conf: Conf<Record<string, unknown>>;
+  // The file is read once now, so a damaged one is reported before the command does anything.
+  const backend = fileBackend(file);
   try {
-    conf = new ConfClass<Record<string, unknown>>({
-      cwd: dir,
-      configName: 'config',
-      projectName: 'domain-intel',
-      configFileMode: 0o600,
-      accessPropertiesByDotNotation: false,
-      // Never wipe a file we cannot parse: it may hold the user's only copy of a key.
-      clearInvalidConfig: false,
-    });
+    void backend.store;
   } catch (err) {
     throw new UsageError(
       `cannot read settings file ${file}: ${(err as Error).message}. Fix it by hand or move it away (it may hold your API keys)`,
       'bad_config',
     );
   }
-  return createSettings(conf, file, onWarning);
+  return createSettings(backend, file, onWarning);
 }
 
 // Unix permission bits mean nothing on Windows, where the profile directory's ACL protects the file.
@@ -215,7 +198,7 @@ function secureFile(file: string, onWarning: (m: string) => void): void {
   try {
     stat = fs.statSync(file);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return; // conf creates it 0600 on first write
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return; // created 0600 on first write
     throw err;
   }
   if (CHECK_MODES && (stat.mode & 0o077) !== 0) {

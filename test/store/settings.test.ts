@@ -56,6 +56,19 @@ describe('openSettings', () => {
     expect(s.get('plan')).toBe('pro');
   });
 
+  it.runIf(posix)('writes the file as conf did: tab-indented JSON, replaced whole, through a symlink to its target', async () => {
+    const dir = tempDir();
+    const real = path.join(dir, 'elsewhere.json');
+    fs.writeFileSync(real, '{\n\t"plan": "pro"\n}', { mode: 0o600 });
+    fs.symlinkSync(real, path.join(dir, 'config.json'));
+    const s = await openSettings({ env: { DOMAIN_INTEL_CONFIG_DIR: dir } });
+    s.set('rpm', 60);
+    expect(fs.lstatSync(path.join(dir, 'config.json')).isSymbolicLink()).toBe(true);
+    expect(fs.readFileSync(real, 'utf8')).toBe('{\n\t"plan": "pro",\n\t"rpm": 60\n}');
+    expect(mode(real)).toBe(0o600);
+    expect(fs.readdirSync(dir).sort()).toEqual(['config.json', 'elsewhere.json']); // no temporary file left
+  });
+
   it('ignores hand-edited invalid values with one warning each', async () => {
     const dir = tempDir();
     fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ plan: 'gold', rpm: -3, keys: { a: 'k', b: 5 } }), { mode: 0o600 });

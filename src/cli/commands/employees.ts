@@ -1,15 +1,15 @@
 // `domain-intel employees <host>` or `--input FILE`: one lookup per organisation (registrable domain).
+// The list path's module (the whole pipeline: CSV reader and writer, limiter, SQLite) loads only for a list.
 import { UsageError } from '../../api/errors.js';
 import type { Context } from '../context.js';
 import { employeesView } from '../output/render.js';
-import { runList } from '../list.js';
 import { single } from '../single.js';
 
 export default async function employees(ctx: Context): Promise<number> {
   const host = ctx.args.host as string | undefined;
   const input = ctx.opts.input as string | undefined;
   if (input !== undefined && host !== undefined) throw new UsageError('give either a host or --input, not both');
-  if (input !== undefined) return runList(ctx, { kind: 'employees', source: { file: input } });
+  if (input !== undefined) return (await import('../list.js')).runList(ctx, { kind: 'employees', source: { file: input } });
   if (host === undefined) throw new UsageError('employees needs a host, or --input FILE (- for stdin)');
   return single(ctx, { kind: 'employees', raw: host, fetch: (client, h) => client.employees(h), view: (e) => employeesView(e, ctx.style) });
 }

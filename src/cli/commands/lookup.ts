@@ -1,7 +1,7 @@
 // `domain-intel lookup <host...>`: one host through the domain endpoint, several through the batch endpoint.
+// The list path's module (the whole pipeline: CSV reader and writer, limiter, SQLite) loads only for a list.
 import type { Context } from '../context.js';
 import { profileView } from '../output/render.js';
-import { runList } from '../list.js';
 import { single } from '../single.js';
 
 export default async function lookup(ctx: Context): Promise<number> {
@@ -14,5 +14,5 @@ export default async function lookup(ctx: Context): Promise<number> {
       view: (p) => profileView(p, ctx.style, ctx.io.stdout.columns),
     });
   }
-  return runList(ctx, { kind: 'profile', source: { args: hosts } });
+  return (await import('../list.js')).runList(ctx, { kind: 'profile', source: { args: hosts } });
 }

@@ -1,15 +1,15 @@
 // `domain-intel traffic <host>` or `--input FILE`: the monthly series, one lookup per host.
+// The list path's module (the whole pipeline: CSV reader and writer, limiter, SQLite) loads only for a list.
 import { UsageError } from '../../api/errors.js';
 import type { Context } from '../context.js';
 import { trafficView } from '../output/render.js';
-import { runList } from '../list.js';
 import { single } from '../single.js';
 
 export default async function traffic(ctx: Context): Promise<number> {
   const host = ctx.args.host as string | undefined;
   const input = ctx.opts.input as string | undefined;
   if (input !== undefined && host !== undefined) throw new UsageError('give either a host or --input, not both');
-  if (input !== undefined) return runList(ctx, { kind: 'traffic', source: { file: input } });
+  if (input !== undefined) return (await import('../list.js')).runList(ctx, { kind: 'traffic', source: { file: input } });
   if (host === undefined) throw new UsageError('traffic needs a host, or --input FILE (- for stdin)');
   return single(ctx, { kind: 'traffic', raw: host, fetch: (client, h) => client.traffic(h), view: (t) => trafficView(t, ctx.style) });
 }

@@ -3,12 +3,17 @@
 import type { QuotaInfo } from '../../api/types.js';
 import { sanitizeForTerminal, truncateToWidth } from './terminal.js';
 
-const GROUPED = new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 });
+// The first Intl.NumberFormat loads ICU's locale data (20 ms and more): it is made on first need only, and
+// whole numbers (the quota line of every lookup, counts) are grouped without it, to the same text.
+let grouped: Intl.NumberFormat | undefined;
 
 /** A number with thousands separators: 49812 -> '49,812'; null/undefined -> '?'. */
 export function groupedNumber(n: number | null | undefined): string {
   if (n === null || n === undefined) return '?';
-  return Number.isFinite(n) ? GROUPED.format(n) : String(n);
+  if (!Number.isFinite(n)) return String(n);
+  if (Number.isSafeInteger(n) && !Object.is(n, -0)) return String(n).replace(/\B(?=(\d{3})+$)/g, ',');
+  grouped ??= new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 });
+  return grouped.format(n);
 }
 
 const UNITS = ['', 'k', 'M', 'B', 'T'] as const;

@@ -30,6 +30,13 @@ describe('groupedNumber', () => {
     expect(groupedNumber(49_812)).toBe('49,812');
     expect(groupedNumber(null)).toBe('?');
   });
+
+  it('reads exactly as Intl en-US does, whole numbers included (they are grouped without it)', () => {
+    const intl = new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 });
+    const values = [0, -0, 7, -999, 1000, -1000, 123_456_789, 2_000_000_000, Number.MAX_SAFE_INTEGER, -Number.MIN_SAFE_INTEGER, 2 ** 60, 1e21, 1.005, -0.004, 1234.5678, NaN, Infinity];
+    for (let digits = 1; digits <= 16; digits++) values.push(Math.floor(10 ** digits * 0.7315), -Math.floor(10 ** digits * 0.4861));
+    for (const n of values) expect(groupedNumber(n)).toBe(Number.isFinite(n) ? intl.format(n) : String(n));
+  });
 });
 
 describe('humanDuration', () => {
