@@ -229,7 +229,12 @@ export class DomainIntelClient {
   }
 
   #mapStatus(status: number, parsed: unknown, text: string, retryAfter: string | null, details: ErrorDetails, now: number): DomainIntelError {
-    const bodyCode = parsed !== null && typeof parsed === 'object' && typeof (parsed as { error?: unknown }).error === 'string' ? (parsed as { error: string }).error : null;
+    // Service text travels on into messages, error codes and output rows (a row's `reason`): a service that
+    // echoes the request's Authorization header must not put the key there. Masked at the source, here, since
+    // the client is the only part that knows the key; and capped, since a code is a word, not a page.
+    const scrub = (s: string): string => s.split(this.#key).join(`…${this.#key.slice(-4)}`).slice(0, 80);
+    const rawCode = parsed !== null && typeof parsed === 'object' ? (parsed as { error?: unknown }).error : undefined;
+    const bodyCode = typeof rawCode === 'string' ? scrub(rawCode) : null;
     const what = details.host === undefined ? details.operation : `${details.operation} ${details.host}`;
     const d = (code: string): ErrorDetails => ({ ...details, code: bodyCode ?? code });
     switch (status) {
@@ -251,7 +256,7 @@ export class DomainIntelClient {
         }
         break;
     }
-    const snippet = bodyCode ?? text.slice(0, 80).replace(/\s+/g, ' ');
+    const snippet = bodyCode ?? scrub(text.slice(0, 1000).replace(/\s+/g, ' '));
     return new ServerError(`${what}: unexpected answer ${status}${snippet ? ` (${snippet})` : ''}`, d(`http_${status}`));
   }
 

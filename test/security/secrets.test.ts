@@ -269,4 +269,34 @@ describe.concurrent('where the key may travel', () => {
       await elsewhere.close();
     }
   });
+
+  it('a service that echoes the Authorization header back cannot put the key in messages, rows or files', async () => {
+    // 500 with the header in a text body; 400 with it as the error code (JSON). Both reach row reasons.
+    const echo = await startServer((req, res) => {
+      const auth = String(req.headers.authorization ?? '');
+      if (req.method === 'POST') {
+        res.writeHead(500, { 'content-type': 'text/plain' });
+        res.end(`upstream said: ${auth}`);
+        return;
+      }
+      res.writeHead(400, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: `bad_domain ${auth}` }));
+    });
+    const home = tempHome({ baseUrl: echo.baseUrl, key: sb.key });
+    try {
+      const out = join(home.root, 'rows.csv');
+      const many = await runCli(['lookup', 'abc.com', 'def.com', '--retries', '0', '--format', 'csv', '-o', out], { env: home.env(), cwd: home.root });
+      const one = await runCli(['lookup', 'abc.com', '--retries', '0', '--json', '--debug'], { env: home.env(), cwd: home.root });
+      expect(many.code).toBe(7);
+      expect(one.code).toBe(2);
+      const csv = readFileSync(out, 'utf8');
+      expect(csv).toMatch(/unexpected answer 500 \(upstream said: Bearer …/);
+      expect(one.stderr).toMatch(/bad_domain Bearer …/);
+      expect(echo.requests.every((r) => String(r.headers.authorization).includes(sb.key))).toBe(true);
+      for (const text of [csv, many.stdout, many.stderr, one.stdout, one.stderr]) expect(leakedWindow(text, [sb.key], 8)).toBeNull();
+    } finally {
+      home.remove();
+      await echo.close();
+    }
+  });
 });
