@@ -118,23 +118,27 @@ export async function runList(ctx: Context, spec: ListSpec): Promise<number> {
 function exitFor(ctx: Context, s: RunStats): number {
   if (s.stoppedBy === 'closed') return EXIT.PIPE;
   if (s.stoppedBy === 'aborted') {
-    ctx.logger.warn('interrupted: answers so far are cached; run the same command again to resume');
-    return EXIT.INTERRUPTED;
+    return runEnd(ctx, EXIT.INTERRUPTED, 'interrupted', 'interrupted: answers so far are cached; run the same command again to resume');
   }
   if (s.stoppedBy === 'quota') {
-    ctx.logger.error(`stopped by the monthly quota (402): ${s.errors} rows not looked up; the output holds the rest`);
-    return EXIT.QUOTA;
+    return runEnd(ctx, EXIT.QUOTA, 'quota_exhausted', `stopped by the monthly quota (402): ${s.errors} rows not looked up; the output holds the rest`);
   }
   if (s.errors > 0) {
     const unreachable = s.lookupsSpent === 0 && s.found + s.missing === s.cacheHits;
-    ctx.logger.warn(`${s.errors} rows in error${s.stoppedBy === 'budget' ? ' (--max-lookups reached)' : ''}; run the same command again to fetch only those`);
-    return unreachable && s.stoppedBy === null ? EXIT.NETWORK : EXIT.INCOMPLETE;
+    const code = unreachable && s.stoppedBy === null ? EXIT.NETWORK : EXIT.INCOMPLETE;
+    const message = `${s.errors} rows in error${s.stoppedBy === 'budget' ? ' (--max-lookups reached)' : ''}; run the same command again to fetch only those`;
+    return runEnd(ctx, code, s.stoppedBy === 'budget' ? 'budget' : 'incomplete', message);
   }
-  if (s.invalid > 0 && ctx.opts.strict) {
-    ctx.logger.warn(`${s.invalid} invalid rows (--strict)`);
-    return EXIT.INVALID_ROWS;
-  }
+  if (s.invalid > 0 && ctx.opts.strict) return runEnd(ctx, EXIT.INVALID_ROWS, 'invalid_rows', `${s.invalid} invalid rows (--strict)`);
   return EXIT.OK;
+}
+
+/** How a run that did not end cleanly says so: one stderr line, or under --json the error object. */
+function runEnd(ctx: Context, exit: number, code: string, message: string): number {
+  if (ctx.opts.json) ctx.io.stderr.write(`${JSON.stringify({ error: ctx.clean(message), code, host: null, exit })}\n`);
+  else if (exit === EXIT.QUOTA) ctx.logger.error(message);
+  else ctx.logger.warn(message);
+  return exit;
 }
 
 function printPlan(ctx: Context, s: RunStats, rpm: number | null, windowMs: number): void {

@@ -1,6 +1,6 @@
 // The program: global options, the commands grouped by job, and their options. Command bodies live in
 // commands/<name>.ts and are imported only when that command runs, so `--help` and `--version` stay fast.
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { VERSION } from '../version.js';
 import type { CommandModule } from './context.js';
 import { EXAMPLES } from './examples.js';
@@ -31,7 +31,21 @@ function runAction(name: string, cmd: Command, args: Record<string, unknown>): P
   return import('./action.js').then((m) => m.runAction(command, cmd, args));
 }
 
+// Usage errors that commander finds itself (unknown command or option, bad choice, missing argument) exit
+// with the documented usage code 2, not commander's 1, and under --json are a JSON object like every other
+// error. Options are not parsed yet when they happen, so --json is looked for in argv (before any `--`).
+const argv = process.argv.slice(2);
+const jsonErrors = argv.slice(0, argv.includes('--') ? argv.indexOf('--') : argv.length).includes('--json');
+let usageMessage = '';
+
 const program = new Command('domain-intel')
+  .exitOverride()
+  .configureOutput({
+    outputError: (text, write) => {
+      usageMessage += text;
+      if (!jsonErrors) write(text);
+    },
+  })
   .description('Enrich domains from the Domain Intelligence Service: technologies, hosting, registrar, traffic and employees.')
   .version(VERSION, '-V, --version')
   .showSuggestionAfterError(true)
@@ -204,4 +218,17 @@ function probability(value: string): number {
   return n;
 }
 
-await program.parseAsync(process.argv);
+try {
+  await program.parseAsync(process.argv);
+} catch (err) {
+  if (!(err instanceof CommanderError)) throw err;
+  // --help and --version end here too, with exit code 0; a command group run bare shows its help and 1.
+  const code = err.exitCode === 0 ? 0 : 2;
+  if (code !== 0 && jsonErrors) {
+    const error = (usageMessage || err.message).trim().replace(/^error: /, '').replace(/\s*\n\s*/g, ' ');
+    process.stderr.write(`${JSON.stringify({ error, code: 'usage', host: null, exit: code })}\n`);
+  }
+  // Exit now, as commander itself would: help written into a closed pipe (`--help | head`) must not
+  // surface later as an EPIPE error.
+  process.exit(code);
+}

@@ -402,11 +402,24 @@ describe('against a sandbox with the key in the environment', () => {
   describe('usage errors', () => {
     it('an unknown command suggests the right one', async () => {
       const r = await runCli(['lokup', 'x.com'], { env });
-      expect(r.code).not.toBe(0);
-      expect(r.code).toBe(1); // commander's own exit code for a usage error
+      expect(r.code).toBe(2); // the documented usage code, not commander's own 1
       expect(r.stderr).toMatch(/unknown command 'lokup'/);
       expect(r.stderr).toMatch(/Did you mean lookup\?/);
       expect(r.stdout).toBe('');
+    });
+
+    it('commander usage errors exit 2, and are one JSON object under --json', async () => {
+      const option = await runCli(['lookup', '--formt', 'json', 'x.com'], { env });
+      expect(option.code).toBe(2);
+      expect(option.stderr).toMatch(/unknown option '--formt'[\s\S]*Did you mean --format\?/);
+      const json = await runCli(['--json', 'lookup', 'x.com', '--format', 'xml'], { env });
+      expect(json.code).toBe(2);
+      expect(lines(json.stderr)).toHaveLength(1);
+      expect(JSON.parse(json.stderr)).toMatchObject({ code: 'usage', host: null, exit: 2, error: expect.stringMatching(/'xml' is invalid/) });
+      const help = await runCli(['lookup', '--help'], { env });
+      expect(help.code).toBe(0);
+      expect(help.stdout).toMatch(/^Usage: domain-intel lookup/);
+      expect(sb.requests()).toEqual([]);
     });
 
     it('--base-url with plain http to a remote host exits 2 and sends nothing', async () => {
@@ -565,6 +578,20 @@ describe('402: the quota is spent', () => {
     const json = await runCli(['--json', 'lookup', host], { env: envFor(home, sb) });
     expect(json.code).toBe(5);
     expect(jsonError(json)).toMatchObject({ code: 'quota_exhausted', host, exit: 5 });
+  });
+
+  it('batch stopped by the quota exits 5; under --json it says so as a JSON object', async () => {
+    const home = freshHome();
+    const hosts = sb.hostList().slice(0, 3).join('\n');
+    const r = await runCli(['batch', '-', '--format', 'ndjson', '--allow-partial'], { env: envFor(home, sb), input: hosts });
+    expect(r.code).toBe(5);
+    expect(r.stderr).toMatch(/stopped by the monthly quota \(402\)/);
+    const json = await runCli(['--json', 'batch', '-', '--format', 'ndjson', '--allow-partial', '--quiet'], { env: envFor(home, sb), input: hosts });
+    expect(json.code).toBe(5);
+    expect(lines(json.stderr)).toHaveLength(1);
+    expect(JSON.parse(json.stderr)).toMatchObject({ code: 'quota_exhausted', host: null, exit: 5 });
+    expect(lines(json.stdout).map((l) => (JSON.parse(l) as { status: string }).status)).toEqual(['error', 'error', 'error']);
+    expect(sb.charges().total).toBe(0);
   });
 });
 
