@@ -34,7 +34,8 @@ export function reportError(ctx: Context, err: unknown): number {
   } else {
     ctx.logger.error(hint ? `${message}; ${hint}` : message);
   }
-  if (ctx.opts.debug && e.stack) process.stderr.write(`${ctx.redact(e.stack)}\n`);
+  // The message in a stack can quote the service (an error code): cleaned like every other line, not only redacted.
+  if (ctx.opts.debug && e.stack) process.stderr.write(`${e.stack.split('\n').map((l) => ctx.clean(l)).join('\n')}\n`);
   return code;
 }
 

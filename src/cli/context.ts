@@ -28,7 +28,10 @@ export interface Context {
   readonly command: Command;
   readonly args: Record<string, unknown>;
   readonly io: Io;
+  /** Colours for stderr (progress, summaries, messages). */
   readonly style: Style;
+  /** Colours for stdout (tables): decided by stdout's own terminal, so `-f table > file` gets none. */
+  readonly outStyle: Style;
   readonly logger: Logger;
   /** Aborted on the first Ctrl-C (a second one exits at once). */
   readonly interrupted: AbortSignal;
@@ -58,6 +61,7 @@ export function createContext(cmd: Command, args: Record<string, unknown>): Cont
   const io: Io = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env };
   const secrets: string[] = [];
   const style = createStyle(colorEnabled(io.stderr, io.env));
+  const outStyle = createStyle(colorEnabled(io.stdout, io.env));
   const logger = createLogger({ stream: io.stderr, style, quiet: opts.quiet === true, debug: opts.debug === true, json: opts.json === true, secrets });
   const closers: (() => Promise<void> | void)[] = [];
 
@@ -89,6 +93,7 @@ export function createContext(cmd: Command, args: Record<string, unknown>): Cont
     args,
     io,
     style,
+    outStyle,
     logger,
     interrupted: interrupt.signal,
     outputClosed: closed.signal,

@@ -96,7 +96,7 @@ export async function runList(ctx: Context, spec: ListSpec): Promise<number> {
     for await (const row of run.rows()) rows.push(row);
     progress.stop();
     stats = run.stats;
-    ctx.io.stdout.write(`${renderRowsTable(rows, spec.kind, ctx.style, ctx.io.stdout.columns)}\n`);
+    ctx.io.stdout.write(`${renderRowsTable(rows, spec.kind, ctx.outStyle, ctx.io.stdout.columns)}\n`);
   } else {
     const out = await openOutput(target, ctx.io.stdout);
     try {

@@ -277,6 +277,22 @@ describe('against a sandbox with the key in the environment', () => {
       expect(p.stdout).toContain(held[8]);
       expect(p.stderr).not.toMatch(ANSI);
     });
+
+    // stderr on a terminal, stdout into a pipe: the table's colour follows stdout, not stderr.
+    it.skipIf(!existsSync('/usr/bin/script'))('a table into a pipe has no colour while stderr is a terminal', async () => {
+      const env = envFor(home, sb, { NO_COLOR: undefined, FORCE_COLOR: undefined });
+      const host = held[9] as string;
+      const cmd = `'${process.execPath}' '${BIN}' lookup ${host} --format table --refresh | od -c | grep -c 033 || true`;
+      const r = await new Promise<string>((resolve) => {
+        const child = spawn('/usr/bin/script', ['-qec', cmd, '/dev/null'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+        let out = '';
+        child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+        child.on('close', () => resolve(out));
+      });
+      // The only output on the terminal besides the count is stderr's (coloured) quota line.
+      expect(r).toMatch(/\b0\s*$/);
+      expect(r).toMatch(/lookups left/);
+    });
   });
 
   describe('tech and catalog (free)', () => {

@@ -39,7 +39,7 @@ export default async function cache(ctx: Context): Promise<number> {
             ['newest', s.newest === null ? null : `${humanDuration(now - s.newest)} ago`],
             ['size', `${(s.bytes / 1048576).toFixed(1)} MiB`],
           ],
-          { style: ctx.style },
+          { style: ctx.outStyle },
         )}\n`,
       );
       return EXIT.OK;

@@ -19,7 +19,7 @@ export default async function catalog(ctx: Context): Promise<number> {
     throw new UsageError(`no category ${JSON.stringify(wanted)}; ${near.length > 0 ? `did you mean ${near.join(', ')}?` : `categories: ${names.join(', ')}`}`);
   }
   const format = pickFormat(ctx.opts.format, ctx.io.stdout.isTTY);
-  if (format === 'table') ctx.io.stdout.write(`${catalogView(shown, ctx.style, ctx.io.stdout.columns)}\n`);
+  if (format === 'table') ctx.io.stdout.write(`${catalogView(shown, ctx.outStyle, ctx.io.stdout.columns)}\n`);
   else if (format === 'csv') {
     await writeCsv(ctx, ['category', 'tech', 'domains'], shown.flatMap((c) => c.technologies.map((t) => [c.category, t.tech, t.domains])));
   } else if (format === 'ndjson') {

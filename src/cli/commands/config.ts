@@ -22,7 +22,7 @@ export default async function config(ctx: Context): Promise<number> {
         ['cache', `${c.cacheDir}  (${c.sources.cacheDir})`],
         ['settings file', settings.path],
       ];
-      if (ctx.io.stdout.isTTY) ctx.io.stdout.write(`${renderKeyValue(rows, { style: ctx.style })}\n`);
+      if (ctx.io.stdout.isTTY) ctx.io.stdout.write(`${renderKeyValue(rows, { style: ctx.outStyle })}\n`);
       else {
         const { key, ...rest } = c;
         ctx.io.stdout.write(`${JSON.stringify({ ...rest, key: key ? { source: key.source, name: key.name, masked: maskKey(key.key) } : null, settingsFile: settings.path })}\n`);

@@ -25,7 +25,7 @@ export default async function keys(ctx: Context): Promise<number> {
         return EXIT.OK;
       }
       if (ctx.io.stdout.isTTY) {
-        ctx.io.stdout.write(`${renderTable(list.map((k) => ({ active: k.active ? '*' : '', name: k.name, key: k.masked })), [{ key: 'active', header: ' ' }, { key: 'name' }, { key: 'key' }], { style: ctx.style })}\n`);
+        ctx.io.stdout.write(`${renderTable(list.map((k) => ({ active: k.active ? '*' : '', name: k.name, key: k.masked })), [{ key: 'active', header: ' ' }, { key: 'name' }, { key: 'key' }], { style: ctx.outStyle })}\n`);
       } else {
         for (const k of list) ctx.io.stdout.write(`${k.active ? '*' : ' '} ${k.name}\t${k.masked}\n`);
       }

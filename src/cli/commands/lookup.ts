@@ -11,7 +11,7 @@ export default async function lookup(ctx: Context): Promise<number> {
       kind: 'profile',
       raw: hosts[0] as string,
       fetch: (client, host) => client.domain(host),
-      view: (p) => profileView(p, ctx.style, ctx.io.stdout.columns),
+      view: (p) => profileView(p, ctx.outStyle, ctx.io.stdout.columns),
     });
   }
   return (await import('../list.js')).runList(ctx, { kind: 'profile', source: { args: hosts } });

@@ -14,7 +14,7 @@ export default async function tech(ctx: Context): Promise<number> {
   try {
     const r = await withRetry(() => client.technology(name), { signal: ctx.interrupted });
     const format = pickFormat(ctx.opts.format, ctx.io.stdout.isTTY);
-    if (format === 'table') ctx.io.stdout.write(`${technologyView(r.data, ctx.style)}\n`);
+    if (format === 'table') ctx.io.stdout.write(`${technologyView(r.data, ctx.outStyle)}\n`);
     else if (format === 'csv') await writeCsv(ctx, ['tech', 'domains'], [[r.data.tech, r.data.domains]]);
     else ctx.io.stdout.write(toJson(r.data, format));
     return EXIT.OK;

@@ -11,5 +11,5 @@ export default async function traffic(ctx: Context): Promise<number> {
   if (input !== undefined && host !== undefined) throw new UsageError('give either a host or --input, not both');
   if (input !== undefined) return (await import('../list.js')).runList(ctx, { kind: 'traffic', source: { file: input } });
   if (host === undefined) throw new UsageError('traffic needs a host, or --input FILE (- for stdin)');
-  return single(ctx, { kind: 'traffic', raw: host, fetch: (client, h) => client.traffic(h), view: (t) => trafficView(t, ctx.style) });
+  return single(ctx, { kind: 'traffic', raw: host, fetch: (client, h) => client.traffic(h), view: (t) => trafficView(t, ctx.outStyle) });
 }
