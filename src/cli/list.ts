@@ -15,7 +15,7 @@ import { createProgress } from './output/progress.js';
 import { pickFormat } from './output/render.js';
 import { renderSummary } from './output/summary.js';
 import { confirm } from './prompt.js';
-import { renderRowsTable } from './rows.js';
+import { renderRowsTable, terminalCells } from './rows.js';
 
 export interface ListSpec {
   kind: RunKind;
@@ -100,7 +100,7 @@ export async function runList(ctx: Context, spec: ListSpec): Promise<number> {
   } else {
     const out = await openOutput(target, ctx.io.stdout);
     try {
-      ({ stats } = await runJob(input(), { stream: out.stream, format, prefix: o.prefix as string, fields: o.fields as string[] | undefined, raw: o.raw === true }, { ...base, onProgress, onEvent }));
+      ({ stats } = await runJob(input(), { stream: out.stream, format, prefix: o.prefix as string, fields: o.fields as string[] | undefined, raw: o.raw === true, ...terminalCells(ctx, out.stream) }, { ...base, onProgress, onEvent }));
     } catch (err) {
       progress.stop();
       await out.abort();

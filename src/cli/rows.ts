@@ -4,7 +4,12 @@ import type { EnrichedRow, RunKind } from '../pipeline/types.js';
 import { createRowWriter, flatten, neutraliseCell } from '../pipeline/write.js';
 import type { Context } from './context.js';
 import { renderTable, type Column } from './output/table.js';
-import type { Style } from './output/terminal.js';
+import { sanitizeForTerminal, type Style } from './output/terminal.js';
+
+/** CSV cells written to a terminal are cleaned of escapes and control characters (not so into a file or pipe). */
+export function terminalCells(ctx: Context, stream: NodeJS.WritableStream): { cleanCell?: (cell: string) => string } {
+  return stream === ctx.io.stdout && ctx.io.stdout.isTTY === true ? { cleanCell: sanitizeForTerminal } : {};
+}
 
 /** Writes rows through the pipeline's writer (the same columns and rules as `batch`). */
 export async function writeRows(ctx: Context, opts: { kind: RunKind; format: 'csv' | 'json' | 'ndjson'; rows: EnrichedRow[] }): Promise<void> {
@@ -13,6 +18,7 @@ export async function writeRows(ctx: Context, opts: { kind: RunKind; format: 'cs
     kind: opts.kind,
     shape: { format: 'lines', headers: null, hostColumn: 0 },
     raw: ctx.opts.raw === true,
+    ...terminalCells(ctx, ctx.io.stdout),
   });
   for (const row of opts.rows) await writer.write(row);
   await writer.end();
@@ -20,7 +26,8 @@ export async function writeRows(ctx: Context, opts: { kind: RunKind; format: 'cs
 
 /** Writes a small CSV (header and rows) to stdout, neutralising formula-like cells unless --raw. */
 export async function writeCsv(ctx: Context, header: string[], rows: (string | number)[][]): Promise<void> {
-  const safe = (v: string | number) => (typeof v === 'number' || ctx.opts.raw === true ? v : neutraliseCell(v));
+  const clean = terminalCells(ctx, ctx.io.stdout).cleanCell ?? ((s: string) => s);
+  const safe = (v: string | number) => (typeof v === 'number' ? v : clean(ctx.opts.raw === true ? v : neutraliseCell(v)));
   ctx.io.stdout.write(stringify([header, ...rows.map((r) => r.map(safe))], { record_delimiter: '\n' }));
 }
 

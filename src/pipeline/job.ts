@@ -23,6 +23,7 @@ export interface JobOutput {
   prefix?: string;
   fields?: string[];
   raw?: boolean;
+  cleanCell?: (cell: string) => string;
 }
 
 export interface JobResult {
@@ -58,6 +59,7 @@ export async function runJob<K extends RunKind>(input: JobInput, output: JobOutp
     ...(output.prefix === undefined ? {} : { prefix: output.prefix }),
     ...(output.fields === undefined ? {} : { fields: output.fields }),
     ...(output.raw === undefined ? {} : { raw: output.raw }),
+    ...(output.cleanCell === undefined ? {} : { cleanCell: output.cleanCell }),
   });
   for await (const row of run.rows()) await writer.write(row);
   await writer.end();

@@ -33,6 +33,11 @@ export interface RowWriterOptions {
   fields?: string[];
   /** Leave formula-like CSV cells exactly as they are. */
   raw?: boolean;
+  /**
+   * Applied to every CSV cell last: the CLI passes a terminal sanitiser when stdout is a terminal, so
+   * escapes scraped from a website cannot drive the user's terminal. JSON escapes control characters itself.
+   */
+  cleanCell?: (cell: string) => string;
 }
 
 export interface RowWriter {
@@ -90,7 +95,9 @@ function csvWriter(out: Writable, opts: RowWriterOptions, fields: { names: strin
   const inputHeader = shape.format === 'lines' || shape.headers === null ? ['input'] : shape.headers;
   const width = inputHeader.length;
   const prefix = opts.prefix ?? '';
-  const cell = opts.raw ? (s: string) => s : neutraliseCell;
+  const neutral = opts.raw ? (s: string) => s : neutraliseCell;
+  const clean = opts.cleanCell;
+  const cell = clean ? (s: string) => clean(neutral(s)) : neutral;
   // A cell ending in CR would lose it on reading back (CRLF is a row end), so CR forces quoting.
   const options = { delimiter: shape.format === 'tsv' ? '\t' : ',', record_delimiter: '\n', quoted_match: /\r/ };
   // Records are rendered in bulk when the sink flushes: one csv-stringify call per buffer-full, not per row.

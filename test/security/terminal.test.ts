@@ -2,6 +2,8 @@
 // CSV cell) may carry escape sequences that recolour or clear the screen, retitle the window, plant OSC 8
 // links, rewrite the line with CR or reorder it with bidi overrides. Whatever is printed for a person (tables,
 // label/value blocks, log lines, error messages) must leave none of them active.
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DomainProfile } from '../../src/api/types.js';
@@ -14,7 +16,7 @@ import { renderRowsTable } from '../../src/cli/rows.js';
 import type { EnrichedRow } from '../../src/pipeline/types.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { ESCAPES, hostileProfile, startHostileService } from './hostile-service.js';
-import { STACK_FRAME, firstHazard, requireBuild, runCli, tempHome, type TempHome, type TestServer } from './helpers.js';
+import { BIN, STACK_FRAME, firstHazard, requireBuild, runCli, tempHome, type TempHome, type TestServer } from './helpers.js';
 
 const PAYLOADS = Object.values(ESCAPES);
 /** Text each payload keeps visible once made inert. */
@@ -193,6 +195,31 @@ describe.concurrent('e2e: a service that answers with escape sequences', () => {
       shown += r.stdout;
     }
     for (const v of ['RED', 'CLICK', 'LINK', 'TITLE', 'LIVE', 'GOOD', 'EVIL', 'CLEARED', 'ISO', 'Known']) expect(shown, v).toContain(v);
+  });
+
+  // CSV is data: into a file or a pipe it is kept byte for byte; onto a terminal its cells are made inert.
+  it.skipIf(!existsSync('/usr/bin/script'))('CSV printed on a terminal is inert; the same CSV into a pipe keeps the bytes', async () => {
+    const h = tempHome({ baseUrl: service.baseUrl, key: `di_live_${'cd34'.repeat(12)}` });
+    try {
+      const args = ['lookup', 'one.example', 'two.example', '--format', 'csv', '--no-cache', '--quiet'];
+      const cmd = [process.execPath, BIN, ...args].map((a) => `'${a}'`).join(' ');
+      const onTerminal = await new Promise<string>((resolve) => {
+        const env = Object.fromEntries(Object.entries(h.env()).filter(([, v]) => v !== undefined)) as NodeJS.ProcessEnv;
+        const child = spawn('/usr/bin/script', ['-qec', cmd, '/dev/null'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+        let out = '';
+        child.stdout.on('data', (d: Buffer) => (out += d.toString('latin1')));
+        child.on('close', () => resolve(out));
+      });
+      const shown = onTerminal.replace(/\r\n/g, '\n'); // the terminal's own line ends
+      expect(shown).toMatch(/^input,status,host/);
+      expectInert(shown, 'csv on a terminal');
+      for (const v of ['RED', 'CLICK', 'TITLE']) expect(shown).toContain(v);
+      const piped = await runCli(args, { env: h.env(), cwd: h.root });
+      expect(piped.code).toBe(0);
+      expect(firstHazard(piped.stdout)).not.toBeNull(); // data, unaltered, for the program reading the pipe
+    } finally {
+      h.remove();
+    }
   });
 
   it('error messages built from service text are inert: a hostile 404 code, suggestions from a hostile catalog', async () => {
