@@ -62,17 +62,22 @@ const program = new Command('domain-intel')
 
 program.addHelpText('after', EXAMPLES.program);
 
+/** Every command that can write CSV can be told to leave formula-like cells alone. */
+function rawOption(): Option {
+  return new Option('--raw', 'do not neutralise spreadsheet formulas in CSV cells');
+}
+
 function enrichmentOptions(cmd: Command, opts: { formats: readonly string[]; columns: boolean }): Command {
   cmd
     .addOption(new Option('-f, --format <format>', 'output format').choices(opts.formats))
-    .addOption(new Option('-o, --output <file>', 'write to FILE, replaced only when complete (- for stdout)'));
+    .addOption(new Option('-o, --output <file>', 'write to FILE, replaced only when complete (- for stdout)'))
+    .addOption(rawOption());
   if (opts.columns) {
     cmd
       .addOption(new Option('--column <name|index>', 'the host column, by header name or 1-based index'))
       .addOption(new Option('--input-format <format>', 'how to read the input').choices(INPUT_FORMATS).default('auto'))
       .addOption(new Option('--prefix <text>', 'prefix for the appended columns, to avoid clashes with yours').default(''))
       .addOption(new Option('--fields <list>', 'appended columns to write, comma-separated (see --help)').argParser(listOption))
-      .addOption(new Option('--raw', 'do not neutralise spreadsheet formulas in CSV cells'))
       .addOption(new Option('--strict', 'exit 3 when any row is invalid'));
   }
   return cmd
@@ -138,6 +143,7 @@ program
   .description('how many domains run a technology')
   .argument('<name>', 'technology name exactly as in the catalog')
   .addOption(new Option('-f, --format <format>', 'output format').choices(FORMATS))
+  .addOption(rawOption())
   .addHelpText('after', EXAMPLES.tech)
   .action((name: string, _o, cmd: Command) => runAction('tech', cmd, { name }));
 
@@ -145,6 +151,7 @@ program
   .command('catalog')
   .description('all tracked technologies by category (cached locally)')
   .addOption(new Option('-f, --format <format>', 'output format').choices(FORMATS))
+  .addOption(rawOption())
   .addOption(new Option('--category <slug>', 'only this category'))
   .addOption(new Option('--refresh', 'fetch the catalog again'))
   .addHelpText('after', EXAMPLES.catalog)

@@ -145,4 +145,21 @@ describe.concurrent('our own columns, filled by a hostile service', () => {
     expect(tech.code, tech.stderr).toBe(0);
     expect(readCsv(tech.stdout)).toEqual([['tech', 'domains'], ["'=Known()", '3']]);
   });
+
+  it('--raw keeps them exact on single lookups, several lookups, catalog and tech too', async () => {
+    const one = await runCli(['lookup', 'third.example', '--format', 'csv', '--raw'], { env: home.env(), cwd: home.root });
+    expect(one.code, one.stderr).toBe(0);
+    const [header, row] = readCsv(one.stdout);
+    expect(row![header!.indexOf('registrar')]).toBe(FORMULAS.registrar);
+    const many = await runCli(['lookup', 'third.example', 'fourth.example', '--format', 'csv', '--raw', '--no-cache'], { env: home.env(), cwd: home.root });
+    expect(many.code, many.stderr).toBe(0);
+    const [h2, ...rows] = readCsv(many.stdout);
+    const found = rows.filter((r) => r[h2!.indexOf('status')] === 'found');
+    expect(found.length).toBeGreaterThan(0);
+    for (const r of found) expect(r[h2!.indexOf('registrar')]).toBe(FORMULAS.registrar);
+    const catalog = await runCli(['catalog', '--format', 'csv', '--raw'], { env: home.env(), cwd: home.root });
+    expect(readCsv(catalog.stdout)[1]).toEqual(['=1+1', '@SUM(2)', '5']);
+    const tech = await runCli(['tech', 'Known', '--format', 'csv', '--raw'], { env: home.env(), cwd: home.root });
+    expect(readCsv(tech.stdout)).toEqual([['tech', 'domains'], ['=Known()', '3']]);
+  });
 });
