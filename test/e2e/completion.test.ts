@@ -1,0 +1,211 @@
+// Shell completion (issue 7): the scripts the built CLI prints are loaded into the real shells that are
+// installed (bash always; zsh and fish when present) and asked for candidates the way the shell asks.
+// Stored key names and cached catalog names come from `domain-intel completion --names`, so the CLI is
+// put on PATH as `domain-intel` and the catalog is fetched once from the sandbox to fill the cache.
+import { execFile, execFileSync } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { assertBuilt, BIN, cliEnv, runCli } from '../helpers/cli.js';
+
+const exec = promisify(execFile);
+
+function installed(shell: string): boolean {
+  try {
+    execFileSync(shell, ['-c', 'exit 0'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+const HAS_ZSH = installed('zsh');
+const HAS_FISH = installed('fish');
+
+let sb: Sandbox;
+let dir: string;
+let env: NodeJS.ProcessEnv;
+let techNames: string[];
+const scripts: Record<string, string> = {};
+
+beforeAll(async () => {
+  assertBuilt();
+  sb = await startSandbox({ port: 0, rpm: 0, hosts: 50 });
+  techNames = [...new Set(sb.dataset.catalog().flatMap((c) => c.technologies.map((t) => t.tech)))];
+  dir = mkdtempSync(join(tmpdir(), 'di-completion-'));
+  // The scripts call `domain-intel` by name, as they do once installed.
+  const binDir = join(dir, 'bin');
+  mkdirSync(binDir);
+  writeFileSync(join(binDir, 'domain-intel'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`);
+  chmodSync(join(binDir, 'domain-intel'), 0o755);
+  env = cliEnv({ DOMAIN_INTEL_BASE_URL: sb.baseUrl, PATH: `${binDir}${delimiter}${process.env.PATH ?? ''}`, LC_ALL: 'C.UTF-8' });
+
+  const added = await runCli(['keys', 'add', 'work'], { env, input: `${sb.key}\n` });
+  expect(added.code, added.stderr).toBe(0);
+  const catalog = await runCli(['catalog', '--format', 'json'], { env }); // fills the local cache, free
+  expect(catalog.code, catalog.stderr).toBe(0);
+
+  for (const shell of ['bash', 'zsh', 'fish']) {
+    const r = await runCli(['completion', shell], { env });
+    expect(r.code, r.stderr).toBe(0);
+    scripts[shell] = join(dir, `completion.${shell}`);
+    writeFileSync(scripts[shell], r.stdout);
+  }
+}, 60_000);
+afterAll(async () => {
+  await sb?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+/** COMPREPLY after bash's completion function runs on `words` (the last one is being completed). */
+async function bashComplete(...words: string[]): Promise<string[]> {
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: shell code, expanded by the shell
+  const script = 'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); COMPREPLY=(); _domain_intel; printf "%s\\0" "${COMPREPLY[@]}"';
+  const { stdout } = await exec('bash', ['-c', script, 'bash', scripts.bash as string, 'domain-intel', ...words], { env });
+  return stdout.split('\0').filter((w) => w !== '');
+}
+
+/** How bash reads a completed word back: the arguments it becomes. */
+async function bashWords(word: string): Promise<string[]> {
+  const { stdout } = await exec('bash', ['-c', `eval "set -- $1"; printf "%s\\0" "$@"`, 'bash', word], { env });
+  return stdout.split('\0').slice(0, -1);
+}
+
+describe('completion command', () => {
+  it('with no shell, exits 2 naming the three shells', async () => {
+    const r = await runCli(['completion'], { env });
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/bash/);
+    expect(r.stderr).toMatch(/zsh/);
+    expect(r.stderr).toMatch(/fish/);
+    expect(r.stderr).not.toMatch(/undefined/);
+  });
+
+  it('with an unknown shell, exits 2 and suggests the nearest', async () => {
+    const r = await runCli(['completion', 'zhs'], { env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/"zhs"/);
+    expect(r.stderr).toMatch(/did you mean zsh/);
+  });
+
+  it('lists each cached technology once and the stored key names', async () => {
+    const tech = await runCli(['completion', '--names', 'tech'], { env });
+    expect(tech.stdout.split('\n').filter((l) => l !== '')).toEqual(techNames);
+    const keys = await runCli(['completion', '--names', 'keys'], { env });
+    expect(keys.stdout).toBe('work\n');
+  });
+});
+
+describe('bash', () => {
+  it('the script parses', async () => {
+    await exec('bash', ['-n', scripts.bash as string]);
+  });
+
+  it('completes commands, and subcommands after a command', async () => {
+    const top = await bashComplete('');
+    expect(top).toEqual(expect.arrayContaining(['lookup', 'batch', 'tech', 'catalog', 'keys', 'completion', '--help']));
+    expect(await bashComplete('ke')).toEqual(['keys']);
+    expect(await bashComplete('keys', '')).toEqual(expect.arrayContaining(['add', 'list', 'use', 'remove', 'verify']));
+    expect(await bashComplete('--quiet', 'cache', 'p')).toEqual(['prune']);
+  });
+
+  it("completes a command's options and their values", async () => {
+    expect(await bashComplete('batch', '--f')).toEqual(['--format', '--fields']);
+    expect(await bashComplete('batch', '--format', '')).toEqual(['csv', 'json', 'ndjson']);
+    expect(await bashComplete('lookup', '--format', '')).toEqual(['table', 'json', 'ndjson', 'csv']);
+    expect(await bashComplete('--plan', 'b')).toEqual(['business', 'business-plus']);
+    expect(await bashComplete('cache', 'prune', '--m')).toEqual(['--max-age']);
+  });
+
+  it('offers the shells after `completion`, and never the hidden --names', async () => {
+    expect(await bashComplete('completion', '')).toEqual(['bash', 'zsh', 'fish']);
+    expect(await bashComplete('completion', '--')).not.toContain('--names');
+    expect(await bashComplete('completion', '--n')).toEqual([]);
+  });
+
+  it('completes stored key names after `keys use` and `keys remove`', async () => {
+    expect(await bashComplete('keys', 'use', '')).toEqual(['work']);
+    expect(await bashComplete('keys', 'remove', 'w')).toEqual(['work']);
+  });
+
+  it('completes a technology name with a space as one quoted word, after global options too', async () => {
+    const [word, ...more] = await bashComplete('--plan', 'pro', 'tech', 'TCP/I');
+    expect(more).toEqual([]);
+    expect(word).toBe('TCP/IP\\ Stack');
+    expect(await bashWords(word as string)).toEqual(['TCP/IP Stack']);
+    // What the user has typed so far may already be escaped.
+    expect(await bashComplete('tech', 'TCP/IP\\ S')).toEqual(['TCP/IP\\ Stack']);
+    // Only one name: after it come options.
+    expect(await bashComplete('tech', 'TCP/IP\\ Stack', '')).not.toContain('TCP/IP\\ Stack');
+  });
+
+  it('quotes every catalog name so that it reads back as exactly that name', async () => {
+    const words = await bashComplete('tech', '');
+    expect(words).toHaveLength(techNames.length);
+    const readBack = await Promise.all(words.map((w) => bashWords(w)));
+    expect(readBack).toEqual(techNames.map((n) => [n]));
+  });
+});
+
+describe.skipIf(!HAS_ZSH)('zsh', () => {
+  /** What _domain_intel hands to compadd (stubbed: zsh only filters by prefix inside a real widget). */
+  async function zshComplete(...words: string[]): Promise<string[]> {
+    const script = [
+      'typeset -ga got',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: shell code, expanded by the shell
+      'compadd() { if [[ $1 == -a ]]; then got+=("${(@P)2}"); else [[ $1 == -- ]] && shift; got+=("$@"); fi }',
+      '_files() { got+=(FILES) }',
+      'compdef() { : }',
+      'source "$1"; shift',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: shell code, expanded by the shell
+      'words=(domain-intel "$@"); CURRENT=${#words}',
+      '_domain_intel',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: shell code, expanded by the shell
+      'print -rN -- "${got[@]}"',
+    ].join('\n');
+    const { stdout } = await exec('zsh', ['-f', '-c', script, 'zsh', scripts.zsh as string, ...words], { env });
+    return stdout.split('\0').filter((w) => w !== '');
+  }
+
+  it('the script parses', async () => {
+    await exec('zsh', ['-n', scripts.zsh as string]);
+  });
+
+  it('finds the command after global options, and offers its names and options', async () => {
+    expect(await zshComplete('')).toEqual(expect.arrayContaining(['lookup', 'tech', 'completion']));
+    expect(await zshComplete('--quiet', 'tech', '')).toEqual(techNames);
+    expect(await zshComplete('--plan', 'pro', 'tech', '')).toContain('TCP/IP Stack');
+    expect(await zshComplete('--quiet', 'keys', 'use', '')).toEqual(['work']);
+    expect(await zshComplete('completion', '')).toEqual(['bash', 'zsh', 'fish']);
+    expect(await zshComplete('completion', '-')).not.toContain('--names');
+    expect(await zshComplete('batch', '--format', '')).toEqual(['csv', 'json', 'ndjson']);
+    expect(await zshComplete('batch', '')).toEqual(['FILES']);
+  });
+});
+
+describe.skipIf(!HAS_FISH)('fish', () => {
+  /** Candidates from fish's own completion engine (`complete -C`), descriptions dropped. */
+  async function fishComplete(line: string): Promise<string[]> {
+    const { stdout } = await exec('fish', ['--no-config', '-c', 'source $argv[1]; complete -C $argv[2]', scripts.fish as string, line], { env });
+    return stdout
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => l.split('\t')[0] as string);
+  }
+
+  it('the script parses', async () => {
+    await exec('fish', ['--no-config', '-n', scripts.fish as string]);
+  });
+
+  it('completes commands, options, shells, key names and technology names', async () => {
+    expect(await fishComplete('domain-intel ')).toEqual(expect.arrayContaining(['lookup', 'tech', 'completion']));
+    expect(await fishComplete('domain-intel batch --form')).toEqual(['--format']);
+    expect(await fishComplete('domain-intel completion ')).toEqual(expect.arrayContaining(['bash', 'zsh', 'fish']));
+    expect(await fishComplete('domain-intel completion --')).not.toContain('--names');
+    expect(await fishComplete('domain-intel keys use ')).toEqual(['work']);
+    expect(await fishComplete('domain-intel --quiet tech TCP/I')).toEqual(['TCP/IP Stack']);
+  });
+});
