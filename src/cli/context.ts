@@ -155,10 +155,8 @@ export function createContext(cmd: Command, args: Record<string, unknown>): Cont
         });
         closers.push(async () => {
           await client.close();
-          if (lastQuota) {
-            const [{ toLastQuota }, settings] = await Promise.all([import('../store/settings.js'), ctx.settings()]);
-            settings.set('lastQuota', toLastQuota(lastQuota));
-          }
+          // Kept in the cache file (even under --no-cache), not the settings file: see recordLastQuota.
+          if (lastQuota) await (await import('../store/cache.js')).recordLastQuota({ dir: config.cacheDir }, lastQuota);
         });
         return client;
       })();

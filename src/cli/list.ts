@@ -37,7 +37,11 @@ export async function runList(ctx: Context, spec: ListSpec): Promise<number> {
     windowMs: config.windowMs,
     onLearn: (n) => {
       ctx.logger.warn(`the service allows about ${n} requests per ${humanDuration(config.windowMs)}; using that (set --plan to skip learning)`);
-      if (config.windowMs === 60_000) settings.set('learnedRpm', n);
+      if (config.windowMs === 60_000) {
+        // Written through conf, which loads on this first write: the run waits for it before it exits.
+        const saved = settings.set('learnedRpm', n).catch((err: unknown) => ctx.logger.warn(`could not store the learned rate: ${(err as Error).message}`));
+        ctx.onClose(() => saved);
+      }
     },
   });
   const stop = AbortSignal.any([ctx.interrupted, ctx.outputClosed]);
@@ -207,7 +211,8 @@ async function openRunStore(ctx: Context) {
  */
 async function checkQuota(ctx: Context, spec: ListSpec, input: () => JobInput, base: Parameters<typeof runJob>[2]): Promise<void> {
   if (ctx.opts.allowPartial || !('file' in spec.source) || spec.source.file === '-') return;
-  const last = (await ctx.settings()).get('lastQuota');
+  const { readLastQuota } = await import('../store/cache.js');
+  const last = await readLastQuota({ dir: (await ctx.config()).cacheDir });
   if (!last || last.remaining === null) return;
   const size = (await stat(spec.source.file)).size;
   if (last.remaining * 4 >= size) return; // every row takes at least 4 bytes, so it cannot need more

@@ -1,9 +1,11 @@
 // The local answer cache: every paid answer is stored as it arrives, so a re-run, a duplicate row or a run
-// cut short never pays for the same lookup twice. One SQLite file, one table, keyed by (endpoint, host).
+// cut short never pays for the same lookup twice. One SQLite file: answers keyed by (endpoint, host), and a
+// small meta table for what the CLI remembers between runs (the last quota seen).
 import fs from 'node:fs';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
 import { UsageError } from '../api/errors.js';
+import type { QuotaInfo } from '../api/types.js';
 
 /**
  * What is cached under which endpoint name. 'domain' holds profiles from single and batch lookups alike
@@ -72,8 +74,22 @@ export class CacheCorruptError extends UsageError {
   }
 }
 
+/** Quota as last reported by the service, kept so `domain-intel quota` can show it without spending a lookup. */
+export interface LastQuota {
+  limit: number | null;
+  remaining: number | null;
+  /** ISO instant, when the reset header could be parsed. */
+  reset: string | null;
+  /** The reset header exactly as received. */
+  resetRaw: string | null;
+  /** Epoch ms when it was observed. */
+  seenAt: number;
+}
+
 export const CACHE_FILE = 'cache.sqlite';
-const SCHEMA_VERSION = 1;
+// 1: answers. 2: + meta (created on open, so a version 1 file simply gains it).
+const SCHEMA_VERSION = 2;
+const LAST_QUOTA = 'lastQuota';
 // SQLite allows 32766 bound parameters, but small IN lists keep each statement cheap to plan and reuse.
 const MAX_PARAMS = 500;
 const HOSTS_PER_QUERY = MAX_PARAMS - 2; // endpoint and cutoff take two
@@ -82,8 +98,76 @@ const isCorruption = (err: unknown): boolean => /^SQLITE_(NOTADB|CORRUPT)/.test(
 
 /** Opens (creating if needed) the cache in `dir`, which is created with mode 0700. */
 export async function openCache(options: OpenCacheOptions): Promise<AnswerCache> {
+  const { db, file } = await openDatabase(options);
+  try {
+    return createCache(db, file, options.clock ?? Date.now);
+  } catch (err) {
+    db.close();
+    if (isCorruption(err)) throw new CacheCorruptError(file, (err as Error).message);
+    throw err;
+  }
+}
+
+/**
+ * Remembers the quota the service last reported, in the cache file in `dir`. Every metered call reports
+ * one, so it lives here rather than in the settings file: one small SQLite write instead of rewriting the
+ * user's settings (and loading conf) on every lookup. Its own connection, closed at once, so it works under
+ * --no-cache too and whatever the order in which a command closes its other resources.
+ */
+export async function recordLastQuota(options: { dir: string; file?: string }, quota: QuotaInfo): Promise<void> {
+  await withDatabase(options, (db) => {
+    db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)').run(LAST_QUOTA, JSON.stringify(toLastQuota(quota)));
+  });
+}
+
+/** The quota last recorded by recordLastQuota; null when there is none (no cache file is created to say so). */
+export async function readLastQuota(options: { dir: string; file?: string }): Promise<LastQuota | null> {
+  if (!fs.existsSync(path.join(options.dir, options.file ?? CACHE_FILE))) return null;
+  return withDatabase(options, (db) => {
+    const row = db.prepare<[string], { value: string }>('SELECT value FROM meta WHERE key = ?').get(LAST_QUOTA);
+    return row ? checkLastQuota(row.value) : null;
+  });
+}
+
+/** Converts the client's QuotaInfo into its stored form (dates as ISO strings). */
+export function toLastQuota(q: QuotaInfo): LastQuota {
+  const reset = q.reset !== null && !Number.isNaN(q.reset.getTime()) ? q.reset.toISOString() : null;
+  return { limit: q.limit, remaining: q.remaining, reset, resetRaw: q.resetRaw, seenAt: q.seenAt };
+}
+
+const isCount = (v: unknown): v is number | null => v === null || (typeof v === 'number' && Number.isFinite(v) && v >= 0);
+const isStringOrNull = (v: unknown): v is string | null => v === null || typeof v === 'string';
+
+// A stored memo that does not read back as one is no memo: the next metered call replaces it.
+function checkLastQuota(text: string): LastQuota | null {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (typeof v !== 'object' || v === null) return null;
+  const q = v as Record<string, unknown>;
+  if (!isCount(q.limit) || !isCount(q.remaining) || !isStringOrNull(q.reset) || !isStringOrNull(q.resetRaw)) return null;
+  if (typeof q.seenAt !== 'number' || !Number.isFinite(q.seenAt)) return null;
+  return { limit: q.limit, remaining: q.remaining, reset: q.reset, resetRaw: q.resetRaw, seenAt: q.seenAt };
+}
+
+async function withDatabase<T>(options: { dir: string; file?: string }, fn: (db: Database.Database) => T): Promise<T> {
+  const { db, file } = await openDatabase(options);
+  try {
+    return fn(db);
+  } catch (err) {
+    if (isCorruption(err)) throw new CacheCorruptError(file, (err as Error).message);
+    throw err;
+  } finally {
+    db.close();
+  }
+}
+
+/** Opens the cache file (creating it 0600 in a 0700 directory) with its schema in place. */
+async function openDatabase(options: { dir: string; file?: string }): Promise<{ db: Database.Database; file: string }> {
   const file = path.join(options.dir, options.file ?? CACHE_FILE);
-  const clock = options.clock ?? Date.now;
   try {
     fs.mkdirSync(options.dir, { recursive: true, mode: 0o700 });
     // Created 0600 before SQLite sees it; SQLite gives its -wal and -shm files the same mode.
@@ -101,12 +185,13 @@ export async function openCache(options: OpenCacheOptions): Promise<AnswerCache>
     throw new UsageError(`cannot open the cache file ${file}: ${(err as Error).message}`, 'cache_unavailable');
   }
   try {
-    return createCache(db, file, clock);
+    prepareSchema(db, file);
   } catch (err) {
     db.close();
     if (isCorruption(err)) throw new CacheCorruptError(file, (err as Error).message);
     throw err;
   }
+  return { db, file };
 }
 
 /** Deletes the cache file and its journal files without opening them: the way out of a damaged cache. */
@@ -124,7 +209,7 @@ export function removeCacheFiles(options: { dir: string; file?: string }): strin
   return removed;
 }
 
-function createCache(db: Database.Database, file: string, clock: () => number): AnswerCache {
+function prepareSchema(db: Database.Database, file: string): void {
   // A second process (a parallel run) waits for the write lock instead of failing at once.
   db.pragma('busy_timeout = 5000');
   // WAL + synchronous=NORMAL: a commit is written to the -wal file before it returns, so it is in the OS and
@@ -145,8 +230,15 @@ function createCache(db: Database.Database, file: string, clock: () => number): 
       fetched_at INTEGER NOT NULL,
       PRIMARY KEY (endpoint, host)
     ) WITHOUT ROWID;
+    CREATE TABLE IF NOT EXISTS meta (
+      key   TEXT NOT NULL PRIMARY KEY,
+      value TEXT NOT NULL
+    ) WITHOUT ROWID;
     PRAGMA user_version = ${SCHEMA_VERSION};
   `);
+}
+
+function createCache(db: Database.Database, file: string, clock: () => number): AnswerCache {
 
   type Row = { host: string; status: CacheStatus; body: string | null; fetched_at: number };
   const getOne = db.prepare<[string, string, number], Row>(

@@ -72,11 +72,11 @@ function requireStored(settings: SettingsReader, name: string): string {
 }
 
 /** Stores a key under `name` (default 'default'); the first key stored becomes the active one. */
-export function addKey(
+export async function addKey(
   settings: Settings,
   name: string | undefined,
   key: string,
-): { name: string; active: boolean; replaced: boolean } {
+): Promise<{ name: string; active: boolean; replaced: boolean }> {
   const keyName = name ?? 'default';
   checkName(keyName);
   const trimmed = key.trim();
@@ -84,10 +84,10 @@ export function addKey(
   if (reason !== null) throw new UsageError(`not a valid API key: ${reason}`, 'bad_key');
   const keys = settings.get('keys');
   const replaced = Object.hasOwn(keys, keyName);
-  settings.set('keys', { ...keys, [keyName]: trimmed });
+  await settings.set('keys', { ...keys, [keyName]: trimmed });
   let active = settings.get('activeKey');
   if (active === null || !Object.hasOwn(keys, active)) {
-    settings.set('activeKey', keyName);
+    await settings.set('activeKey', keyName);
     active = keyName;
   }
   return { name: keyName, active: active === keyName, replaced };
@@ -103,21 +103,21 @@ export function listKeys(settings: SettingsReader): KeyListing[] {
 }
 
 /** Makes the stored key `name` the active one. */
-export function useKey(settings: Settings, name: string): void {
+export async function useKey(settings: Settings, name: string): Promise<void> {
   requireStored(settings, name);
-  settings.set('activeKey', name);
+  await settings.set('activeKey', name);
 }
 
 /** Removes the stored key `name`; if it was active, the first remaining key (by name) becomes active, or none. */
-export function removeKey(settings: Settings, name: string): { active: string | null } {
+export async function removeKey(settings: Settings, name: string): Promise<{ active: string | null }> {
   requireStored(settings, name);
   const keys = { ...settings.get('keys') };
   delete keys[name];
-  settings.set('keys', keys);
+  await settings.set('keys', keys);
   let active = settings.get('activeKey');
   if (active === name || (active !== null && !Object.hasOwn(keys, active))) {
     active = Object.keys(keys).sort()[0] ?? null;
-    settings.set('activeKey', active);
+    await settings.set('activeKey', active);
   }
   return { active };
 }

@@ -1,23 +1,11 @@
-// Persistent settings and API keys: a thin typed layer over one JSON file. The file holds secrets, so it is
-// kept 0600 in a 0700 directory, and values read back are checked because users may edit the file by hand.
+// Persistent settings and API keys: a thin typed layer over conf. The file holds secrets, so it is kept
+// 0600 in a 0700 directory, and values read back are checked because users may edit the file by hand.
 import fs from 'node:fs';
 import path from 'node:path';
+import type Conf from 'conf';
 import { UsageError } from '../api/errors.js';
-import { PLAN_NAMES, type PlanName, type QuotaInfo } from '../api/types.js';
+import { PLAN_NAMES, type PlanName } from '../api/types.js';
 import { CONFIG_FILE_NAME, configDir, type Env } from './paths.js';
-import { fileBackend, type Backend } from './settings-file.js';
-
-/** Quota as last reported by the service, stored so `status` can show it without spending a lookup. */
-export interface LastQuota {
-  limit: number | null;
-  remaining: number | null;
-  /** ISO instant, when the reset header could be parsed. */
-  reset: string | null;
-  /** The reset header exactly as received. */
-  resetRaw: string | null;
-  /** Epoch ms when it was observed. */
-  seenAt: number;
-}
 
 /** Everything the settings file holds. */
 export interface StoredSettings {
@@ -29,7 +17,6 @@ export interface StoredSettings {
   /** Requests per minute chosen by the user. */
   rpm: number | null;
   baseUrl: string | null;
-  lastQuota: LastQuota | null;
   /** Requests per minute the service was observed to allow (learned from 429s). */
   learnedRpm: number | null;
 }
@@ -42,8 +29,8 @@ export interface Settings {
   readonly path: string;
   /** Reads one setting; invalid stored values read as their default (with a warning). */
   get<K extends SettingName>(name: K): StoredSettings[K];
-  /** Writes one setting; null removes it from the file. */
-  set<K extends SettingName>(name: K, value: StoredSettings[K]): void;
+  /** Writes one setting (through conf, loaded on the first write); null removes it from the file. */
+  set<K extends SettingName>(name: K, value: StoredSettings[K]): Promise<void>;
   /** Every setting at once (one file read). */
   getAll(): StoredSettings;
 }
@@ -56,19 +43,25 @@ export interface OpenSettingsOptions {
   onWarning?: (message: string) => void;
 }
 
+/** Raw storage under the typed layer: the settings file (read directly, written by conf), or memory. */
+interface Backend {
+  /** Everything stored, read afresh (another process may have changed it). */
+  read(): Record<string, unknown>;
+  set(name: string, value: unknown): Promise<void>;
+  delete(name: string): Promise<void>;
+}
+
 const DEFAULTS: StoredSettings = {
   keys: {},
   activeKey: null,
   plan: null,
   rpm: null,
   baseUrl: null,
-  lastQuota: null,
   learnedRpm: null,
 };
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isRate = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v > 0;
-const isCount = (v: unknown): v is number | null => v === null || (typeof v === 'number' && Number.isFinite(v) && v >= 0);
 const isStringOrNull = (v: unknown): v is string | null => v === null || typeof v === 'string';
 
 // Each validator returns the clean value or undefined when the stored value is unusable.
@@ -84,22 +77,10 @@ const CHECK: { [K in SettingName]: (v: unknown) => StoredSettings[K] | undefined
   plan: (v) => (v === null || PLAN_NAMES.includes(v as PlanName) ? (v as PlanName | null) : undefined),
   rpm: (v) => (v === null || isRate(v) ? v : undefined),
   baseUrl: (v) => (isStringOrNull(v) ? v : undefined),
-  lastQuota: (v) => {
-    if (v === null) return null;
-    if (!isObject(v) || !isCount(v.limit) || !isCount(v.remaining)) return undefined;
-    if (!isStringOrNull(v.reset) || !isStringOrNull(v.resetRaw) || typeof v.seenAt !== 'number') return undefined;
-    return { limit: v.limit, remaining: v.remaining, reset: v.reset, resetRaw: v.resetRaw, seenAt: v.seenAt };
-  },
   learnedRpm: (v) => (v === null || isRate(v) ? v : undefined),
 };
 
 const NAMES = Object.keys(DEFAULTS) as SettingName[];
-
-/** Converts the client's QuotaInfo into its stored form (dates as ISO strings). */
-export function toLastQuota(q: QuotaInfo): LastQuota {
-  const reset = q.reset !== null && !Number.isNaN(q.reset.getTime()) ? q.reset.toISOString() : null;
-  return { limit: q.limit, remaining: q.remaining, reset, resetRaw: q.resetRaw, seenAt: q.seenAt };
-}
 
 function createSettings(backend: Backend, file: string, onWarning: (m: string) => void): Settings {
   const warned = new Set<string>();
@@ -115,14 +96,17 @@ function createSettings(backend: Backend, file: string, onWarning: (m: string) =
   };
   return {
     path: file,
-    get: (name) => read(name, backend.get(name)),
-    set(name, value) {
+    get: (name) => {
+      const store = backend.read();
+      return read(name, Object.hasOwn(store, name) ? store[name] : undefined);
+    },
+    async set(name, value) {
       if (value === null) return backend.delete(name);
       if (CHECK[name](value) === undefined) throw new UsageError(`invalid value for setting "${name}"`, 'bad_setting');
-      backend.set(name, value);
+      await backend.set(name, value);
     },
     getAll() {
-      const store = backend.store;
+      const store = backend.read();
       const out = {} as Record<SettingName, unknown>;
       for (const name of NAMES) out[name] = read(name, store[name]);
       return out as unknown as StoredSettings;
@@ -138,12 +122,9 @@ function cloneDefault<K extends SettingName>(name: K): StoredSettings[K] {
 export function memorySettings(initial: Partial<StoredSettings> = {}, onWarning: (m: string) => void = () => {}): Settings {
   const data: Record<string, unknown> = structuredClone({ ...initial });
   const backend: Backend = {
-    get: (name) => structuredClone(data[name]),
-    set: (name, value) => void (data[name] = structuredClone(value)),
-    delete: (name) => void delete data[name],
-    get store() {
-      return structuredClone(data);
-    },
+    read: () => structuredClone(data),
+    set: async (name, value) => void (data[name] = structuredClone(value)),
+    delete: async (name) => void delete data[name],
   };
   return createSettings(backend, ':memory:', onWarning);
 }
@@ -161,16 +142,76 @@ export async function openSettings(options: OpenSettingsOptions = {}): Promise<S
     throw new UsageError(`cannot prepare settings directory ${dir}: ${(err as Error).message}`, 'bad_config');
   }
   // The file is read once now, so a damaged one is reported before the command does anything.
-  const backend = fileBackend(file);
   try {
-    void backend.store;
+    readStore(file);
   } catch (err) {
-    throw new UsageError(
-      `cannot read settings file ${file}: ${(err as Error).message}. Fix it by hand or move it away (it may hold your API keys)`,
-      'bad_config',
-    );
+    throw badFile(file, err);
   }
+  let confP: Promise<Conf<Record<string, unknown>>> | undefined;
+  const conf = () => (confP ??= openConf(dir, file));
+  const backend: Backend = {
+    read: () => readStore(file),
+    set: async (name, value) => (await conf()).set(name, value),
+    delete: async (name) => (await conf()).delete(name),
+  };
   return createSettings(backend, file, onWarning);
+}
+
+/**
+ * The settings file as conf's `store` reads it: a missing file is empty, one that does not parse throws
+ * JSON.parse's SyntaxError (conf runs with clearInvalidConfig: false), anything else becomes a plain object.
+ *
+ * Reads bypass conf on purpose. Importing conf (ajv, semver, atomically...) costs ~115 ms of a ~200 ms
+ * `lookup`, which only needs the key, plan, rate and base URL. conf remains the only writer; it is given an
+ * explicit cwd and configName, so its file is plain JSON at a known path that can be read like this.
+ */
+function readStore(file: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return Object.create(null) as Record<string, unknown>;
+    throw err;
+  }
+  return Object.assign(Object.create(null) as Record<string, unknown>, JSON.parse(text));
+}
+
+const badFile = (file: string, err: unknown): UsageError =>
+  new UsageError(
+    `cannot read settings file ${file}: ${(err as Error).message}. Fix it by hand or move it away (it may hold your API keys)`,
+    'bad_config',
+  );
+
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+/** conf, loaded on the first write: every change to the settings file goes through it. */
+async function openConf(dir: string, file: string): Promise<Conf<Record<string, unknown>>> {
+  // conf writes through `atomically`, whose exit hook (when-exit) is installed on import and answers SIGINT
+  // by re-raising it, which would end the process before a run could let its answers land and write what
+  // it has. Signal handlers it installs are taken off again; the CLI's own do the orderly shutdown.
+  const before = new Map(SIGNALS.map((s) => [s, new Set(process.listeners(s))]));
+  let ConfClass: typeof Conf;
+  try {
+    ({ default: ConfClass } = await import('conf'));
+  } finally {
+    for (const s of SIGNALS) {
+      for (const l of process.listeners(s)) if (!before.get(s)?.has(l)) process.off(s, l as (...a: unknown[]) => void);
+    }
+  }
+  try {
+    return new ConfClass<Record<string, unknown>>({
+      // cwd and configName put conf's file at `file` (CONFIG_FILE_NAME), where readStore reads it.
+      cwd: dir,
+      configName: 'config',
+      projectName: 'domain-intel',
+      configFileMode: 0o600,
+      accessPropertiesByDotNotation: false,
+      // Never wipe a file we cannot parse: it may hold the user's only copy of a key.
+      clearInvalidConfig: false,
+    });
+  } catch (err) {
+    throw badFile(file, err);
+  }
 }
 
 // Unix permission bits mean nothing on Windows, where the profile directory's ACL protects the file.
@@ -198,7 +239,7 @@ function secureFile(file: string, onWarning: (m: string) => void): void {
   try {
     stat = fs.statSync(file);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return; // created 0600 on first write
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return; // conf creates it 0600 on first write
     throw err;
   }
   if (CHECK_MODES && (stat.mode & 0o077) !== 0) {

@@ -364,6 +364,14 @@ describe('against a sandbox with the key in the environment', () => {
       expect(Math.abs(Date.now() - q.age_ms - q.seenAt)).toBeLessThan(60_000);
       expect(sb.requests()).toHaveLength(1); // quota asked nothing of the service
     });
+
+    it('is remembered under --no-cache too, and never written to the settings file', async () => {
+      expect((await runCli(['lookup', '--no-cache', held[8] as string], { env })).code).toBe(0);
+      const r = await runCli(['quota'], { env });
+      expect(r.code).toBe(0);
+      expect((JSON.parse(r.stdout) as { remaining: number }).remaining).toBe(sb.charges().remaining);
+      expect(existsSync(join(home.configDir, 'config.json'))).toBe(false);
+    });
   });
 
   describe('config', () => {

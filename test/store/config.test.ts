@@ -70,9 +70,9 @@ describe('resolveConfig', () => {
     expect(resolveConfig({ env: {}, settings: null }).baseUrl).toBe(DEFAULT_BASE_URL);
   });
 
-  it('applies defaults < stored < env < flags for every setting', () => {
+  it('applies defaults < stored < env < flags for every setting', async () => {
     const settings = memorySettings({ baseUrl: 'https://stored.example/api/v1', plan: 'pro', rpm: 30 });
-    addKey(settings, 'main', fakeKey('1111'));
+    await addKey(settings, 'main', fakeKey('1111'));
     const env = {
       DOMAIN_INTEL_BASE_URL: 'https://env.example/api/v1/',
       DOMAIN_INTEL_PLAN: 'business',
@@ -119,10 +119,10 @@ describe('resolveConfig', () => {
     expect(() => resolveConfig({ env: {}, settings: memorySettings({ baseUrl: 'http://x.example/api/v1' }) })).toThrow(/stored base-url/);
   });
 
-  it('takes cache and key flags, and warns about an odd-looking environment key', () => {
+  it('takes cache and key flags, and warns about an odd-looking environment key', async () => {
     const settings = memorySettings();
-    addKey(settings, 'a', fakeKey('1111'));
-    addKey(settings, 'b', fakeKey('2222'));
+    await addKey(settings, 'a', fakeKey('1111'));
+    await addKey(settings, 'b', fakeKey('2222'));
     const warnings: string[] = [];
     const c = resolveConfig({
       env: { DOMAIN_INTEL_API_KEY: 'typo-key' },

@@ -4,9 +4,9 @@ import { addKey, checkKeyShape, KEY_PATTERN, listKeys, maskKey, removeKey, resol
 import { memorySettings, openSettings } from '../../src/store/settings.js';
 import { fakeKey, tempDir } from './helpers.js';
 
-function catchError(fn: () => unknown): Error | null {
+async function catchError(fn: () => unknown): Promise<Error | null> {
   try {
-    fn();
+    await fn();
     return null;
   } catch (err) {
     return err as Error;
@@ -50,53 +50,53 @@ describe('maskKey', () => {
 });
 
 describe('key management', () => {
-  it('adds, lists, switches and removes keys', () => {
+  it('adds, lists, switches and removes keys', async () => {
     const s = memorySettings();
-    expect(addKey(s, undefined, fakeKey('aaaa'))).toEqual({ name: 'default', active: true, replaced: false });
-    expect(addKey(s, 'work', `  ${fakeKey('bbbb')}\n`)).toEqual({ name: 'work', active: false, replaced: false });
+    expect(await addKey(s, undefined, fakeKey('aaaa'))).toEqual({ name: 'default', active: true, replaced: false });
+    expect(await addKey(s, 'work', `  ${fakeKey('bbbb')}\n`)).toEqual({ name: 'work', active: false, replaced: false });
     expect(listKeys(s)).toEqual([
       { name: 'default', masked: 'di_live_…aaaa', active: true },
       { name: 'work', masked: 'di_live_…bbbb', active: false },
     ]);
-    useKey(s, 'work');
+    await useKey(s, 'work');
     expect(s.get('activeKey')).toBe('work');
-    expect(removeKey(s, 'work')).toEqual({ active: 'default' });
-    expect(removeKey(s, 'default')).toEqual({ active: null });
+    expect(await removeKey(s, 'work')).toEqual({ active: 'default' });
+    expect(await removeKey(s, 'default')).toEqual({ active: null });
     expect(listKeys(s)).toEqual([]);
     expect(s.get('activeKey')).toBeNull();
   });
 
-  it('refuses malformed keys, bad names and unknown names', () => {
+  it('refuses malformed keys, bad names and unknown names', async () => {
     const s = memorySettings();
-    expect(() => addKey(s, 'x', 'nope')).toThrow(UsageError);
-    expect(() => addKey(s, '__proto__', fakeKey())).toThrow(UsageError);
-    expect(() => addKey(s, 'has space', fakeKey())).toThrow(UsageError);
-    expect(() => useKey(s, 'ghost')).toThrow(/no stored key named "ghost"/);
-    expect(() => removeKey(s, 'constructor')).toThrow(UsageError);
-    const err = catchError(() => addKey(s, 'x', `di_live_${'z'.repeat(48)}`));
+    await expect(addKey(s, 'x', 'nope')).rejects.toThrow(UsageError);
+    await expect(addKey(s, '__proto__', fakeKey())).rejects.toThrow(UsageError);
+    await expect(addKey(s, 'has space', fakeKey())).rejects.toThrow(UsageError);
+    await expect(useKey(s, 'ghost')).rejects.toThrow(/no stored key named "ghost"/);
+    await expect(removeKey(s, 'constructor')).rejects.toThrow(UsageError);
+    const err = await catchError(() => addKey(s, 'x', `di_live_${'z'.repeat(48)}`));
     expect(err).toBeInstanceOf(UsageError);
     expect(err?.message).not.toContain('zzzz');
   });
 
-  it('replacing a key keeps which key is active', () => {
+  it('replacing a key keeps which key is active', async () => {
     const s = memorySettings();
-    addKey(s, 'a', fakeKey('0001'));
-    addKey(s, 'b', fakeKey('0002'));
-    expect(addKey(s, 'b', fakeKey('0003'))).toEqual({ name: 'b', active: false, replaced: true });
+    await addKey(s, 'a', fakeKey('0001'));
+    await addKey(s, 'b', fakeKey('0002'));
+    expect(await addKey(s, 'b', fakeKey('0003'))).toEqual({ name: 'b', active: false, replaced: true });
     expect(resolveKey({ settings: s, env: {} })).toEqual({ key: fakeKey('0001'), source: 'stored', name: 'a' });
   });
 
   it('persists keys in the settings file', async () => {
     const env = { DOMAIN_INTEL_CONFIG_DIR: tempDir() };
-    addKey(await openSettings({ env }), 'work', fakeKey('cafe'));
+    await addKey(await openSettings({ env }), 'work', fakeKey('cafe'));
     expect(listKeys(await openSettings({ env }))).toEqual([{ name: 'work', masked: 'di_live_…cafe', active: true }]);
   });
 });
 
 describe('resolveKey', () => {
-  it('prefers DOMAIN_INTEL_API_KEY over the stored active key', () => {
+  it('prefers DOMAIN_INTEL_API_KEY over the stored active key', async () => {
     const s = memorySettings();
-    addKey(s, 'work', fakeKey('1111'));
+    await addKey(s, 'work', fakeKey('1111'));
     expect(resolveKey({ settings: s, env: {} })).toEqual({ key: fakeKey('1111'), source: 'stored', name: 'work' });
     expect(resolveKey({ settings: s, env: { DOMAIN_INTEL_API_KEY: fakeKey('2222') } })).toEqual({
       key: fakeKey('2222'),
@@ -105,10 +105,10 @@ describe('resolveKey', () => {
     });
     expect(resolveKey({ settings: s, env: { DOMAIN_INTEL_API_KEY: '  ' } })?.source).toBe('stored');
   });
-  it('uses a named stored key when asked, even over the environment', () => {
+  it('uses a named stored key when asked, even over the environment', async () => {
     const s = memorySettings();
-    addKey(s, 'a', fakeKey('1111'));
-    addKey(s, 'b', fakeKey('2222'));
+    await addKey(s, 'a', fakeKey('1111'));
+    await addKey(s, 'b', fakeKey('2222'));
     expect(resolveKey({ settings: s, env: { DOMAIN_INTEL_API_KEY: fakeKey('3333') }, name: 'b' })).toEqual({
       key: fakeKey('2222'),
       source: 'stored',

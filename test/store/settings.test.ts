@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/api/errors.js';
-import { memorySettings, openSettings, toLastQuota } from '../../src/store/settings.js';
+import Conf from 'conf';
+import { memorySettings, openSettings } from '../../src/store/settings.js';
 import { mode, tempDir } from './helpers.js';
 
 const posix = process.platform !== 'win32';
@@ -11,13 +12,12 @@ describe('openSettings', () => {
   it('persists settings across opens and reads defaults when empty', async () => {
     const env = { DOMAIN_INTEL_CONFIG_DIR: path.join(tempDir(), 'cfg') };
     const a = await openSettings({ env });
-    expect(a.getAll()).toEqual({ keys: {}, activeKey: null, plan: null, rpm: null, baseUrl: null, lastQuota: null, learnedRpm: null });
-    a.set('plan', 'business');
-    a.set('rpm', 120);
-    a.set('baseUrl', 'http://127.0.0.1:8080/api/v1');
-    a.set('learnedRpm', 50);
-    a.set('keys', { work: 'x' });
-    a.set('lastQuota', toLastQuota({ limit: 2000, remaining: 5, reset: new Date('2026-12-01T00:00:00Z'), resetRaw: '2026-12-01', seenAt: 7 }));
+    expect(a.getAll()).toEqual({ keys: {}, activeKey: null, plan: null, rpm: null, baseUrl: null, learnedRpm: null });
+    await a.set('plan', 'business');
+    await a.set('rpm', 120);
+    await a.set('baseUrl', 'http://127.0.0.1:8080/api/v1');
+    await a.set('learnedRpm', 50);
+    await a.set('keys', { work: 'x' });
     const b = await openSettings({ env });
     expect(b.path).toBe(path.join(env.DOMAIN_INTEL_CONFIG_DIR, 'config.json'));
     expect(b.get('plan')).toBe('business');
@@ -25,8 +25,7 @@ describe('openSettings', () => {
     expect(b.get('baseUrl')).toBe('http://127.0.0.1:8080/api/v1');
     expect(b.get('learnedRpm')).toBe(50);
     expect(b.get('keys')).toEqual({ work: 'x' });
-    expect(b.get('lastQuota')).toEqual({ limit: 2000, remaining: 5, reset: '2026-12-01T00:00:00.000Z', resetRaw: '2026-12-01', seenAt: 7 });
-    b.set('plan', null);
+    await b.set('plan', null);
     expect((await openSettings({ env })).get('plan')).toBeNull();
     expect(JSON.parse(fs.readFileSync(b.path, 'utf8'))).not.toHaveProperty('plan');
   });
@@ -34,10 +33,10 @@ describe('openSettings', () => {
   it.runIf(posix)('creates the directory 0700 and the file 0600', async () => {
     const dir = path.join(tempDir(), 'nested', 'cfg');
     const s = await openSettings({ env: { DOMAIN_INTEL_CONFIG_DIR: dir } });
-    s.set('plan', 'pro');
+    await s.set('plan', 'pro');
     expect(mode(dir)).toBe(0o700);
     expect(mode(s.path)).toBe(0o600);
-    s.set('rpm', 10); // rewrites keep the mode
+    await s.set('rpm', 10); // rewrites keep the mode
     expect(mode(s.path)).toBe(0o600);
   });
 
@@ -62,7 +61,7 @@ describe('openSettings', () => {
     fs.writeFileSync(real, '{\n\t"plan": "pro"\n}', { mode: 0o600 });
     fs.symlinkSync(real, path.join(dir, 'config.json'));
     const s = await openSettings({ env: { DOMAIN_INTEL_CONFIG_DIR: dir } });
-    s.set('rpm', 60);
+    await s.set('rpm', 60);
     expect(fs.lstatSync(path.join(dir, 'config.json')).isSymbolicLink()).toBe(true);
     expect(fs.readFileSync(real, 'utf8')).toBe('{\n\t"plan": "pro",\n\t"rpm": 60\n}');
     expect(mode(real)).toBe(0o600);
@@ -93,7 +92,45 @@ describe('openSettings', () => {
 
   it('rejects invalid values on write', async () => {
     const s = memorySettings();
-    expect(() => s.set('rpm', 0)).toThrow(UsageError);
-    expect(() => s.set('plan', 'gold' as never)).toThrow(UsageError);
+    await expect(s.set('rpm', 0)).rejects.toThrow(UsageError);
+    await expect(s.set('plan', 'gold' as never)).rejects.toThrow(UsageError);
+  });
+
+  it('reads a file written by conf, and conf reads what it writes', async () => {
+    const dir = tempDir();
+    const conf = new Conf<Record<string, unknown>>({ cwd: dir, configName: 'config', projectName: 'domain-intel', accessPropertiesByDotNotation: false });
+    conf.set('plan', 'business');
+    conf.set('keys', { work: 'k' });
+    const s = await openSettings({ env: { DOMAIN_INTEL_CONFIG_DIR: dir } });
+    expect(s.get('plan')).toBe('business');
+    expect(s.get('keys')).toEqual({ work: 'k' });
+    await s.set('rpm', 90);
+    expect(conf.store).toEqual({ plan: 'business', keys: { work: 'k' }, rpm: 90 });
+  });
+
+  it('reports a damaged file with the error conf gives for it', async () => {
+    const dir = tempDir();
+    fs.writeFileSync(path.join(dir, 'config.json'), '{ "keys": ', { mode: 0o600 });
+    let confError: Error | null = null;
+    try {
+      new Conf({ cwd: dir, configName: 'config', projectName: 'domain-intel', clearInvalidConfig: false });
+    } catch (err) {
+      confError = err as Error;
+    }
+    expect(confError).toBeInstanceOf(SyntaxError);
+    await expect(openSettings({ env: { DOMAIN_INTEL_CONFIG_DIR: dir } })).rejects.toThrow(confError?.message as string);
+  });
+
+  it('ignores a last quota left in the file by an older version, and keeps it on writes', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'config.json');
+    const lastQuota = { limit: 2000, remaining: 5, reset: null, resetRaw: null, seenAt: 7 };
+    fs.writeFileSync(file, JSON.stringify({ plan: 'pro', lastQuota }), { mode: 0o600 });
+    const warnings: string[] = [];
+    const s = await openSettings({ env: { DOMAIN_INTEL_CONFIG_DIR: dir }, onWarning: (m) => warnings.push(m) });
+    expect(s.getAll()).not.toHaveProperty('lastQuota');
+    await s.set('rpm', 10);
+    expect(JSON.parse(fs.readFileSync(file, 'utf8'))).toEqual({ plan: 'pro', lastQuota, rpm: 10 });
+    expect(warnings).toEqual([]);
   });
 });

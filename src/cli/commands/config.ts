@@ -31,11 +31,11 @@ export default async function config(ctx: Context): Promise<number> {
     }
     case 'set': {
       const value = ctx.args.value as string;
-      if (setting === 'plan') settings.set('plan', parsePlan(value));
+      if (setting === 'plan') await settings.set('plan', parsePlan(value));
       else if (setting === 'rpm') {
         if (!/^\d+$/.test(value) || Number(value) < 1) throw new UsageError(`rpm must be a whole number of at least 1, got ${JSON.stringify(value)}`);
-        settings.set('rpm', Number(value));
-      } else if (setting === 'base-url') settings.set('baseUrl', normaliseBaseUrl(value));
+        await settings.set('rpm', Number(value));
+      } else if (setting === 'base-url') await settings.set('baseUrl', normaliseBaseUrl(value));
       else throw new UsageError(`unknown setting ${JSON.stringify(setting)}; settable: ${SETTABLE.join(', ')}`);
       ctx.logger.info(`${setting} set`);
       return EXIT.OK;
@@ -43,7 +43,7 @@ export default async function config(ctx: Context): Promise<number> {
     case 'unset': {
       const name = setting === 'base-url' ? 'baseUrl' : setting;
       if (name !== 'plan' && name !== 'rpm' && name !== 'baseUrl') throw new UsageError(`unknown setting ${JSON.stringify(setting)}; settable: ${SETTABLE.join(', ')}`);
-      settings.set(name, null);
+      await settings.set(name, null);
       ctx.logger.info(`${setting} unset`);
       return EXIT.OK;
     }

@@ -13,7 +13,7 @@ export default async function keys(ctx: Context): Promise<number> {
     case 'add': {
       const key = await readSecret(ctx.io.stdin, ctx.io.stderr, `API key for "${name ?? 'default'}": `);
       if (key === '') throw new UsageError('no key given: pipe it in (domain-intel keys add NAME < keyfile) or type it at the prompt');
-      const r = addKey(settings, name, key);
+      const r = await addKey(settings, name, key);
       ctx.logger.info(`${r.replaced ? 'replaced' : 'stored'} key "${r.name}" (${maskKey(key)})${r.active ? ', active' : `; \`domain-intel keys use ${r.name}\` to use it`} in ${settings.path}`);
       return EXIT.OK;
     }
@@ -32,11 +32,11 @@ export default async function keys(ctx: Context): Promise<number> {
       return EXIT.OK;
     }
     case 'use':
-      useKey(settings, name as string);
+      await useKey(settings, name as string);
       ctx.logger.info(`now using key "${name}"`);
       return EXIT.OK;
     case 'remove': {
-      const r = removeKey(settings, name as string);
+      const r = await removeKey(settings, name as string);
       ctx.logger.info(`removed key "${name}"${r.active ? `; active key is now "${r.active}"` : '; no key is active'}`);
       return EXIT.OK;
     }

@@ -4,8 +4,9 @@ import { EXIT } from '../exit-codes.js';
 import { formatQuotaLine, relativeAge } from '../output/format.js';
 
 export default async function quota(ctx: Context): Promise<number> {
-  const settings = await ctx.settings();
-  const q = settings.get('lastQuota');
+  // Recorded in the cache file by every metered call (under --no-cache too), so read from there in any case.
+  const [{ cacheDir }, { readLastQuota }] = await Promise.all([ctx.config(), import('../../store/cache.js')]);
+  const q = await readLastQuota({ dir: cacheDir });
   if (!q) {
     ctx.logger.info('no quota seen yet: it is reported with every metered lookup');
     return EXIT.OK;
