@@ -53,6 +53,7 @@ Re-running the same command resumes: answers already fetched come from the cache
   ]),
   completion: block([
     'domain-intel completion bash > ~/.local/share/bash-completion/completions/domain-intel',
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a zsh parameter in a shell example, not a template
     'domain-intel completion zsh > "${fpath[1]}/_domain-intel"',
     'domain-intel completion fish > ~/.config/fish/completions/domain-intel.fish',
   ]),

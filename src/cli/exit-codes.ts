@@ -5,7 +5,6 @@ import {
   DomainIntelError,
   InputError,
   InvalidKeyError,
-  NetworkError,
   NotFoundError,
   QuotaExhaustedError,
   UsageError,

@@ -105,8 +105,8 @@ function tempTag(): string {
  * Only this machine's: on a shared network folder another machine's pid cannot be checked from here.
  */
 async function removeStaleTemps(path: string): Promise<void> {
-  const escape = (t: string) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  const pattern = new RegExp(`^\\.${escape(basename(path))}\\.${escape(tempTag())}\\.(\\d+)\\.[0-9a-f]+\\.tmp$`);
+  const escapeRegex = (t: string) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const pattern = new RegExp(`^\\.${escapeRegex(basename(path))}\\.${escapeRegex(tempTag())}\\.(\\d+)\\.[0-9a-f]+\\.tmp$`);
   const names = await readdir(dirname(path)).catch(() => [] as string[]);
   for (const name of names) {
     const pid = Number(pattern.exec(name)?.[1]);

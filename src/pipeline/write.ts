@@ -177,7 +177,7 @@ class InputKeys {
     while (this.keys.length < cells.length) this.add('');
     const obj: Record<string, string | null> = {};
     // A short row's missing cells are null: present-but-empty ("") and absent stay distinguishable.
-    this.keys.forEach((k, i) => (obj[k] = cells[i] ?? null));
+    for (const [i, k] of this.keys.entries()) obj[k] = cells[i] ?? null;
     return obj;
   }
 

@@ -123,7 +123,9 @@ export function memorySettings(initial: Partial<StoredSettings> = {}, onWarning:
   const data: Record<string, unknown> = structuredClone({ ...initial });
   const backend: Backend = {
     read: () => structuredClone(data),
-    set: async (name, value) => void (data[name] = structuredClone(value)),
+    set: async (name, value) => {
+      data[name] = structuredClone(value);
+    },
     delete: async (name) => void delete data[name],
   };
   return createSettings(backend, ':memory:', onWarning);

@@ -15,7 +15,7 @@ describe('enrich (profile) against the sandbox', () => {
   it('collapses duplicates, batches at most 100 distinct hosts, and keeps input order and invalid rows', async () => {
     h = await harness({ rpm: 0 });
     const held = h.sb.hostList().slice(0, 180);
-    const values = [...held, 'HTTPS://' + held[0]!.toUpperCase() + '/x', 'not a host', 'nobody-holds-this.example', held[5]!, ''];
+    const values = [...held, `HTTPS://${held[0]!.toUpperCase()}/x`, 'not a host', 'nobody-holds-this.example', held[5]!, ''];
     const { rows, stats } = await h.run('profile', values);
 
     expect(rows.map((r) => r.value)).toEqual(values);

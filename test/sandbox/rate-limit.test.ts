@@ -73,7 +73,7 @@ describe('rate limit', () => {
     const results = await Promise.all(Array.from({ length: 6 }, () => call(sb as Sandbox, 'domain/abc.com')));
     const limited = results.filter((r) => r.status === 429);
     expect(limited.length).toBeGreaterThan(0);
-    const resetAt = Date.parse((limited[0]?.json as { reset_at: string }).reset_at);
+    const resetAt = Date.parse((limited[0]!.json as { reset_at: string }).reset_at);
     expect(resetAt % 200).toBe(0);
     expect(resetAt - Date.now()).toBeLessThanOrEqual(200);
   });

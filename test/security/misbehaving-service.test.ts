@@ -4,11 +4,11 @@
 // carries its own host's data, and an absurd answer is refused without being read whole.
 import { setTimeout as delay } from 'node:timers/promises';
 import type { ServerResponse } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { DomainIntelClient } from '../../src/api/client.js';
 import { NetworkError, ProtocolError } from '../../src/api/errors.js';
 import { isRetryable } from '../../src/api/retry.js';
-import { startSandbox, type FaultRates, type Sandbox } from '../../src/sandbox/index.js';
+import { startSandbox, type FaultRates, } from '../../src/sandbox/index.js';
 import { STACK_FRAME, SAMPLE_CSV, fakeKey, requireBuild, runCli, sendJson, startServer, tempHome, type TestServer } from './helpers.js';
 
 interface Row {

@@ -77,6 +77,7 @@ export const PLAIN: Style = createStyle(false);
 // Display width. Terminals give East Asian wide/fullwidth characters and most emoji two columns, and combining
 // marks none; this approximation (not a full wcwidth) is enough to keep tables aligned for hostnames, company
 // names and technology labels. Input is expected to be sanitised already (no escape sequences).
+// biome-ignore lint/suspicious/noMisleadingCharacterClass: one code point at a time is matched (^...$), so a combining mark or selector alone is what is meant
 const ZERO_WIDTH = /^[\p{Mn}\p{Me}\u200b-\u200f\ufe00-\ufe0f]$/u;
 const EMOJI = /^\p{Extended_Pictographic}$/u;
 
@@ -125,7 +126,7 @@ export function truncateToWidth(s: string, max: number): string {
     out += ch;
     width += w;
   }
-  return out + '…';
+  return `${out}…`;
 }
 
 /** Pad `s` with spaces to `width` columns, on the right (left-aligned) or the left (right-aligned). */
