@@ -15,7 +15,9 @@ if (!file || !base || !key) {
   process.exit(2);
 }
 const started = performance.now();
-const bodies = readFileSync(file, 'utf8').split('\n').filter((l) => l !== '');
+const bodies = readFileSync(file, 'utf8')
+  .split('\n')
+  .filter((l) => l !== '');
 const url = `${base.replace(/\/$/, '')}/domains/batch`;
 const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
 let next = 0;

@@ -112,7 +112,10 @@ export function timed(args, { env, cwd = ROOT, timeoutMs = 0, measureRss = true,
 function interrupt(child, wrapped) {
   if (!wrapped) return child.kill('SIGINT');
   // /usr/bin/time ignores SIGINT itself; find its node child and interrupt that one.
-  const kids = spawnSync('pgrep', ['-P', String(child.pid)], { encoding: 'utf8' }).stdout.trim().split('\n').filter(Boolean);
+  const kids = spawnSync('pgrep', ['-P', String(child.pid)], { encoding: 'utf8' })
+    .stdout.trim()
+    .split('\n')
+    .filter(Boolean);
   if (kids.length === 0) return child.kill('SIGINT');
   for (const pid of kids) process.kill(Number(pid), 'SIGINT');
 }

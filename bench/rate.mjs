@@ -37,9 +37,18 @@ async function oneRun(sb, { hostsFile, args, tmp, timeoutMs, windowMs, limit }) 
   const configDir = freshDir(tmp, 'rl-config');
   const cacheDir = freshDir(tmp, 'rl-cache');
   await sb.admin('reset-counters', 'POST');
-  const env = cleanEnv({ DOMAIN_INTEL_BASE_URL: sb.baseUrl, DOMAIN_INTEL_API_KEY: sb.key, DOMAIN_INTEL_CONFIG_DIR: configDir, DOMAIN_INTEL_CACHE_DIR: cacheDir });
+  const env = cleanEnv({
+    DOMAIN_INTEL_BASE_URL: sb.baseUrl,
+    DOMAIN_INTEL_API_KEY: sb.key,
+    DOMAIN_INTEL_CONFIG_DIR: configDir,
+    DOMAIN_INTEL_CACHE_DIR: cacheDir,
+  });
   const started = Date.now();
-  const r = await timed([BIN, 'traffic', '--input', hostsFile, ...args, '--format', 'csv', '-o', join(tmp, 'rl-out.csv'), '--quiet'], { env, timeoutMs, measureRss: false });
+  const r = await timed([BIN, 'traffic', '--input', hostsFile, ...args, '--format', 'csv', '-o', join(tmp, 'rl-out.csv'), '--quiet'], {
+    env,
+    timeoutMs,
+    measureRss: false,
+  });
   const ended = Date.now();
   const log = await sb.admin('requests');
   const api = log.filter((e) => e.operation !== null);
@@ -49,7 +58,15 @@ async function oneRun(sb, { hostsFile, args, tmp, timeoutMs, windowMs, limit }) 
   const stats = windowStats(log, windowMs, limit, last429 || api[0]?.time || started, timeoutMs ? ended : lastTime);
   const learnedLine = /the service allows about [^\n]*/.exec(r.stderr)?.[0] ?? null;
   const learned = /allows about (\d+) requests per ([^;]+);/.exec(r.stderr);
-  return { code: r.code, signal: r.signal, ms: r.ms, ...stats, learnedLine, learned: learned ? `${learned[1]} per ${learned[2].trim()}` : null, stderr: r.code ? r.stderr.slice(0, 1000) : undefined };
+  return {
+    code: r.code,
+    signal: r.signal,
+    ms: r.ms,
+    ...stats,
+    learnedLine,
+    learned: learned ? `${learned[1]} per ${learned[2].trim()}` : null,
+    stderr: r.code ? r.stderr.slice(0, 1000) : undefined,
+  };
 }
 
 export async function rateLimit(cfg, tmp, log) {
@@ -64,11 +81,15 @@ export async function rateLimit(cfg, tmp, log) {
     for (let i = 0; i < cfg.rlRuns; i++) {
       const k = await oneRun(sb, { hostsFile, args: ['--rate', `${rpm}/${windowMs}ms`, ...conc], tmp, timeoutMs: 0, windowMs, limit: rpm });
       result.known.push(k);
-      log(`rate known #${i + 1}: exit ${k.code}, ${k.ms.toFixed(0)} ms, ${k.requests} requests, ${k.rateLimited} 429s, median/limit ${k.medianFrac.toFixed(2)}, windows ${k.windows.join(' ')}`);
+      log(
+        `rate known #${i + 1}: exit ${k.code}, ${k.ms.toFixed(0)} ms, ${k.requests} requests, ${k.rateLimited} 429s, median/limit ${k.medianFrac.toFixed(2)}, windows ${k.windows.join(' ')}`,
+      );
       if (cfg.learnBoundMs > 0) {
         const u = await oneRun(sb, { hostsFile, args: conc, tmp, timeoutMs: cfg.learnBoundMs, windowMs, limit: rpm });
         result.unknown.push(u);
-        log(`rate unknown #${i + 1}: exit ${u.code}, ${u.requests} requests, ${u.rateLimited} 429s, after settling mean/limit ${u.meanFrac.toFixed(2)}; ${u.learnedLine}; windows ${u.allWindows.join(' ')}`);
+        log(
+          `rate unknown #${i + 1}: exit ${u.code}, ${u.requests} requests, ${u.rateLimited} 429s, after settling mean/limit ${u.meanFrac.toFixed(2)}; ${u.learnedLine}; windows ${u.allWindows.join(' ')}`,
+        );
       }
     }
   } finally {
@@ -83,7 +104,9 @@ export async function rateLimit(cfg, tmp, log) {
       writeFileSync(hostsFile, `${held.slice(0, cfg.learnMinuteHosts).join('\n')}\n`);
       const m = await oneRun(sb60, { hostsFile, args: ['--concurrency', String(cfg.concurrency)], tmp, timeoutMs: 15 * 60_000, windowMs: 60_000, limit: rpm });
       result.minute.push(m);
-      log(`rate unknown, 60 s window: exit ${m.code}, ${m.ms.toFixed(0)} ms, ${m.requests} requests, ${m.rateLimited} 429s, after settling median/limit ${m.medianFrac.toFixed(2)}; ${m.learnedLine}; windows ${m.allWindows.join(' ')}`);
+      log(
+        `rate unknown, 60 s window: exit ${m.code}, ${m.ms.toFixed(0)} ms, ${m.requests} requests, ${m.rateLimited} 429s, after settling median/limit ${m.medianFrac.toFixed(2)}; ${m.learnedLine}; windows ${m.allWindows.join(' ')}`,
+      );
     } finally {
       await sb60.stop();
     }

@@ -26,7 +26,9 @@ const settings = await new Promise((resolve, reject) => {
 });
 
 const args = ['batch', join(root, 'fixtures', 'sample.csv'), '--plan', 'business', ...process.argv.slice(2)];
-process.stderr.write(`$ domain-intel ${args.map((a) => (a.startsWith(root) ? a.slice(root.length) : a)).join(' ')}   (against the sandbox at ${settings.DOMAIN_INTEL_BASE_URL})\n`);
+process.stderr.write(
+  `$ domain-intel ${args.map((a) => (a.startsWith(root) ? a.slice(root.length) : a)).join(' ')}   (against the sandbox at ${settings.DOMAIN_INTEL_BASE_URL})\n`,
+);
 const run = spawn(process.execPath, [bin, ...args], { env: { ...env, ...settings }, stdio: ['ignore', 'inherit', 'inherit'] });
 const code = await new Promise((resolve) => run.on('exit', (c) => resolve(c ?? 1)));
 sandbox.kill('SIGINT');

@@ -21,10 +21,7 @@ export function normaliseBaseUrl(input: string): string {
     throw new UsageError(`base URL must use https: ${url.protocol}`, 'bad_base_url');
   }
   if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
-    throw new UsageError(
-      `refusing plain http:// to ${url.hostname}: the API key would travel in clear; use https://`,
-      'insecure_base_url',
-    );
+    throw new UsageError(`refusing plain http:// to ${url.hostname}: the API key would travel in clear; use https://`, 'insecure_base_url');
   }
   if (url.username !== '' || url.password !== '') {
     throw new UsageError('base URL must not carry credentials; store the key with `domain-intel keys add`', 'bad_base_url');

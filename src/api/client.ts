@@ -168,7 +168,14 @@ export class DomainIntelClient {
     return this.#dispatcher;
   }
 
-  async #call(method: 'GET' | 'POST', path: string, operation: Operation, host: string | undefined, body: string | undefined, opts: CallOptions): Promise<RawAnswer> {
+  async #call(
+    method: 'GET' | 'POST',
+    path: string,
+    operation: Operation,
+    host: string | undefined,
+    body: string | undefined,
+    opts: CallOptions,
+  ): Promise<RawAnswer> {
     const clock = this.#options.clock ?? Date.now;
     const started = Date.now();
     const timeoutMs = this.#options.timeoutMs ?? 30_000;
@@ -232,7 +239,11 @@ export class DomainIntelClient {
     // Service text travels on into messages, error codes and output rows (a row's `reason`): a service that
     // echoes the request's Authorization header must not put the key there. Masked at the source, here, since
     // the client is the only part that knows the key; and capped, since a code is a word, not a page.
-    const scrub = (s: string): string => s.split(this.#key).join(`…${this.#key.slice(-4)}`).slice(0, 80);
+    const scrub = (s: string): string =>
+      s
+        .split(this.#key)
+        .join(`…${this.#key.slice(-4)}`)
+        .slice(0, 80);
     const rawCode = parsed !== null && typeof parsed === 'object' ? (parsed as { error?: unknown }).error : undefined;
     const bodyCode = typeof rawCode === 'string' ? scrub(rawCode) : null;
     const what = details.host === undefined ? details.operation : `${details.operation} ${details.host}`;

@@ -57,12 +57,7 @@ export const MAX_RATE_LIMIT_WAIT_MS = 60 * 60 * 1000;
  * The instant (epoch ms) a 429 allows requests again: the Retry-After header first, then a reset field in
  * the body under any of the plausible names, else the next boundary of the rate window.
  */
-export function rateLimitResumeAt(
-  retryAfterHeader: string | null,
-  body: unknown,
-  now: number,
-  windowMs = 60_000,
-): number {
+export function rateLimitResumeAt(retryAfterHeader: string | null, body: unknown, now: number, windowMs = 60_000): number {
   const candidates: (number | null)[] = [];
   if (retryAfterHeader !== null) candidates.push(parseDelay(retryAfterHeader, now));
   if (body !== null && typeof body === 'object') {

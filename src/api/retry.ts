@@ -1,13 +1,6 @@
 // The retry rule, kept small and separate so it can be tested on its own (ARCHITECTURE habit 8): retry only
 // what cannot have been served, or was served and lost in transit; never what the service refused.
-import {
-  AbortedError,
-  MeteringUnavailableError,
-  NetworkError,
-  ProtocolError,
-  RateLimitedError,
-  ServerError,
-} from './errors.js';
+import { AbortedError, MeteringUnavailableError, NetworkError, ProtocolError, RateLimitedError, ServerError } from './errors.js';
 import { sleep } from './sleep.js';
 
 /** True when another attempt may succeed: 503, other 5xx, network failures, truncated or garbled answers. */

@@ -148,7 +148,13 @@ export function readTraffic(v: unknown, host: string): TrafficHistory {
     const m = reader(item, 'history[]', 'traffic', host);
     return { month: m.str('month'), visits: m.num('visits') };
   });
-  return { host: answerFor(r.str('host'), host, 'data.host', 'traffic'), estimated_monthly_visits: r.num('estimated_monthly_visits'), band: r.str('band'), as_of: r.str('as_of'), history };
+  return {
+    host: answerFor(r.str('host'), host, 'data.host', 'traffic'),
+    estimated_monthly_visits: r.num('estimated_monthly_visits'),
+    band: r.str('band'),
+    as_of: r.str('as_of'),
+    history,
+  };
 }
 
 /** Employee estimate (§2.5). */

@@ -29,13 +29,25 @@ export function reportError(ctx: Context, err: unknown): number {
   const hint = ctx.hintFor(err);
   if (code === EXIT.FAILURE) message = `unexpected failure: ${message} (run again with --debug and report it)`;
   if (ctx.opts.json) {
-    const obj = { error: ctx.clean(message), code: typeof e.code === 'string' ? e.code : 'failure', host: e.host ?? null, exit: code, ...(hint ? { hint } : {}) };
+    const obj = {
+      error: ctx.clean(message),
+      code: typeof e.code === 'string' ? e.code : 'failure',
+      host: e.host ?? null,
+      exit: code,
+      ...(hint ? { hint } : {}),
+    };
     process.stderr.write(`${ctx.redact(JSON.stringify(obj))}\n`);
   } else {
     ctx.logger.error(hint ? `${message}; ${hint}` : message);
   }
   // The message in a stack can quote the service (an error code): cleaned like every other line, not only redacted.
-  if (ctx.opts.debug && e.stack) process.stderr.write(`${e.stack.split('\n').map((l) => ctx.clean(l)).join('\n')}\n`);
+  if (ctx.opts.debug && e.stack)
+    process.stderr.write(
+      `${e.stack
+        .split('\n')
+        .map((l) => ctx.clean(l))
+        .join('\n')}\n`,
+    );
   return code;
 }
 

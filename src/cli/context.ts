@@ -176,12 +176,10 @@ export function createContext(cmd: Command, args: Record<string, unknown>): Cont
     redact: (text) => redact(text, secrets),
     hintFor(err) {
       if (err instanceof InvalidKeyError) {
-        return keySource
-          ? `${keySource} was refused; replace it with \`domain-intel keys add <name>\` (reads stdin) or a new DOMAIN_INTEL_API_KEY`
-          : null;
+        return keySource ? `${keySource} was refused; replace it with \`domain-intel keys add <name>\` (reads stdin) or a new DOMAIN_INTEL_API_KEY` : null;
       }
       if (err instanceof QuotaExhaustedError) {
-        const reset = err.resetAt ?? (lastQuota?.reset ?? null);
+        const reset = err.resetAt ?? lastQuota?.reset ?? null;
         return `lookups renew ${reset ? `on ${reset.toISOString().slice(0, 10)}` : 'at the start of next month'}, or add a pack`;
       }
       if (err instanceof RateLimitedError) return 'set your plan (`domain-intel config set plan ...`) so requests are paced';

@@ -20,7 +20,7 @@ Exit codes: 0 ok, 2 usage/input, 3 invalid rows (--strict), 4 incomplete, 5 quot
   batch: `${block([
     'domain-intel batch crm.csv -o crm-enriched.csv',
     'domain-intel batch leads.csv --column "Company Website" --fields status,host,technologies,traffic_visits',
-    'cut -d, -f2 export.csv | domain-intel batch - --format ndjson | jq -c \'{host, tech: .data.technologies}\'',
+    "cut -d, -f2 export.csv | domain-intel batch - --format ndjson | jq -c '{host, tech: .data.technologies}'",
     '0 2 * * * domain-intel batch /srv/crm.csv -o /srv/crm-enriched.csv --quiet || mail -s "enrich failed: $?" ops',
   ])}
 Appended columns: status, host, reason, resolves, technologies, network, platform, registrar, age_days,
@@ -39,11 +39,7 @@ Re-running the same command resumes: answers already fetched come from the cache
   ]),
   tech: block(['domain-intel tech "Node.js"', 'domain-intel tech "TCP/IP Stack" --format json | jq .domains']),
   catalog: block(['domain-intel catalog --category cms', "domain-intel catalog --format json | jq -r '.[].technologies[].tech'"]),
-  keys: block([
-    'domain-intel keys add work < ~/secrets/domain-intel.key',
-    'domain-intel keys list',
-    'domain-intel keys use work && domain-intel keys verify',
-  ]),
+  keys: block(['domain-intel keys add work < ~/secrets/domain-intel.key', 'domain-intel keys list', 'domain-intel keys use work && domain-intel keys verify']),
   config: block(['domain-intel config set plan business', 'domain-intel config show']),
   quota: block(['domain-intel quota', 'domain-intel quota --json | jq .remaining']),
   cache: block(['domain-intel cache stats', 'domain-intel cache prune --max-age 7d']),

@@ -1,14 +1,5 @@
 // Exit codes a cron job can act on; the README's table is written from this one.
-import {
-  AbortedError,
-  BadRequestError,
-  DomainIntelError,
-  InputError,
-  InvalidKeyError,
-  NotFoundError,
-  QuotaExhaustedError,
-  UsageError,
-} from '../api/errors.js';
+import { AbortedError, BadRequestError, DomainIntelError, InputError, InvalidKeyError, NotFoundError, QuotaExhaustedError, UsageError } from '../api/errors.js';
 
 export const EXIT = {
   /** Everything done. */

@@ -104,7 +104,18 @@ export async function runList(ctx: Context, spec: ListSpec): Promise<number> {
   } else {
     const out = await openOutput(target, ctx.io.stdout);
     try {
-      ({ stats } = await runJob(input(), { stream: out.stream, format, prefix: o.prefix as string, fields: o.fields as string[] | undefined, raw: o.raw === true, ...terminalCells(ctx, out.stream) }, { ...base, onProgress, onEvent }));
+      ({ stats } = await runJob(
+        input(),
+        {
+          stream: out.stream,
+          format,
+          prefix: o.prefix as string,
+          fields: o.fields as string[] | undefined,
+          raw: o.raw === true,
+          ...terminalCells(ctx, out.stream),
+        },
+        { ...base, onProgress, onEvent },
+      ));
     } catch (err) {
       progress.stop();
       await out.abort();
@@ -155,7 +166,10 @@ function printPlan(ctx: Context, s: RunStats, rpm: number | null, windowMs: numb
     `estimated time ${eta === null ? 'unknown (plan not set)' : humanDuration(eta + Math.min(requests, rpm ?? 0) * 50)}`,
   ];
   if (q) lines.push(`quota remaining ${q.remaining ?? '?'} (last seen)`);
-  if (ctx.opts.json) ctx.io.stdout.write(`${JSON.stringify({ rows: s.rows, valid: s.valid, invalid: s.invalid, duplicates: s.duplicates, cache_hits: s.cacheHits, lookups_needed: s.lookupsNeeded, requests_needed: requests, estimated_ms: eta, quota_remaining: q?.remaining ?? null })}\n`);
+  if (ctx.opts.json)
+    ctx.io.stdout.write(
+      `${JSON.stringify({ rows: s.rows, valid: s.valid, invalid: s.invalid, duplicates: s.duplicates, cache_hits: s.cacheHits, lookups_needed: s.lookupsNeeded, requests_needed: requests, estimated_ms: eta, quota_remaining: q?.remaining ?? null })}\n`,
+    );
   else ctx.io.stderr.write(`${lines.join('\n')}\n`);
 }
 

@@ -165,26 +165,57 @@ keys
   .description('store a key read from stdin or a hidden prompt (never from the command line)')
   .argument('[name]', 'a name for the key', 'default')
   .action((name: string, _o, cmd: Command) => runAction('keys', cmd, { sub: 'add', name }));
-keys.command('list').description('stored keys, masked; * marks the active one').action((_o, cmd: Command) => runAction('keys', cmd, { sub: 'list' }));
-keys.command('use').argument('<name>').description('make a stored key the active one').action((name: string, _o, cmd: Command) => runAction('keys', cmd, { sub: 'use', name }));
-keys.command('remove').argument('<name>').description('forget a stored key').action((name: string, _o, cmd: Command) => runAction('keys', cmd, { sub: 'remove', name }));
-keys.command('verify').description('check the active key against the service (free)').action((_o, cmd: Command) => runAction('keys', cmd, { sub: 'verify' }));
+keys
+  .command('list')
+  .description('stored keys, masked; * marks the active one')
+  .action((_o, cmd: Command) => runAction('keys', cmd, { sub: 'list' }));
+keys
+  .command('use')
+  .argument('<name>')
+  .description('make a stored key the active one')
+  .action((name: string, _o, cmd: Command) => runAction('keys', cmd, { sub: 'use', name }));
+keys
+  .command('remove')
+  .argument('<name>')
+  .description('forget a stored key')
+  .action((name: string, _o, cmd: Command) => runAction('keys', cmd, { sub: 'remove', name }));
+keys
+  .command('verify')
+  .description('check the active key against the service (free)')
+  .action((_o, cmd: Command) => runAction('keys', cmd, { sub: 'verify' }));
 
 const config = program.command('config').description('show or change stored settings').addHelpText('after', EXAMPLES.config);
-config.command('show', { isDefault: true }).description('settings in force and where each comes from').action((_o, cmd: Command) => runAction('config', cmd, { sub: 'show' }));
+config
+  .command('show', { isDefault: true })
+  .description('settings in force and where each comes from')
+  .action((_o, cmd: Command) => runAction('config', cmd, { sub: 'show' }));
 config
   .command('set')
   .argument('<setting>', 'plan, rpm or base-url')
   .argument('<value>')
   .description('store a setting')
   .action((setting: string, value: string, _o, cmd: Command) => runAction('config', cmd, { sub: 'set', setting, value }));
-config.command('unset').argument('<setting>').description('forget a setting').action((setting: string, _o, cmd: Command) => runAction('config', cmd, { sub: 'unset', setting }));
+config
+  .command('unset')
+  .argument('<setting>')
+  .description('forget a setting')
+  .action((setting: string, _o, cmd: Command) => runAction('config', cmd, { sub: 'unset', setting }));
 
-program.command('quota').description('the last quota the service reported, and how old it is').addHelpText('after', EXAMPLES.quota).action((_o, cmd: Command) => runAction('quota', cmd, {}));
+program
+  .command('quota')
+  .description('the last quota the service reported, and how old it is')
+  .addHelpText('after', EXAMPLES.quota)
+  .action((_o, cmd: Command) => runAction('quota', cmd, {}));
 
 const cache = program.command('cache').description('the local answer cache').addHelpText('after', EXAMPLES.cache);
-cache.command('stats').description('entries, size and age').action((_o, cmd: Command) => runAction('cache', cmd, { sub: 'stats' }));
-cache.command('clear').description('remove every cached answer').action((_o, cmd: Command) => runAction('cache', cmd, { sub: 'clear' }));
+cache
+  .command('stats')
+  .description('entries, size and age')
+  .action((_o, cmd: Command) => runAction('cache', cmd, { sub: 'stats' }));
+cache
+  .command('clear')
+  .description('remove every cached answer')
+  .action((_o, cmd: Command) => runAction('cache', cmd, { sub: 'clear' }));
 cache
   .command('prune')
   .description('remove answers older than --max-age')
@@ -192,7 +223,11 @@ cache
   .action((_o, cmd: Command) => runAction('cache', cmd, { sub: 'prune' }));
 
 // Subcommands show their group's examples too: `keys add --help` is where a user looks for how to add one.
-for (const [group, examples] of [[keys, EXAMPLES.keys], [config, EXAMPLES.config], [cache, EXAMPLES.cache]] as const) {
+for (const [group, examples] of [
+  [keys, EXAMPLES.keys],
+  [config, EXAMPLES.config],
+  [cache, EXAMPLES.cache],
+] as const) {
   for (const sub of group.commands) sub.addHelpText('after', examples);
 }
 
@@ -232,7 +267,10 @@ try {
   // --help and --version end here too, with exit code 0; a command group run bare shows its help and 1.
   const code = err.exitCode === 0 ? 0 : 2;
   if (code !== 0 && jsonErrors) {
-    const error = (usageMessage || err.message).trim().replace(/^error: /, '').replace(/\s*\n\s*/g, ' ');
+    const error = (usageMessage || err.message)
+      .trim()
+      .replace(/^error: /, '')
+      .replace(/\s*\n\s*/g, ' ');
     process.stderr.write(`${JSON.stringify({ error, code: 'usage', host: null, exit: code })}\n`);
   }
   // Exit now, as commander itself would: help written into a closed pipe (`--help | head`) must not

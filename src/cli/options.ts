@@ -39,5 +39,8 @@ function asOptionError<T>(fn: () => T): T {
 
 /** A comma-separated list. */
 export function listOption(value: string): string[] {
-  return value.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  return value
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
 }

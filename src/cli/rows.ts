@@ -41,8 +41,22 @@ const TABLE_COLUMNS: Record<RunKind, Column[]> = {
     { key: 'employees', header: 'employees', align: 'right' },
     { key: 'reason', max: 40 },
   ],
-  traffic: [{ key: 'host' }, { key: 'status' }, { key: 'traffic_visits', header: 'visits/mo', align: 'right' }, { key: 'traffic_band', header: 'band' }, { key: 'traffic_as_of', header: 'as of' }, { key: 'reason', max: 40 }],
-  employees: [{ key: 'host' }, { key: 'status' }, { key: 'apex', header: 'organisation' }, { key: 'employees', align: 'right' }, { key: 'employees_as_of', header: 'as of' }, { key: 'reason', max: 40 }],
+  traffic: [
+    { key: 'host' },
+    { key: 'status' },
+    { key: 'traffic_visits', header: 'visits/mo', align: 'right' },
+    { key: 'traffic_band', header: 'band' },
+    { key: 'traffic_as_of', header: 'as of' },
+    { key: 'reason', max: 40 },
+  ],
+  employees: [
+    { key: 'host' },
+    { key: 'status' },
+    { key: 'apex', header: 'organisation' },
+    { key: 'employees', align: 'right' },
+    { key: 'employees_as_of', header: 'as of' },
+    { key: 'reason', max: 40 },
+  ],
 };
 
 /** Rows as an aligned table for a terminal. */

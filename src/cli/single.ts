@@ -59,7 +59,23 @@ export async function single<T>(ctx: Context, spec: SingleSpec<T>): Promise<numb
   else if (format === 'csv') {
     // The row writer (and csv-stringify) load only for CSV: JSON and tables need neither.
     const { writeRows } = await import('./rows.js');
-    await writeRows(ctx, { kind: spec.kind, format: 'csv', rows: [{ kind: spec.kind, line: 1, cells: [spec.raw], value: spec.raw, status: 'found', host, reason: null, data: data as never, cached: result.cachedAt !== null }] });
+    await writeRows(ctx, {
+      kind: spec.kind,
+      format: 'csv',
+      rows: [
+        {
+          kind: spec.kind,
+          line: 1,
+          cells: [spec.raw],
+          value: spec.raw,
+          status: 'found',
+          host,
+          reason: null,
+          data: data as never,
+          cached: result.cachedAt !== null,
+        },
+      ],
+    });
   } else ctx.io.stdout.write(toJson(data, format));
   return EXIT.OK;
 }

@@ -144,10 +144,5 @@ function notUtf8(file: string, line: number, byte: number, sample: Buffer): Inpu
     return inputError(file, line, 'looks like a binary file, not text (it is not valid UTF-8)', 'binary_input');
   }
   const hex = byte.toString(16).toUpperCase().padStart(2, '0');
-  return inputError(
-    file,
-    line,
-    `not valid UTF-8 (byte 0x${hex}); if it is Latin-1, convert it with iconv -f latin1 -t utf-8`,
-    'bad_encoding',
-  );
+  return inputError(file, line, `not valid UTF-8 (byte 0x${hex}); if it is Latin-1, convert it with iconv -f latin1 -t utf-8`, 'bad_encoding');
 }

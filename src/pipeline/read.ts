@@ -47,10 +47,7 @@ export interface OpenedInput {
 export const HOST_HEADERS = ['domain', 'host', 'hostname', 'website', 'url', 'site', 'email'] as const;
 
 /** Opens a CSV, TSV or newline-list input as a stream of records; its shape is known on return. */
-export async function openInput(
-  source: NodeJS.ReadableStream | Readable,
-  opts: OpenInputOptions,
-): Promise<OpenedInput> {
+export async function openInput(source: NodeJS.ReadableStream | Readable, opts: OpenInputOptions): Promise<OpenedInput> {
   const file = opts.fileName;
   const reader = new LineReader(utf8Chunks(source as AsyncIterable<Buffer>, file), file);
   const first = await firstSignificantLine(reader);
@@ -108,12 +105,7 @@ async function* listRecords(reader: LineReader, first: FirstLine): AsyncGenerato
   }
 }
 
-async function openTable(
-  reader: LineReader,
-  first: FirstLine,
-  format: 'csv' | 'tsv',
-  opts: OpenInputOptions,
-): Promise<OpenedInput> {
+async function openTable(reader: LineReader, first: FirstLine, format: 'csv' | 'tsv', opts: OpenInputOptions): Promise<OpenedInput> {
   const file = opts.fileName;
   const starts = new RowStarts(first.line, format === 'tsv' ? 0x09 : 0x2c);
   let emitted = 0;
@@ -233,7 +225,5 @@ export function findHostColumn(headers: string[], column: string | undefined, fi
     const which = known.map((i) => `${showValue(headers[i]!)} (${i + 1})`).join(', ');
     throw new UsageError(`${file}: more than one column could hold the host: ${which}; ${choose}; ${listed}`);
   }
-  throw new UsageError(
-    `${file}: no host column found (looked for ${HOST_HEADERS.join(', ')}); ${choose}; ${listed}`,
-  );
+  throw new UsageError(`${file}: no host column found (looked for ${HOST_HEADERS.join(', ')}); ${choose}; ${listed}`);
 }

@@ -83,7 +83,6 @@ const MAX_RATE_LIMIT_WAITS = 50;
 /** How long input must be quiet before a partial chunk is planned, or a partial batch sent. */
 const INPUT_QUIET_MS = 200;
 
-
 interface Slot<K extends RunKind> {
   row: EnrichedRow<K>;
   done: boolean;
@@ -286,7 +285,17 @@ class Run<K extends RunKind> {
 
   #push(record: InputRecord, status: RowStatus, host: string | null, reason: string | null, data: unknown, cached: boolean, pending = false): Slot<K> {
     const slot: Slot<K> = {
-      row: { kind: this.#o.kind, line: record.line, cells: record.cells, value: record.value, status, host, reason, data: data as ResultByKind[K] | null, cached },
+      row: {
+        kind: this.#o.kind,
+        line: record.line,
+        cells: record.cells,
+        value: record.value,
+        status,
+        host,
+        reason,
+        data: data as ResultByKind[K] | null,
+        cached,
+      },
       done: !pending,
     };
     if (status === 'found' && !pending) this.stats.found++;

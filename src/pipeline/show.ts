@@ -26,8 +26,6 @@ export function escapeChar(ch: string): string {
 export function showValue(value: string, max = MAX_SHOWN): string {
   const chars = Array.from(value);
   const cut = chars.length > max;
-  const body = (cut ? chars.slice(0, max) : chars)
-    .map((ch) => (ch === '"' ? '\\"' : escapeChar(ch)))
-    .join('');
+  const body = (cut ? chars.slice(0, max) : chars).map((ch) => (ch === '"' ? '\\"' : escapeChar(ch))).join('');
   return `"${body}${cut ? '…' : ''}"`;
 }

@@ -37,8 +37,24 @@ export type RunEvent =
 /** A zeroed RunStats. */
 export function emptyStats(now: number): RunStats {
   return {
-    rows: 0, valid: 0, invalid: 0, duplicates: 0, cacheHits: 0, lookupsNeeded: 0, requestsNeeded: 0, lookupsSpent: 0,
-    found: 0, missing: 0, errors: 0, requests: 0, rateLimited: 0, retries: 0, inFlight: 0, startedAt: now, elapsedMs: 0,
-    quota: null, stoppedBy: null,
+    rows: 0,
+    valid: 0,
+    invalid: 0,
+    duplicates: 0,
+    cacheHits: 0,
+    lookupsNeeded: 0,
+    requestsNeeded: 0,
+    lookupsSpent: 0,
+    found: 0,
+    missing: 0,
+    errors: 0,
+    requests: 0,
+    rateLimited: 0,
+    retries: 0,
+    inFlight: 0,
+    startedAt: now,
+    elapsedMs: 0,
+    quota: null,
+    stoppedBy: null,
   };
 }

@@ -145,7 +145,11 @@ function jsonWriter(out: Writable, opts: RowWriterOptions, fields: { names: stri
     const input = opts.shape.format === 'lines' ? (row.cells[0] ?? '') : keys.object(row.cells);
     return { line: row.line, input, status: row.status, host: row.host, reason: row.reason, data: row.data };
   };
-  const sink = new Sink<string>(out, (pieces) => pieces.join(''), (piece) => piece.length);
+  const sink = new Sink<string>(
+    out,
+    (pieces) => pieces.join(''),
+    (piece) => piece.length,
+  );
   let count = 0;
   if (opts.format === 'ndjson') {
     return {

@@ -3,15 +3,7 @@
 // organisation-level facts (registrar, age, employees) come from a stream keyed by the apex, so every host
 // under one apex agrees on them.
 import { getDomain } from 'tldts';
-import type {
-  CatalogCategory,
-  DomainProfile,
-  EmployeeEstimate,
-  EmployeesResult,
-  TechnologyCount,
-  TrafficHistory,
-  TrafficMonth,
-} from '../api/types.js';
+import type { CatalogCategory, DomainProfile, EmployeeEstimate, EmployeesResult, TechnologyCount, TrafficHistory, TrafficMonth } from '../api/types.js';
 import { CATEGORIES, CATEGORY_PICKS, TECHNOLOGIES, compareNames, techsInPrimary, techsListedIn } from './catalog.js';
 import { generateOrganisations } from './names.js';
 import { Rng } from './random.js';
@@ -21,33 +13,89 @@ import type { Dataset } from './types.js';
 export const RELEASE_MONTH = '2025-10';
 
 const NETWORKS = [
-  'Cloudflare, Inc.', 'Amazon.com, Inc.', 'Google LLC', 'Microsoft Corporation', 'Hetzner Online GmbH',
-  'OVH SAS', 'DigitalOcean, LLC', 'Fastly, Inc.', 'Akamai Technologies, Inc.', 'Linode, LLC', 'IONOS SE',
-  'Shopify, Inc.', 'Automattic, Inc.', 'Squarespace, Inc.',
+  'Cloudflare, Inc.',
+  'Amazon.com, Inc.',
+  'Google LLC',
+  'Microsoft Corporation',
+  'Hetzner Online GmbH',
+  'OVH SAS',
+  'DigitalOcean, LLC',
+  'Fastly, Inc.',
+  'Akamai Technologies, Inc.',
+  'Linode, LLC',
+  'IONOS SE',
+  'Shopify, Inc.',
+  'Automattic, Inc.',
+  'Squarespace, Inc.',
 ];
 const REGISTRARS = [
-  'GoDaddy.com, LLC', 'NameCheap, Inc.', 'Tucows Domains Inc.', 'MarkMonitor Inc.', 'Gandi SAS', 'IONOS SE',
-  'Key-Systems GmbH', 'Network Solutions, LLC', 'Google LLC', 'Cloudflare, Inc.', 'OVH SAS',
+  'GoDaddy.com, LLC',
+  'NameCheap, Inc.',
+  'Tucows Domains Inc.',
+  'MarkMonitor Inc.',
+  'Gandi SAS',
+  'IONOS SE',
+  'Key-Systems GmbH',
+  'Network Solutions, LLC',
+  'Google LLC',
+  'Cloudflare, Inc.',
+  'OVH SAS',
 ];
 const SUFFIX_COUNTRY: Record<string, string> = {
-  de: 'DE', fr: 'FR', nl: 'NL', es: 'ES', ca: 'CA', 'co.uk': 'GB', 'org.uk': 'GB', 'com.au': 'AU',
-  'co.jp': 'JP', 'com.br': 'BR', 'co.nz': 'NZ',
+  de: 'DE',
+  fr: 'FR',
+  nl: 'NL',
+  es: 'ES',
+  ca: 'CA',
+  'co.uk': 'GB',
+  'org.uk': 'GB',
+  'com.au': 'AU',
+  'co.jp': 'JP',
+  'com.br': 'BR',
+  'co.nz': 'NZ',
 };
 const GENERIC_COUNTRIES = ['US', 'US', 'US', 'US', 'US', 'US', 'GB', 'DE', 'FR', 'IN', 'CA', 'AU', 'NL', 'SE', 'BR', 'JP'];
 const COUNTRY_LANG: Record<string, string> = {
-  US: 'en', GB: 'en', AU: 'en', CA: 'en', NZ: 'en', IN: 'en', DE: 'de', FR: 'fr', NL: 'nl', ES: 'es',
-  BR: 'pt', JP: 'ja', SE: 'sv',
+  US: 'en',
+  GB: 'en',
+  AU: 'en',
+  CA: 'en',
+  NZ: 'en',
+  IN: 'en',
+  DE: 'de',
+  FR: 'fr',
+  NL: 'nl',
+  ES: 'es',
+  BR: 'pt',
+  JP: 'ja',
+  SE: 'sv',
 };
 const STATUSES: readonly (readonly [number, number])[] = [
-  [200, 80], [301, 6], [302, 3], [403, 4], [404, 2], [500, 2], [503, 1],
+  [200, 80],
+  [301, 6],
+  [302, 3],
+  [403, 4],
+  [404, 2],
+  [500, 2],
+  [503, 1],
 ];
 /** Headcount buckets [low, high, weight]; high null is open-ended. */
 const HEADCOUNTS: readonly (readonly [number, number | null, number])[] = [
-  [1, 10, 30], [11, 50, 25], [51, 200, 18], [201, 500, 10], [501, 1000, 7], [1001, 5000, 6],
-  [5001, 10000, 2], [10001, null, 2],
+  [1, 10, 30],
+  [11, 50, 25],
+  [51, 200, 18],
+  [201, 500, 10],
+  [501, 1000, 7],
+  [1001, 5000, 6],
+  [5001, 10000, 2],
+  [10001, null, 2],
 ];
 const BANDS: readonly (readonly [number, string])[] = [
-  [1_000, '<1K'], [10_000, '1K-10K'], [100_000, '10K-100K'], [1_000_000, '100K-1M'], [10_000_000, '1M-10M'],
+  [1_000, '<1K'],
+  [10_000, '1K-10K'],
+  [100_000, '10K-100K'],
+  [1_000_000, '100K-1M'],
+  [10_000_000, '1M-10M'],
 ];
 
 /** Returns `value`, or null with probability `p`: unknown fields really are null (§2). */
@@ -168,7 +216,7 @@ export function createDataset(seed: number | string = 1, hosts = 5000): Dataset 
       registrar,
       age_days: ageDays,
       country_iso: country,
-      lang_norm: orNull(rng, 0.15, () => (rng.chance(0.1) ? 'en' : COUNTRY_LANG[country ?? 'US'] ?? 'en')),
+      lang_norm: orNull(rng, 0.15, () => (rng.chance(0.1) ? 'en' : (COUNTRY_LANG[country ?? 'US'] ?? 'en'))),
       http_status: status,
       redirect_to: redirectTo,
       traffic: traffic && { estimated_monthly_visits: traffic.estimated_monthly_visits, band: traffic.band, as_of: traffic.as_of },

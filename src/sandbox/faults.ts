@@ -46,8 +46,9 @@ export class FaultInjector {
    */
   roll(can503: boolean): FaultPlan {
     const r = this.rates;
-    const [unavailable, burst, burstLength, html500, slow, reset, truncated, garbage, wrongType, omit, omitAt] =
-      Array.from({ length: 11 }, () => this.rng.float()) as [number, number, number, number, number, number, number, number, number, number, number];
+    const [unavailable, burst, burstLength, html500, slow, reset, truncated, garbage, wrongType, omit, omitAt] = Array.from({ length: 11 }, () =>
+      this.rng.float(),
+    ) as [number, number, number, number, number, number, number, number, number, number, number];
     let pre: PreFault | null = null;
     if (can503 && this.burstLeft > 0) {
       this.burstLeft -= 1;

@@ -113,7 +113,8 @@ export function rateLimited(style: ResetStyle, resetAt: number, now: number): { 
   }
 }
 
-const HTML_500 = '<!doctype html>\n<html><head><title>500 Internal Server Error</title></head>\n<body><h1>Internal Server Error</h1><p>The upstream did not answer.</p></body></html>\n';
+const HTML_500 =
+  '<!doctype html>\n<html><head><title>500 Internal Server Error</title></head>\n<body><h1>Internal Server Error</h1><p>The upstream did not answer.</p></body></html>\n';
 
 export class Service {
   constructor(
@@ -134,7 +135,16 @@ export class Service {
     const path = request.target.split('?')[0] ?? '';
     const found = route(path);
     const out = (status: number, body: unknown, extra: Partial<Outcome> = {}): Outcome => ({
-      status, headers: {}, body, operation: found?.operation ?? null, charged: 0, hosts: [], fault: null, post: null, slow: false, ...extra,
+      status,
+      headers: {},
+      body,
+      operation: found?.operation ?? null,
+      charged: 0,
+      hosts: [],
+      fault: null,
+      post: null,
+      slow: false,
+      ...extra,
     });
     if (found === null) return out(404, { error: 'not_found' });
     if (request.method !== found.method) return out(405, { error: 'method_not_allowed' }, { headers: { allow: found.method } });
@@ -174,7 +184,16 @@ export class Service {
   private serve(found: Route, request: ApiRequest, quota: () => Record<string, string>): Outcome {
     const { operation } = found;
     const out = (status: number, body: unknown, extra: Partial<Outcome> = {}): Outcome => ({
-      status, headers: quota(), body, operation, charged: 0, hosts: [], fault: null, post: null, slow: false, ...extra,
+      status,
+      headers: quota(),
+      body,
+      operation,
+      charged: 0,
+      hosts: [],
+      fault: null,
+      post: null,
+      slow: false,
+      ...extra,
     });
 
     if (operation === 'catalog') return out(200, { data: this.dataset.catalog() });
@@ -201,8 +220,7 @@ export class Service {
     if (host === null) return out(400, { error: operation === 'domain' ? 'bad_domain' : 'bad_host' });
     if (!this.meter.canSpend(1)) return this.exhausted(out, [host]);
     this.meter.charge(operation, [host]);
-    const data =
-      operation === 'domain' ? this.dataset.profile(host) : operation === 'traffic' ? this.dataset.traffic(host) : this.dataset.employees(host);
+    const data = operation === 'domain' ? this.dataset.profile(host) : operation === 'traffic' ? this.dataset.traffic(host) : this.dataset.employees(host);
     // A 404 on a costed lookup still spends it (§8.6).
     return data === null ? out(404, { error: 'not_found' }, { charged: 1, hosts: [host] }) : out(200, { data }, { charged: 1, hosts: [host] });
   }

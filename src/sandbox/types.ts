@@ -1,13 +1,6 @@
 // Public shapes of the sandbox: its options, its handle and its reports. Kept apart from the code so
 // the CLI and the tests can import them without pulling in node:http.
-import type {
-  CatalogCategory,
-  DomainProfile,
-  EmployeesResult,
-  PlanName,
-  TechnologyCount,
-  TrafficHistory,
-} from '../api/types.js';
+import type { CatalogCategory, DomainProfile, EmployeesResult, PlanName, TechnologyCount, TrafficHistory } from '../api/types.js';
 
 /** How a 429 tells its reset time; the spec leaves the field name unshown (§7). */
 export type ResetStyle = 'iso' | 'epoch-s' | 'epoch-ms' | 'seconds' | 'retry-after';

@@ -69,7 +69,10 @@ export interface OpenCacheOptions {
 
 /** The cache file is unreadable as SQLite: names the file and the way out. */
 export class CacheCorruptError extends UsageError {
-  constructor(readonly path: string, detail: string) {
+  constructor(
+    readonly path: string,
+    detail: string,
+  ) {
     super(`the cache file ${path} is damaged (${detail}); run \`domain-intel cache clear\` to start a fresh one`, 'cache_corrupt');
   }
 }
@@ -239,7 +242,6 @@ function prepareSchema(db: Database.Database, file: string): void {
 }
 
 function createCache(db: Database.Database, file: string, clock: () => number): AnswerCache {
-
   type Row = { host: string; status: CacheStatus; body: string | null; fetched_at: number };
   const getOne = db.prepare<[string, string, number], Row>(
     'SELECT host, status, body, fetched_at FROM answers WHERE endpoint = ? AND host = ? AND fetched_at >= ?',
@@ -255,9 +257,7 @@ function createCache(db: Database.Database, file: string, clock: () => number): 
     let stmt = inLists.get(n);
     if (!stmt) {
       const marks = Array.from({ length: n }, () => '?').join(', ');
-      stmt = db.prepare<unknown[], Row>(
-        `SELECT host, status, body, fetched_at FROM answers WHERE endpoint = ? AND fetched_at >= ? AND host IN (${marks})`,
-      );
+      stmt = db.prepare<unknown[], Row>(`SELECT host, status, body, fetched_at FROM answers WHERE endpoint = ? AND fetched_at >= ? AND host IN (${marks})`);
       inLists.set(n, stmt);
     }
     return stmt;

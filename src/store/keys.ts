@@ -72,11 +72,7 @@ function requireStored(settings: SettingsReader, name: string): string {
 }
 
 /** Stores a key under `name` (default 'default'); the first key stored becomes the active one. */
-export async function addKey(
-  settings: Settings,
-  name: string | undefined,
-  key: string,
-): Promise<{ name: string; active: boolean; replaced: boolean }> {
+export async function addKey(settings: Settings, name: string | undefined, key: string): Promise<{ name: string; active: boolean; replaced: boolean }> {
   const keyName = name ?? 'default';
   checkName(keyName);
   const trimmed = key.trim();

@@ -179,10 +179,7 @@ function readStore(file: string): Record<string, unknown> {
 }
 
 const badFile = (file: string, err: unknown): UsageError =>
-  new UsageError(
-    `cannot read settings file ${file}: ${(err as Error).message}. Fix it by hand or move it away (it may hold your API keys)`,
-    'bad_config',
-  );
+  new UsageError(`cannot read settings file ${file}: ${(err as Error).message}. Fix it by hand or move it away (it may hold your API keys)`, 'bad_config');
 
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 

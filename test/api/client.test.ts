@@ -45,7 +45,10 @@ function pick(sb: Sandbox): Picks {
   const profile = hosts.find((h) => sb.dataset.profile(h)?.traffic !== null && sb.dataset.profile(h)?.employees !== null);
   const traffic = hosts.find((h) => (sb.dataset.traffic(h)?.history.length ?? 0) > 2);
   const employeesWww = hosts.find((h) => h.startsWith('www.') && sb.dataset.employees(h) !== null);
-  const tech = sb.dataset.catalog().flatMap((c) => c.technologies).find((t) => t.domains > 0)?.tech;
+  const tech = sb.dataset
+    .catalog()
+    .flatMap((c) => c.technologies)
+    .find((t) => t.domains > 0)?.tech;
   if (!profile || !traffic || !employeesWww || !tech) throw new Error('the seeded dataset lacks a host the tests need');
   const apex = sb.dataset.apexOf(employeesWww);
   if (apex === null) throw new Error('no apex');
@@ -742,12 +745,16 @@ describe('the base URL rule', () => {
     expect(client.baseUrl).toBe('https://api.example.com/api/v1');
   });
 
-  it.each(['https://api.example.com/', 'https://api.example.com/api/v2', 'http://127.0.0.1:1/api/v1/domain', 'http://127.0.0.1:1/v1', 'not a url', 'ftp://127.0.0.1/api/v1'])(
-    'refuses %s',
-    (baseUrl) => {
-      const err = synchronousFailure(() => new DomainIntelClient({ baseUrl, apiKey }));
-      expect(err).toBeInstanceOf(UsageError);
-      expect((err as UsageError).code).toBe('bad_base_url');
-    },
-  );
+  it.each([
+    'https://api.example.com/',
+    'https://api.example.com/api/v2',
+    'http://127.0.0.1:1/api/v1/domain',
+    'http://127.0.0.1:1/v1',
+    'not a url',
+    'ftp://127.0.0.1/api/v1',
+  ])('refuses %s', (baseUrl) => {
+    const err = synchronousFailure(() => new DomainIntelClient({ baseUrl, apiKey }));
+    expect(err).toBeInstanceOf(UsageError);
+    expect((err as UsageError).code).toBe('bad_base_url');
+  });
 });

@@ -661,7 +661,10 @@ describe('help and version (no service needed)', () => {
       expect(at, `${what}: has an Examples: section`).toBeGreaterThan(0);
       expect(out.indexOf('Options:'), what).toBeLessThan(at);
       // Nothing but the examples (and notes) after it: no further section heading.
-      expect(out.slice(at + 1).filter((l) => /^(Options|Commands|Arguments|Global options|Usage):/.test(l)), what).toEqual([]);
+      expect(
+        out.slice(at + 1).filter((l) => /^(Options|Commands|Arguments|Global options|Usage):/.test(l)),
+        what,
+      ).toEqual([]);
       expect(out[at + 1], what).toMatch(new RegExp(`^ {2}domain-intel ${cmd[0]}\\b`));
     });
   });

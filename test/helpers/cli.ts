@@ -16,7 +16,13 @@ export function assertBuilt(): void {
 /** A fresh environment: temp config and cache dirs, no inherited key or base URL, no colour. */
 export function cliEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const home = mkdtempSync(join(tmpdir(), 'di-e2e-'));
-  const env: NodeJS.ProcessEnv = { ...process.env, DOMAIN_INTEL_CONFIG_DIR: join(home, 'config'), DOMAIN_INTEL_CACHE_DIR: join(home, 'cache'), NO_COLOR: '1', ...extra };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DOMAIN_INTEL_CONFIG_DIR: join(home, 'config'),
+    DOMAIN_INTEL_CACHE_DIR: join(home, 'cache'),
+    NO_COLOR: '1',
+    ...extra,
+  };
   delete env.DOMAIN_INTEL_API_KEY;
   delete env.DOMAIN_INTEL_BASE_URL;
   delete env.FORCE_COLOR;

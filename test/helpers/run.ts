@@ -14,7 +14,11 @@ export interface Harness {
   client: DomainIntelClient;
   cache: AnswerCache;
   dir: string;
-  run<K extends RunKind>(kind: K, values: string[], opts?: Partial<EnrichOptions<K>> & { limit?: number | null; windowMs?: number }): Promise<{ rows: EnrichedRow<K>[]; stats: ReturnType<typeof enrich>['stats'] }>;
+  run<K extends RunKind>(
+    kind: K,
+    values: string[],
+    opts?: Partial<EnrichOptions<K>> & { limit?: number | null; windowMs?: number },
+  ): Promise<{ rows: EnrichedRow<K>[]; stats: ReturnType<typeof enrich>['stats'] }>;
   close(): Promise<void>;
 }
 

@@ -19,11 +19,7 @@ export interface ReadResult {
 }
 
 /** Opens and drains an input; rejects with whatever openInput or the iteration throws. */
-export async function readAll(
-  input: string | Buffer,
-  opts: Partial<OpenInputOptions> = {},
-  chunk = 0,
-): Promise<ReadResult> {
+export async function readAll(input: string | Buffer, opts: Partial<OpenInputOptions> = {}, chunk = 0): Promise<ReadResult> {
   const opened = await openInput(source(input, chunk), { fileName: 'in.csv', ...opts });
   const records: InputRecord[] = [];
   for await (const r of opened.records) records.push(r);

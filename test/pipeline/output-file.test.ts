@@ -34,7 +34,12 @@ describe('openOutput', () => {
   it('commit renames a complete file into place and leaves no temporary file', async () => {
     const target = join(dir, 'out.csv');
     const out = await openOutput(target, sink());
-    const writer = createRowWriter(out.stream, { format: 'csv', kind: 'traffic', shape: { format: 'lines', headers: null, hostColumn: 0 }, fields: ['status'] });
+    const writer = createRowWriter(out.stream, {
+      format: 'csv',
+      kind: 'traffic',
+      shape: { format: 'lines', headers: null, hostColumn: 0 },
+      fields: ['status'],
+    });
     for (let i = 0; i < 1000; i++) await writer.write(row('traffic', { cells: [`h${i}.com`] }));
     await writer.end();
     expect(await readdir(dir)).toHaveLength(1);

@@ -82,7 +82,11 @@ describe('openInput: CSV and TSV', () => {
     for (const chunk of [0, 1, 7]) {
       const r = await readAll(text, {}, chunk);
       expect(r.shape.headers).toEqual(['domain', 'note']);
-      expect(r.records.map((x) => x.cells)).toEqual([['a.com', 'one\r\ntwo'], ['b.com', 'x'], ['c.com', 'y']]);
+      expect(r.records.map((x) => x.cells)).toEqual([
+        ['a.com', 'one\r\ntwo'],
+        ['b.com', 'x'],
+        ['c.com', 'y'],
+      ]);
       expect(lines(r)).toEqual([2, 5, 6]);
     }
   });
@@ -90,7 +94,10 @@ describe('openInput: CSV and TSV', () => {
   it('skips blank and # lines before the header, but not # rows in the data', async () => {
     const r = await readAll('# exported 2024-01-01\n\ndomain,n\n#1,a.com\na.com,#2\n');
     expect(r.shape.headers).toEqual(['domain', 'n']);
-    expect(r.records.map((x) => [x.line, x.cells[0]])).toEqual([[4, '#1'], [5, 'a.com']]);
+    expect(r.records.map((x) => [x.line, x.cells[0]])).toEqual([
+      [4, '#1'],
+      [5, 'a.com'],
+    ]);
   });
 
   it('skips a row whose only cell is whitespace', async () => {

@@ -52,7 +52,10 @@ describe('enrich (profile) against the sandbox', () => {
   it('finishes a second run larger than its row buffer, answered wholly from the cache', async () => {
     h = await harness({ rpm: 0 });
     // concurrency 1 gives a 200-row buffer: 1,500 cached rows must pass through it without a lookup.
-    const values = h.sb.hostList().slice(0, 500).flatMap((x) => [x, x.toUpperCase(), `https://${x}/`]);
+    const values = h.sb
+      .hostList()
+      .slice(0, 500)
+      .flatMap((x) => [x, x.toUpperCase(), `https://${x}/`]);
     await h.run('profile', values, { concurrency: 1, maxBuffered: 0 });
     h.sb.resetCounters();
     const second = await h.run('profile', values, { concurrency: 1, maxBuffered: 0 });

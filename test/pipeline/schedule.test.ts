@@ -45,10 +45,12 @@ describe('RateLimiter', () => {
     const t = virtualTime();
     const limiter = new RateLimiter({ limit: 2, windowMs: 100, marginMs: 0, ...t });
     const order: number[] = [];
-    await Promise.all([0, 1, 2, 3, 4].map(async (i) => {
-      await go(limiter);
-      order.push(i);
-    }));
+    await Promise.all(
+      [0, 1, 2, 3, 4].map(async (i) => {
+        await go(limiter);
+        order.push(i);
+      }),
+    );
     expect(order).toEqual([0, 1, 2, 3, 4]);
   });
 

@@ -28,7 +28,10 @@ const traffic: TrafficHistory = {
   estimated_monthly_visits: 300,
   band: 'small',
   as_of: '2024-05',
-  history: [{ month: '2024-04', visits: 200 }, { month: '2024-05', visits: 300 }],
+  history: [
+    { month: '2024-04', visits: 200 },
+    { month: '2024-05', visits: 300 },
+  ],
 };
 const employees: EmployeesResult = {
   host: 'www.example.com',
@@ -51,9 +54,26 @@ async function render(opts: RowWriterOptions, rows: EnrichedRow[]): Promise<stri
 describe('columnsFor and flatten', () => {
   it('lists our columns per kind', () => {
     expect(columnsFor('profile')).toEqual([
-      'status', 'host', 'reason', 'resolves', 'technologies', 'network', 'platform', 'registrar', 'age_days',
-      'country_iso', 'lang_norm', 'http_status', 'redirect_to', 'traffic_visits', 'traffic_band', 'traffic_as_of',
-      'employees_low', 'employees_high', 'employees_point', 'employees_as_of',
+      'status',
+      'host',
+      'reason',
+      'resolves',
+      'technologies',
+      'network',
+      'platform',
+      'registrar',
+      'age_days',
+      'country_iso',
+      'lang_norm',
+      'http_status',
+      'redirect_to',
+      'traffic_visits',
+      'traffic_band',
+      'traffic_as_of',
+      'employees_low',
+      'employees_high',
+      'employees_point',
+      'employees_as_of',
     ]);
     expect(columnsFor('traffic')).toEqual(['status', 'host', 'reason', 'traffic_visits', 'traffic_band', 'traffic_as_of', 'traffic_history']);
     expect(columnsFor('employees')).toEqual(['status', 'host', 'reason', 'apex', 'employees_low', 'employees_high', 'employees_point', 'employees_as_of']);
@@ -63,21 +83,37 @@ describe('columnsFor and flatten', () => {
     const flat = flatten(row('profile', { status: 'found', data: profile }));
     expect(Object.keys(flat)).toEqual(columnsFor('profile'));
     expect(flat).toMatchObject({
-      status: 'found', host: 'example.com', reason: null, resolves: true, technologies: 'Nginx;WordPress',
-      platform: null, age_days: 9000, traffic_visits: 12345, traffic_band: '10k-100k', employees_point: null, employees_high: 50,
+      status: 'found',
+      host: 'example.com',
+      reason: null,
+      resolves: true,
+      technologies: 'Nginx;WordPress',
+      platform: null,
+      age_days: 9000,
+      traffic_visits: 12345,
+      traffic_band: '10k-100k',
+      employees_point: null,
+      employees_high: 50,
     });
   });
 
   it('flattens traffic history and employee estimates', () => {
     expect(flatten(row('traffic', { status: 'found', data: traffic })).traffic_history).toBe('2024-04:200;2024-05:300');
     expect(flatten(row('employees', { status: 'found', data: employees }))).toMatchObject({
-      apex: 'example.com', employees_low: 1, employees_high: null, employees_point: 7, employees_as_of: '2024-01-31',
+      apex: 'example.com',
+      employees_low: 1,
+      employees_high: null,
+      employees_point: 7,
+      employees_as_of: '2024-01-31',
     });
   });
 
   it('gives every data column null when there is no data', () => {
     const flat = flatten(row('profile', { status: 'invalid', host: null, reason: 'too short' }));
-    expect(Object.entries(flat).filter(([, v]) => v !== null)).toEqual([['status', 'invalid'], ['reason', 'too short']]);
+    expect(Object.entries(flat).filter(([, v]) => v !== null)).toEqual([
+      ['status', 'invalid'],
+      ['reason', 'too short'],
+    ]);
   });
 });
 
@@ -148,9 +184,15 @@ describe('createRowWriter: CSV', () => {
     const r = row('profile', { cells: ['@SUM(A1)', 'example.com', '-12'], status: 'found', data });
     const fields = ['registrar', 'age_days'];
     const safe = parse(await render({ format: 'csv', kind: 'profile', shape, fields }, [r])) as string[][];
-    expect(safe).toEqual([["'=cmd", 'domain', 'n', 'registrar', 'age_days'], ["'@SUM(A1)", 'example.com', '-12', '\'=HYPERLINK("http://evil")', '-5']]);
+    expect(safe).toEqual([
+      ["'=cmd", 'domain', 'n', 'registrar', 'age_days'],
+      ["'@SUM(A1)", 'example.com', '-12', '\'=HYPERLINK("http://evil")', '-5'],
+    ]);
     const raw = parse(await render({ format: 'csv', kind: 'profile', shape, fields, raw: true }, [r])) as string[][];
-    expect(raw).toEqual([['=cmd', 'domain', 'n', 'registrar', 'age_days'], ['@SUM(A1)', 'example.com', '-12', '=HYPERLINK("http://evil")', '-5']]);
+    expect(raw).toEqual([
+      ['=cmd', 'domain', 'n', 'registrar', 'age_days'],
+      ['@SUM(A1)', 'example.com', '-12', '=HYPERLINK("http://evil")', '-5'],
+    ]);
   });
 
   it('quotes cells holding CR so they survive reading back', async () => {
@@ -170,18 +212,28 @@ describe('createRowWriter: JSON and NDJSON', () => {
     expect(parsed[0]).toEqual({
       line: 2,
       input: { Domain: 'example.com', x: '1', x_2: '2', column_4: '3', column_5: 'extra' },
-      status: 'found', host: 'example.com', reason: null, data: profile,
+      status: 'found',
+      host: 'example.com',
+      reason: null,
+      data: profile,
     });
     expect(parsed[1]).toEqual({
-      line: 3, input: { Domain: 'nope', x: null, x_2: null, column_4: null, column_5: null },
-      status: 'missing', host: 'nope', reason: null, data: null,
+      line: 3,
+      input: { Domain: 'nope', x: null, x_2: null, column_4: null, column_5: null },
+      status: 'missing',
+      host: 'nope',
+      reason: null,
+      data: null,
     });
   });
 
   it('writes [] for no rows, and the raw line as input for a newline list', async () => {
     expect(await render({ format: 'json', kind: 'profile', shape: lines }, [])).toBe('[]\n');
     const text = await render({ format: 'ndjson', kind: 'profile', shape: lines }, [row('profile', { cells: [' A.com '] }), row('profile')]);
-    const objs = text.trimEnd().split('\n').map((l) => JSON.parse(l));
+    const objs = text
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(objs).toHaveLength(2);
     expect(objs[0].input).toBe(' A.com ');
   });
@@ -191,7 +243,9 @@ describe('createRowWriter: JSON and NDJSON', () => {
       row('profile', { line: 7, status: 'found', data: profile }),
     ]);
     expect(JSON.parse(text)).toEqual({ line: 7, technologies: ['Nginx', 'WordPress'], age_days: 9000, platform: null, host: 'example.com' });
-    const t = await render({ format: 'json', kind: 'traffic', shape: lines, fields: ['traffic_history'] }, [row('traffic', { status: 'found', data: traffic })]);
+    const t = await render({ format: 'json', kind: 'traffic', shape: lines, fields: ['traffic_history'] }, [
+      row('traffic', { status: 'found', data: traffic }),
+    ]);
     expect(JSON.parse(t)[0].traffic_history).toEqual(traffic.history);
   });
 
@@ -223,7 +277,11 @@ describe('createRowWriter: back-pressure', () => {
     await new Promise((r) => slow.end(r));
     expect(drains).toBeGreaterThan(10);
     expect(maxBuffered).toBeLessThan(64 + 100);
-    const lines_ = received.join('').trimEnd().split('\n').map((l) => JSON.parse(l).line);
+    const lines_ = received
+      .join('')
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l).line);
     expect(lines_).toEqual(Array.from({ length: 200 }, (_, i) => i + 1));
   });
 

@@ -8,7 +8,8 @@ beforeAll(async () => {
 });
 afterAll(() => sb.close());
 
-const admin = (path: string, body?: unknown) => call(sb, `/__sandbox/${path}`, { key: null, method: body === undefined && !path.match(/^(reset-counters|pack|key)$/) ? 'GET' : 'POST', body });
+const admin = (path: string, body?: unknown) =>
+  call(sb, `/__sandbox/${path}`, { key: null, method: body === undefined && !path.match(/^(reset-counters|pack|key)$/) ? 'GET' : 'POST', body });
 
 describe('admin routes', () => {
   it('describes the sandbox', async () => {

@@ -121,7 +121,10 @@ describe('dataset', () => {
     const all = catalog.flatMap((c) => c.technologies);
     expect(all.length).toBeGreaterThanOrEqual(60);
     for (const name of ['Node.js', 'Google Tag Manager', 'C++ Runtime', 'TCP/IP Stack', 'AT&T CDN', 'ASP.NET']) {
-      expect(all.some((t) => t.tech === name), name).toBe(true);
+      expect(
+        all.some((t) => t.tech === name),
+        name,
+      ).toBe(true);
     }
     expect(all.some((t) => t.domains === 0)).toBe(true);
     const counted = new Map<string, number>();

@@ -105,7 +105,10 @@ describe('technology and catalog', () => {
   });
 
   it('answers a zero count and 404 for names not in the catalog, matched exactly', async () => {
-    const zero = sb.dataset.catalog().flatMap((c) => c.technologies).find((t) => t.domains === 0);
+    const zero = sb.dataset
+      .catalog()
+      .flatMap((c) => c.technologies)
+      .find((t) => t.domains === 0);
     expect((await call(sb, `technology/${encodeURIComponent(zero?.tech ?? '')}`)).json).toEqual({ data: zero });
     for (const path of ['technology/node.js', 'technology/TCP/IP%20Stack', 'technology/Google+Tag+Manager', 'technology/%E0%A4%A']) {
       const res = await call(sb, path);

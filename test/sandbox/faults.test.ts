@@ -38,7 +38,11 @@ describe('faults', () => {
     const s = await open({ faults: { burst503: 0.05 }, seed: 3 });
     const statuses: number[] = [];
     for (let i = 0; i < 300; i++) statuses.push((await call(s, 'technology/Node.js')).status);
-    const runs = statuses.join('').split(/200/).filter((run) => run.length > 0).map((run) => run.length / 3);
+    const runs = statuses
+      .join('')
+      .split(/200/)
+      .filter((run) => run.length > 0)
+      .map((run) => run.length / 3);
     expect(runs.length).toBeGreaterThan(0);
     for (const run of runs) expect(run).toBeGreaterThanOrEqual(3);
     expect(s.requests().filter((r) => r.fault === 'burst503')).toHaveLength(statuses.filter((st) => st === 503).length);

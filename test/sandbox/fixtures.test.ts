@@ -8,7 +8,12 @@ const fixture = (name: string): string => readFileSync(new URL(`../../fixtures/$
 
 /** Crude normalisation, enough to see the fixture was drawn from the default dataset. */
 const hostOf = (value: string): string =>
-  value.trim().toLowerCase().replace(/^https?:\/\//, '').replace(/[/?#].*$/, '').replace(/^.*@/, '');
+  value
+    .trim()
+    .toLowerCase()
+    .replace(/^https?:\/\//, '')
+    .replace(/[/?#].*$/, '')
+    .replace(/^.*@/, '');
 
 describe('fixtures', () => {
   it('sample.csv mixes default-dataset hosts with duplicates, absent, IDN, e-mail and invalid values', () => {

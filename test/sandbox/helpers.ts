@@ -33,7 +33,7 @@ export async function call(sb: Sandbox, path: string, options: CallOptions = {})
   if (body !== undefined) headers['content-type'] = options.contentType ?? 'application/json';
   const res = await fetch(url, { method: options.method ?? (body === undefined ? 'GET' : 'POST'), headers, body });
   const text = await res.text();
-  let json: unknown ;
+  let json: unknown;
   try {
     json = JSON.parse(text);
   } catch {

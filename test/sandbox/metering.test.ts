@@ -118,7 +118,17 @@ describe('metering (§8.6)', () => {
     sb = await startSandbox({ quota: 10 });
     await call(sb, `domain/${sb.hostList()[0]}`);
     sb.resetCounters();
-    expect(sb.charges()).toEqual({ total: 0, byHost: {}, byEndpoint: {}, requests: 0, rateLimited: 0, quotaExhausted: 0, unavailable: 0, remaining: 9, limit: 10 });
+    expect(sb.charges()).toEqual({
+      total: 0,
+      byHost: {},
+      byEndpoint: {},
+      requests: 0,
+      rateLimited: 0,
+      quotaExhausted: 0,
+      unavailable: 0,
+      remaining: 9,
+      limit: 10,
+    });
     expect(sb.requests()).toEqual([]);
   });
 

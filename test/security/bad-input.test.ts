@@ -28,7 +28,10 @@ afterAll(async () => {
 });
 
 /** Writes `content` as an input file, runs `batch FILE -o DIR/out.csv` with DIR fresh and empty. */
-async function batchFile(content: string | Buffer, opts: { existing?: string; extra?: string[] } = {}): Promise<{ r: CliResult; file: string; dir: string; out: string }> {
+async function batchFile(
+  content: string | Buffer,
+  opts: { existing?: string; extra?: string[] } = {},
+): Promise<{ r: CliResult; file: string; dir: string; out: string }> {
   const id = ++n;
   const file = home.path(`input-${id}.csv`);
   writeFileSync(file, content);
@@ -129,7 +132,12 @@ describe.concurrent('batch accepts awkward but valid input (read.ts: not errors)
     const ours = columnsFor('profile');
     expect(header).toEqual(['domain', 'note', 'owner', ...ours]);
     const status = (r: string[]) => r[3 + ours.indexOf('status')];
-    expect(rows.map((r) => r.slice(0, 3))).toEqual([[a, '', ''], [b, 'n', 'o'], ['x', '', ''], ['', '', '']]);
+    expect(rows.map((r) => r.slice(0, 3))).toEqual([
+      [a, '', ''],
+      [b, 'n', 'o'],
+      ['x', '', ''],
+      ['', '', ''],
+    ]);
     expect(rows.map(status)).toEqual(['found', 'found', 'invalid', 'invalid']);
     expect(rows[1]!.slice(3 + ours.length)).toEqual(['extra1', 'extra2']);
     expect(rows[3]![3 + ours.indexOf('reason')]).toBe('empty value');

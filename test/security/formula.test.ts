@@ -15,7 +15,28 @@ const readCsv = (text: string, delimiter = ','): string[][] => parse(text, { del
 
 describe('neutraliseCell', () => {
   it("prefixes ' to every formula starter", () => {
-    const dangerous = ['=1+1', '=HYPERLINK("http://evil.example","x")', '+1+1', '-2+3', '@SUM(1)', '\t=1+1', '\r=1+1', '\t', '\r', '=', '+', '-', '@', '-A1', '+ 1', '-1-1', '--1', '-1e', '=-1', '-1)'];
+    const dangerous = [
+      '=1+1',
+      '=HYPERLINK("http://evil.example","x")',
+      '+1+1',
+      '-2+3',
+      '@SUM(1)',
+      '\t=1+1',
+      '\r=1+1',
+      '\t',
+      '\r',
+      '=',
+      '+',
+      '-',
+      '@',
+      '-A1',
+      '+ 1',
+      '-1-1',
+      '--1',
+      '-1e',
+      '=-1',
+      '-1)',
+    ];
     for (const cell of dangerous) expect(neutraliseCell(cell), JSON.stringify(cell)).toBe(`'${cell}`);
   });
 
@@ -44,18 +65,42 @@ describe.concurrent('batch: passed-through cells (against the sandbox)', () => {
 
   // [input cells, cells expected in the CSV output]
   const table = (h: string[]): [string[], string[]][] => [
-    [['domain', 'note', 'amount', '@head'], ['domain', 'note', 'amount', "'@head"]],
-    [[h[0]!, '=HYPERLINK("http://evil.example","x")', '-12', '@SUM(1)'], [h[0]!, `'=HYPERLINK("http://evil.example","x")`, '-12', "'@SUM(1)"]],
-    [[h[1]!, '+1+1', '-3.5', '-2+3'], [h[1]!, "'+1+1", '-3.5', "'-2+3"]],
-    [[h[2]!, '\t=1+1', '+5', '\r=cmd'], [h[2]!, "'\t=1+1", '+5', "'\r=cmd"]],
-    [['=1+2', 'plain text', '1e5', '-'], ["'=1+2", 'plain text', '1e5', "'-"]],
-    [[h[3]!, ' =not-first', '-0.5', '@'], [h[3]!, ' =not-first', '-0.5', "'@"]],
+    [
+      ['domain', 'note', 'amount', '@head'],
+      ['domain', 'note', 'amount', "'@head"],
+    ],
+    [
+      [h[0]!, '=HYPERLINK("http://evil.example","x")', '-12', '@SUM(1)'],
+      [h[0]!, `'=HYPERLINK("http://evil.example","x")`, '-12', "'@SUM(1)"],
+    ],
+    [
+      [h[1]!, '+1+1', '-3.5', '-2+3'],
+      [h[1]!, "'+1+1", '-3.5', "'-2+3"],
+    ],
+    [
+      [h[2]!, '\t=1+1', '+5', '\r=cmd'],
+      [h[2]!, "'\t=1+1", '+5', "'\r=cmd"],
+    ],
+    [
+      ['=1+2', 'plain text', '1e5', '-'],
+      ["'=1+2", 'plain text', '1e5', "'-"],
+    ],
+    [
+      [h[3]!, ' =not-first', '-0.5', '@'],
+      [h[3]!, ' =not-first', '-0.5', "'@"],
+    ],
   ];
 
   it("prefixes ' to dangerous input cells and headers, leaves numbers untouched; --raw leaves every cell exact", async () => {
     const rows = table(sb.hostList());
     const file = home.path('crm.csv');
-    writeFileSync(file, stringify(rows.map(([input]) => input), { quoted_match: /\r/ }));
+    writeFileSync(
+      file,
+      stringify(
+        rows.map(([input]) => input),
+        { quoted_match: /\r/ },
+      ),
+    );
 
     const safe = await runCli(['batch', file], { env: home.env(), cwd: home.root });
     expect(safe.code, safe.stderr).toBe(0);
@@ -74,7 +119,13 @@ describe.concurrent('batch: passed-through cells (against the sandbox)', () => {
   it('does the same for TSV, and never alters JSON', async () => {
     const rows = table(sb.hostList());
     const file = home.path('crm.tsv');
-    writeFileSync(file, stringify(rows.map(([input]) => input), { delimiter: '\t', quoted_match: /[\r\t]/ }));
+    writeFileSync(
+      file,
+      stringify(
+        rows.map(([input]) => input),
+        { delimiter: '\t', quoted_match: /[\r\t]/ },
+      ),
+    );
     const tsv = await runCli(['batch', file, '-o', home.path('out.tsv')], { env: home.env(), cwd: home.root });
     expect(tsv.code, tsv.stderr).toBe(0);
     const { readFileSync } = await import('node:fs');
@@ -82,7 +133,10 @@ describe.concurrent('batch: passed-through cells (against the sandbox)', () => {
 
     const json = await runCli(['batch', file, '--format', 'ndjson'], { env: home.env(), cwd: home.root });
     expect(json.code, json.stderr).toBe(0);
-    const objs = json.stdout.trim().split('\n').map((l) => JSON.parse(l) as { input: Record<string, string> });
+    const objs = json.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { input: Record<string, string> });
     expect(objs.map((o) => [o.input.domain, o.input.note, o.input.amount, o.input['@head']])).toEqual(rows.slice(1).map(([input]) => input));
   });
 });
@@ -102,7 +156,7 @@ describe.concurrent('our own columns, filled by a hostile service', () => {
     await service.close();
   });
 
-  it("neutralises formulas the service sent in every appended column, keeps numbers, and --raw keeps them exact", async () => {
+  it('neutralises formulas the service sent in every appended column, keeps numbers, and --raw keeps them exact', async () => {
     const safe = await runCli(['batch', home.path('hosts.txt')], { env: home.env(), cwd: home.root });
     expect(safe.code, safe.stderr).toBe(0);
     const [header, ...rows] = readCsv(safe.stdout);
@@ -143,7 +197,10 @@ describe.concurrent('our own columns, filled by a hostile service', () => {
 
     const tech = await runCli(['tech', 'Known', '--format', 'csv'], { env: home.env(), cwd: home.root });
     expect(tech.code, tech.stderr).toBe(0);
-    expect(readCsv(tech.stdout)).toEqual([['tech', 'domains'], ["'=Known()", '3']]);
+    expect(readCsv(tech.stdout)).toEqual([
+      ['tech', 'domains'],
+      ["'=Known()", '3'],
+    ]);
   });
 
   it('--raw keeps them exact on single lookups, several lookups, catalog and tech too', async () => {
@@ -160,6 +217,9 @@ describe.concurrent('our own columns, filled by a hostile service', () => {
     const catalog = await runCli(['catalog', '--format', 'csv', '--raw'], { env: home.env(), cwd: home.root });
     expect(readCsv(catalog.stdout)[1]).toEqual(['=1+1', '@SUM(2)', '5']);
     const tech = await runCli(['tech', 'Known', '--format', 'csv', '--raw'], { env: home.env(), cwd: home.root });
-    expect(readCsv(tech.stdout)).toEqual([['tech', 'domains'], ['=Known()', '3']]);
+    expect(readCsv(tech.stdout)).toEqual([
+      ['tech', 'domains'],
+      ['=Known()', '3'],
+    ]);
   });
 });

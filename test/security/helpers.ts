@@ -73,7 +73,15 @@ export function runCli(args: string[], opts: RunOptions): Promise<CliResult> {
     child.on('close', (code, signal) => {
       clearTimeout(killer);
       if (sampler) clearInterval(sampler);
-      done({ code, signal, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8'), ms: Date.now() - started, peakRss, timedOut });
+      done({
+        code,
+        signal,
+        stdout: Buffer.concat(out).toString('utf8'),
+        stderr: Buffer.concat(err).toString('utf8'),
+        ms: Date.now() - started,
+        peakRss,
+        timedOut,
+      });
     });
     child.stdin.on('error', () => {}); // the CLI may exit before reading its input
     child.stdin.end(opts.input ?? '');

@@ -34,7 +34,7 @@ export function hostileProfile(domain: string, style: 'formula' | 'escape'): Rec
     return {
       domain,
       resolves: true,
-      technologies: ['=cmd|\' /C calc\'!A0', 'React'],
+      technologies: ["=cmd|' /C calc'!A0", 'React'],
       ...FORMULAS,
       age_days: -12,
       http_status: 200,
@@ -78,19 +78,46 @@ export function startHostileService(style: 'formula' | 'escape'): Promise<TestSe
       return sendJson(
         res,
         200,
-        { data: { host: m[1], estimated_monthly_visits: 1500, band: e.osc8, as_of: e.title, history: [{ month: e.csi, visits: 10 }, { month: '2025-10', visits: 20 }] } },
+        {
+          data: {
+            host: m[1],
+            estimated_monthly_visits: 1500,
+            band: e.osc8,
+            as_of: e.title,
+            history: [
+              { month: e.csi, visits: 10 },
+              { month: '2025-10', visits: 20 },
+            ],
+          },
+        },
         quota,
       );
     }
     m = /^\/employees\/(.+)$/.exec(path);
     if (m) return sendJson(res, 200, { data: { host: m[1], apex: e.bidi, estimated_employees: { low: 5, high: null, point: null }, as_of: e.clear } }, quota);
     if (path === '/meta/technologies' && style === 'formula') {
-      return sendJson(res, 200, { data: [{ category: '=1+1', technologies: [{ tech: '@SUM(2)', domains: 5 }, { tech: '-3', domains: 0 }] }] });
+      return sendJson(res, 200, {
+        data: [
+          {
+            category: '=1+1',
+            technologies: [
+              { tech: '@SUM(2)', domains: 5 },
+              { tech: '-3', domains: 0 },
+            ],
+          },
+        ],
+      });
     }
     if (path === '/meta/technologies') {
       return sendJson(res, 200, {
         data: [
-          { category: e.csi, technologies: [{ tech: `Word${e.osc8}Press`, domains: 5 }, { tech: e.title, domains: 1 }] },
+          {
+            category: e.csi,
+            technologies: [
+              { tech: `Word${e.osc8}Press`, domains: 5 },
+              { tech: e.title, domains: 1 },
+            ],
+          },
           { category: e.bidi, technologies: [{ tech: e.cr, domains: 0 }] },
         ],
       });

@@ -8,7 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { DomainIntelClient } from '../../src/api/client.js';
 import { NetworkError, ProtocolError } from '../../src/api/errors.js';
 import { isRetryable } from '../../src/api/retry.js';
-import { startSandbox, type FaultRates, } from '../../src/sandbox/index.js';
+import { startSandbox, type FaultRates } from '../../src/sandbox/index.js';
 import { STACK_FRAME, SAMPLE_CSV, fakeKey, requireBuild, runCli, sendJson, startServer, tempHome, type TestServer } from './helpers.js';
 
 interface Row {
@@ -19,7 +19,12 @@ interface Row {
   data: { domain: string; registrar?: string | null } | null;
 }
 
-const ndjson = (text: string): Row[] => text.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Row);
+const ndjson = (text: string): Row[] =>
+  text
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Row);
 
 /** A sandbox with one fault at rate 1, and a sealed home pointing at it. */
 async function faulty(kind: keyof FaultRates) {
@@ -175,14 +180,21 @@ describe('an answer about another host', () => {
     const server = await startServer((req, res) => {
       const profile = { domain: 'other.example', registrar: 'not-yours' };
       if (req.url.includes('/domain/')) return sendJson(res, 200, { data: profile });
-      if (req.url.includes('/traffic/')) return sendJson(res, 200, { data: { host: 'other.example', estimated_monthly_visits: 1, band: 'x', as_of: '2026-01', history: [] } });
-      if (req.url.includes('/employees/')) return sendJson(res, 200, { data: { host: 'other.example', apex: 'other.example', estimated_employees: { low: 1, high: 2, point: null }, as_of: '2026-01-01' } });
+      if (req.url.includes('/traffic/'))
+        return sendJson(res, 200, { data: { host: 'other.example', estimated_monthly_visits: 1, band: 'x', as_of: '2026-01', history: [] } });
+      if (req.url.includes('/employees/'))
+        return sendJson(res, 200, {
+          data: { host: 'other.example', apex: 'other.example', estimated_employees: { low: 1, high: 2, point: null }, as_of: '2026-01-01' },
+        });
       return sendJson(res, 404, { error: 'not_found' });
     });
     const client = new DomainIntelClient({ baseUrl: server.baseUrl, apiKey: fakeKey('other-host') });
     try {
       for (const call of [() => client.domain('mine.example'), () => client.traffic('mine.example'), () => client.employees('mine.example')]) {
-        const err = await call().then(() => null, (e: unknown) => e);
+        const err = await call().then(
+          () => null,
+          (e: unknown) => e,
+        );
         expect(err).toBeInstanceOf(ProtocolError);
         expect(err).toMatchObject({ code: 'bad_response', host: 'mine.example' });
         expect((err as Error).message).toMatch(/other\.example.*not the host asked about/);

@@ -35,21 +35,45 @@ afterAll(async () => {
 
 // Cells a spreadsheet export or a hostile sender may hold: quotes, delimiters, line breaks, formula starters,
 // escapes, bidi, non-BMP characters. No NUL (a NUL near the start marks the file binary, by design).
-const special = fc.constantFrom(',', '"', '""', '\n', '\r', '\r\n', 'end\r', '\t', ' ', '#', '=', '+', '-', '@', '-12', '-3.5', '=1+1', '\x1b[31m', '\u202e', 'é', '😀', '\u00a0', '\u2028', 'x.com', 'HTTP://A.COM/x');
+const special = fc.constantFrom(
+  ',',
+  '"',
+  '""',
+  '\n',
+  '\r',
+  '\r\n',
+  'end\r',
+  '\t',
+  ' ',
+  '#',
+  '=',
+  '+',
+  '-',
+  '@',
+  '-12',
+  '-3.5',
+  '=1+1',
+  '\x1b[31m',
+  '\u202e',
+  'é',
+  '😀',
+  '\u00a0',
+  '\u2028',
+  'x.com',
+  'HTTP://A.COM/x',
+);
 const cell = fc.array(fc.oneof(special, fc.string({ unit: 'grapheme', maxLength: 5 })), { maxLength: 4 }).map((a) => a.join(''));
 const headerCell = cell.filter((h) => !h.includes('\t') && !h.includes('\ufeff') && !(HOST_HEADERS as readonly string[]).includes(h.trim().toLowerCase()));
 
-const csvFile = fc
-  .integer({ min: 2, max: 4 })
-  .chain((width) =>
-    fc.record({
-      headers: fc.array(headerCell, { minLength: width - 1, maxLength: width - 1 }).map((rest) => ['domain', ...rest]),
-      // Ragged on purpose: short rows are padded, extra cells are written last (after our columns).
-      rows: fc.array(fc.array(cell, { minLength: 1, maxLength: width + 2 }), { maxLength: 16 }),
-      crlf: fc.boolean(),
-      bom: fc.boolean(),
-    }),
-  );
+const csvFile = fc.integer({ min: 2, max: 4 }).chain((width) =>
+  fc.record({
+    headers: fc.array(headerCell, { minLength: width - 1, maxLength: width - 1 }).map((rest) => ['domain', ...rest]),
+    // Ragged on purpose: short rows are padded, extra cells are written last (after our columns).
+    rows: fc.array(fc.array(cell, { minLength: 1, maxLength: width + 2 }), { maxLength: 16 }),
+    crlf: fc.boolean(),
+    bom: fc.boolean(),
+  }),
+);
 
 describe('e2e: CSV through batch', () => {
   it('keeps every input cell byte for byte with --raw, and neutralises exactly the formula-like ones without', async () => {
@@ -58,8 +82,13 @@ describe('e2e: CSV through batch', () => {
         const text = (t.bom ? '\ufeff' : '') + stringify([t.headers, ...t.rows], { record_delimiter: t.crlf ? '\r\n' : '\n', quoted_match: /[\r\n]/ });
         const file = home.path(`prop-${++n}.csv`);
         writeFileSync(file, text);
-        const [rawRun, safeRun] = await Promise.all([true, false].map((raw) => runCli(['batch', file, ...(raw ? ['--raw'] : [])], { env: home.env(), cwd: home.root })));
-        for (const [raw, r] of [[true, rawRun!], [false, safeRun!]] as const) {
+        const [rawRun, safeRun] = await Promise.all(
+          [true, false].map((raw) => runCli(['batch', file, ...(raw ? ['--raw'] : [])], { env: home.env(), cwd: home.root })),
+        );
+        for (const [raw, r] of [
+          [true, rawRun!],
+          [false, safeRun!],
+        ] as const) {
           expect(r.code, r.stderr).toBe(0);
           expect(r.stderr).not.toMatch(STACK_FRAME);
           // Read back as a spreadsheet would: CRLF or LF ends a row, so a cell's own CR must have been quoted.
@@ -86,7 +115,13 @@ describe('e2e: CSV through batch', () => {
 
 const line = fc
   .oneof(
-    fc.string({ unit: fc.oneof(fc.constantFrom('.', '-', '@', ':', '/', ' ', '\t', 'A', 'é', '\x1b', '\u202e', '\u200b', '[', '"', ','), fc.string({ unit: 'grapheme', minLength: 1, maxLength: 1 })), maxLength: 30 }),
+    fc.string({
+      unit: fc.oneof(
+        fc.constantFrom('.', '-', '@', ':', '/', ' ', '\t', 'A', 'é', '\x1b', '\u202e', '\u200b', '[', '"', ','),
+        fc.string({ unit: 'grapheme', minLength: 1, maxLength: 1 }),
+      ),
+      maxLength: 30,
+    }),
     fc.domain(),
     fc.webUrl(),
     fc.emailAddress(),
@@ -103,7 +138,10 @@ describe('e2e: any value through batch', () => {
         writeFileSync(file, `${lines.join('\n')}\n`);
         const r = await runCli(['batch', file, '--input-format', 'lines', '--format', 'ndjson'], { env: home.env(), cwd: home.root });
         expect(r.code, r.stderr).toBe(0);
-        const rows = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { input: string; status: string; host: string | null; reason: string | null });
+        const rows = r.stdout
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l) as { input: string; status: string; host: string | null; reason: string | null });
         expect(rows.map((x) => x.input)).toEqual(lines);
         for (const row of rows) {
           const expected = normaliseHost(row.input);

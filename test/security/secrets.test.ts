@@ -234,7 +234,12 @@ describe.concurrent('where the key may travel', () => {
       });
       expect(loopback.code, loopback.stderr).toBe(0);
       expect(JSON.parse(loopback.stdout)).toMatchObject({ domain: host });
-      expect(sb.requests().slice(before).map((r) => r.path)).toEqual([`/api/v1/domain/${host}`]);
+      expect(
+        sb
+          .requests()
+          .slice(before)
+          .map((r) => r.path),
+      ).toEqual([`/api/v1/domain/${host}`]);
     } finally {
       home.remove();
       await sb.close();
@@ -258,7 +263,10 @@ describe.concurrent('where the key may travel', () => {
       expect(one.stderr).toMatch(/unexpected answer 307/);
       const many = await runCli(['lookup', 'abc.com', 'def.com', '--retries', '0', '--format', 'ndjson'], { env: home.env(), cwd: home.root });
       expect(many.code).toBe(7);
-      const rows = many.stdout.trim().split('\n').map((l) => JSON.parse(l) as { status: string; reason: string });
+      const rows = many.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { status: string; reason: string });
       expect(rows.map((r) => r.status)).toEqual(['error', 'error']);
       expect(rows[0]!.reason).toMatch(/308/);
       expect(redirector.requests.length).toBeGreaterThanOrEqual(2);

@@ -46,17 +46,52 @@ describe('renderers and logger (service-like values)', () => {
     for (const style of styles) {
       const outs: Record<string, string> = {
         profileView: profileView(profile, style, 200),
-        trafficView: trafficView({ host: 'x.com', estimated_monthly_visits: 5, band: ESCAPES.osc8, as_of: ESCAPES.title, history: [{ month: ESCAPES.csi, visits: 1 }, { month: ESCAPES.cr, visits: 3 }] }, style),
-        employeesView: employeesView({ host: ESCAPES.bidi, apex: ESCAPES.clear, estimated_employees: { low: 1, high: null, point: null }, as_of: ESCAPES.c1csi }, style),
+        trafficView: trafficView(
+          {
+            host: 'x.com',
+            estimated_monthly_visits: 5,
+            band: ESCAPES.osc8,
+            as_of: ESCAPES.title,
+            history: [
+              { month: ESCAPES.csi, visits: 1 },
+              { month: ESCAPES.cr, visits: 3 },
+            ],
+          },
+          style,
+        ),
+        employeesView: employeesView(
+          { host: ESCAPES.bidi, apex: ESCAPES.clear, estimated_employees: { low: 1, high: null, point: null }, as_of: ESCAPES.c1csi },
+          style,
+        ),
         technologyView: technologyView({ tech: ESCAPES.title, domains: 3 }, style),
-        catalogView: catalogView([{ category: ESCAPES.csi, technologies: [{ tech: ESCAPES.osc8st, domains: 1 }, { tech: ESCAPES.isolate, domains: 2 }] }], style, 120),
+        catalogView: catalogView(
+          [
+            {
+              category: ESCAPES.csi,
+              technologies: [
+                { tech: ESCAPES.osc8st, domains: 1 },
+                { tech: ESCAPES.isolate, domains: 2 },
+              ],
+            },
+          ],
+          style,
+          120,
+        ),
         renderTable: renderTable(
           PAYLOADS.map((p) => ({ value: p, n: 1 })),
           [{ key: 'value', header: `head${ESCAPES.csi}` }, { key: 'n' }],
           { style, width: 80 },
         ),
-        renderKeyValue: renderKeyValue(PAYLOADS.map((p, i): [string, unknown] => [`${ESCAPES.bell}label${i}`, [p, p]]), { style }),
-        renderRowsTable: renderRowsTable([row('a.com', profile), row(ESCAPES.title, null, 'invalid', `invalid character ${ESCAPES.csi}`)], 'profile', style, 300),
+        renderKeyValue: renderKeyValue(
+          PAYLOADS.map((p, i): [string, unknown] => [`${ESCAPES.bell}label${i}`, [p, p]]),
+          { style },
+        ),
+        renderRowsTable: renderRowsTable(
+          [row('a.com', profile), row(ESCAPES.title, null, 'invalid', `invalid character ${ESCAPES.csi}`)],
+          'profile',
+          style,
+          300,
+        ),
       };
       for (const [name, out] of Object.entries(outs)) {
         if (style.enabled) {
@@ -78,7 +113,13 @@ describe('renderers and logger (service-like values)', () => {
         const out = profileView(p, PLAIN, 120);
         expect(firstHazard(out)).toBeNull();
         expect(out.split('\n')).toHaveLength(13); // one line per field, as for a plain profile
-        const table = renderTable([{ a, b }, { a: b, b: a }], [{ key: 'a' }, { key: 'b' }]);
+        const table = renderTable(
+          [
+            { a, b },
+            { a: b, b: a },
+          ],
+          [{ key: 'a' }, { key: 'b' }],
+        );
         expect(firstHazard(table)).toBeNull();
         expect(table.split('\n')).toHaveLength(4);
       }),
@@ -90,7 +131,14 @@ describe('renderers and logger (service-like values)', () => {
     const key = `di_live_${'9f'.repeat(24)}`;
     for (const style of [PLAIN, createStyle(true)]) {
       let text = '';
-      const logger = createLogger({ stream: { write: (s: string) => ((text += s), true) } as never, style, quiet: false, debug: true, json: false, secrets: [key] });
+      const logger = createLogger({
+        stream: { write: (s: string) => ((text += s), true) } as never,
+        style,
+        quiet: false,
+        debug: true,
+        json: false,
+        secrets: [key],
+      });
       for (const p of PAYLOADS) {
         logger.error(`lookup failed for ${p} with key ${key}`);
         logger.warn(p);
@@ -149,7 +197,10 @@ describe.concurrent('e2e: hostile input on the command line', () => {
     expect(firstHazard(missing.stderr)).toBeNull();
     expect(missing.stderr).toContain('nope');
 
-    const table = await runCli(['lookup', sb.hostList()[0]!, `${ESCAPES.title}a.com`, `b.com${ESCAPES.osc8}`, '--format', 'table'], { env: home.env(), cwd: home.root });
+    const table = await runCli(['lookup', sb.hostList()[0]!, `${ESCAPES.title}a.com`, `b.com${ESCAPES.osc8}`, '--format', 'table'], {
+      env: home.env(),
+      cwd: home.root,
+    });
     expect(table.code, table.stderr).toBe(0);
     expectInert(table.stdout, 'stdout');
     expectInert(table.stderr, 'stderr');
@@ -223,7 +274,10 @@ describe.concurrent('e2e: a service that answers with escape sequences', () => {
   });
 
   it('error messages built from service text are inert: a hostile 404 code, suggestions from a hostile catalog', async () => {
-    const [r, json] = await Promise.all([runCli(['tech', 'Nope'], { env: home.env(), cwd: home.root }), runCli(['--json', 'tech', 'WordPres'], { env: home.env(), cwd: home.root })]);
+    const [r, json] = await Promise.all([
+      runCli(['tech', 'Nope'], { env: home.env(), cwd: home.root }),
+      runCli(['--json', 'tech', 'WordPres'], { env: home.env(), cwd: home.root }),
+    ]);
     expect(r.code, r.stderr).toBe(8);
     expectInert(r.stderr, 'tech 404');
     expect(r.stderr).not.toMatch(STACK_FRAME);

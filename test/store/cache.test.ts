@@ -75,7 +75,15 @@ describe('openCache', () => {
     clock.now += 20 * DAY;
     cache.put('domain', 'b.example', 'missing', null);
     const s = cache.stats();
-    expect(s).toMatchObject({ path: path.join(dir, 'cache.sqlite'), entries: 3, found: 2, missing: 1, oldest: t0, newest: clock.now, byEndpoint: { domain: 2, traffic: 1 } });
+    expect(s).toMatchObject({
+      path: path.join(dir, 'cache.sqlite'),
+      entries: 3,
+      found: 2,
+      missing: 1,
+      oldest: t0,
+      newest: clock.now,
+      byEndpoint: { domain: 2, traffic: 1 },
+    });
     expect(s.bytes).toBeGreaterThan(0);
     expect(cache.prune(10 * DAY)).toBe(2);
     expect(cache.stats().entries).toBe(1);
@@ -198,7 +206,7 @@ describe('the last quota seen', () => {
     const dir = tempDir();
     await recordLastQuota({ dir }, quota);
     const db = new Sqlite(path.join(dir, 'cache.sqlite'));
-    db.prepare("UPDATE meta SET value = '{\"limit\": \"lots\"}'").run();
+    db.prepare('UPDATE meta SET value = \'{"limit": "lots"}\'').run();
     db.close();
     expect(await readLastQuota({ dir })).toBeNull();
 

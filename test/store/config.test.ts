@@ -65,7 +65,16 @@ describe('normaliseBaseUrl', () => {
 describe('resolveConfig', () => {
   it('falls back to the defaults', () => {
     const c = resolveConfig({ env: { DOMAIN_INTEL_CACHE_DIR: '/c' }, settings: memorySettings() });
-    expect(c).toMatchObject({ baseUrl: DEFAULT_BASE_URL, plan: null, rpm: null, windowMs: 60_000, key: null, cacheDir: '/c', maxAgeMs: DEFAULT_MAX_AGE_MS, useCache: true });
+    expect(c).toMatchObject({
+      baseUrl: DEFAULT_BASE_URL,
+      plan: null,
+      rpm: null,
+      windowMs: 60_000,
+      key: null,
+      cacheDir: '/c',
+      maxAgeMs: DEFAULT_MAX_AGE_MS,
+      useCache: true,
+    });
     expect(c.sources).toEqual({ baseUrl: 'default', plan: 'default', rate: 'default', cacheDir: 'env', maxAgeMs: 'default' });
     expect(resolveConfig({ env: {}, settings: null }).baseUrl).toBe(DEFAULT_BASE_URL);
   });

@@ -21,7 +21,11 @@ export default async function catalog(ctx: Context): Promise<number> {
   const format = pickFormat(ctx.opts.format, ctx.io.stdout.isTTY);
   if (format === 'table') ctx.io.stdout.write(`${catalogView(shown, ctx.outStyle, ctx.io.stdout.columns)}\n`);
   else if (format === 'csv') {
-    await writeCsv(ctx, ['category', 'tech', 'domains'], shown.flatMap((c) => c.technologies.map((t) => [c.category, t.tech, t.domains])));
+    await writeCsv(
+      ctx,
+      ['category', 'tech', 'domains'],
+      shown.flatMap((c) => c.technologies.map((t) => [c.category, t.tech, t.domains])),
+    );
   } else if (format === 'ndjson') {
     for (const c of shown) for (const t of c.technologies) ctx.io.stdout.write(toJson({ category: c.category, ...t }, 'ndjson'));
   } else ctx.io.stdout.write(toJson(shown, 'json'));

@@ -25,7 +25,9 @@ export default async function config(ctx: Context): Promise<number> {
       if (ctx.io.stdout.isTTY) ctx.io.stdout.write(`${renderKeyValue(rows, { style: ctx.outStyle })}\n`);
       else {
         const { key, ...rest } = c;
-        ctx.io.stdout.write(`${JSON.stringify({ ...rest, key: key ? { source: key.source, name: key.name, masked: maskKey(key.key) } : null, settingsFile: settings.path })}\n`);
+        ctx.io.stdout.write(
+          `${JSON.stringify({ ...rest, key: key ? { source: key.source, name: key.name, masked: maskKey(key.key) } : null, settingsFile: settings.path })}\n`,
+        );
       }
       return EXIT.OK;
     }
@@ -42,7 +44,8 @@ export default async function config(ctx: Context): Promise<number> {
     }
     case 'unset': {
       const name = setting === 'base-url' ? 'baseUrl' : setting;
-      if (name !== 'plan' && name !== 'rpm' && name !== 'baseUrl') throw new UsageError(`unknown setting ${JSON.stringify(setting)}; settable: ${SETTABLE.join(', ')}`);
+      if (name !== 'plan' && name !== 'rpm' && name !== 'baseUrl')
+        throw new UsageError(`unknown setting ${JSON.stringify(setting)}; settable: ${SETTABLE.join(', ')}`);
       await settings.set(name, null);
       ctx.logger.info(`${setting} unset`);
       return EXIT.OK;

@@ -14,7 +14,9 @@ export default async function keys(ctx: Context): Promise<number> {
       const key = await readSecret(ctx.io.stdin, ctx.io.stderr, `API key for "${name ?? 'default'}": `);
       if (key === '') throw new UsageError('no key given: pipe it in (domain-intel keys add NAME < keyfile) or type it at the prompt');
       const r = await addKey(settings, name, key);
-      ctx.logger.info(`${r.replaced ? 'replaced' : 'stored'} key "${r.name}" (${maskKey(key)})${r.active ? ', active' : `; \`domain-intel keys use ${r.name}\` to use it`} in ${settings.path}`);
+      ctx.logger.info(
+        `${r.replaced ? 'replaced' : 'stored'} key "${r.name}" (${maskKey(key)})${r.active ? ', active' : `; \`domain-intel keys use ${r.name}\` to use it`} in ${settings.path}`,
+      );
       return EXIT.OK;
     }
     case 'list': {
@@ -25,7 +27,13 @@ export default async function keys(ctx: Context): Promise<number> {
         return EXIT.OK;
       }
       if (ctx.io.stdout.isTTY) {
-        ctx.io.stdout.write(`${renderTable(list.map((k) => ({ active: k.active ? '*' : '', name: k.name, key: k.masked })), [{ key: 'active', header: ' ' }, { key: 'name' }, { key: 'key' }], { style: ctx.outStyle })}\n`);
+        ctx.io.stdout.write(
+          `${renderTable(
+            list.map((k) => ({ active: k.active ? '*' : '', name: k.name, key: k.masked })),
+            [{ key: 'active', header: ' ' }, { key: 'name' }, { key: 'key' }],
+            { style: ctx.outStyle },
+          )}\n`,
+        );
       } else {
         for (const k of list) ctx.io.stdout.write(`${k.active ? '*' : ' '} ${k.name}\t${k.masked}\n`);
       }

@@ -21,7 +21,10 @@ export default async function tech(ctx: Context): Promise<number> {
   } catch (err) {
     if (!(err instanceof NotFoundError)) throw err;
     const { categories } = await loadCatalog(ctx, false);
-    const near = closest(name, categories.flatMap((c) => c.technologies.map((t) => t.tech)));
+    const near = closest(
+      name,
+      categories.flatMap((c) => c.technologies.map((t) => t.tech)),
+    );
     const hint = near.length > 0 ? `; did you mean ${near.map((n) => JSON.stringify(n)).join(', ')}?` : '; `domain-intel catalog` lists them';
     throw new NotFoundError(`no technology named ${JSON.stringify(name)} in the catalog${hint}`, { code: 'not_found', host: name, operation: 'technology' });
   }

@@ -99,8 +99,5 @@ export function formatReset(quota: Pick<QuotaInfo, 'reset' | 'resetRaw'>, now?: 
 
 /** One stderr line about the quota: 'quota: 49,812 / 50,000 lookups left · resets 2026-12-01 (in 8 days)'. */
 export function formatQuotaLine(quota: QuotaInfo, now: number): string {
-  return (
-    `quota: ${groupedNumber(quota.remaining)} / ${groupedNumber(quota.limit)} lookups left` +
-    ` · resets ${formatReset(quota, now)}`
-  );
+  return `quota: ${groupedNumber(quota.remaining)} / ${groupedNumber(quota.limit)} lookups left` + ` · resets ${formatReset(quota, now)}`;
 }

@@ -73,10 +73,7 @@ export function formatProgressLine(p: ProgressSnapshot, now: number): string {
 // ora divides by that width when it counts the lines to clear, and then clears lines forever.
 function canMoveCursor(stream: NodeJS.WriteStream): boolean {
   return (
-    (stream.columns ?? 80) > 0 &&
-    typeof stream.cursorTo === 'function' &&
-    typeof stream.moveCursor === 'function' &&
-    typeof stream.clearLine === 'function'
+    (stream.columns ?? 80) > 0 && typeof stream.cursorTo === 'function' && typeof stream.moveCursor === 'function' && typeof stream.clearLine === 'function'
   );
 }
 

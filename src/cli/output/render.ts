@@ -79,7 +79,13 @@ export function employeesView(e: EmployeesResult, style: Style): string {
 
 /** A technology count. */
 export function technologyView(t: TechnologyCount, style: Style): string {
-  return renderKeyValue([['technology', t.tech], ['domains', t.domains]], { style });
+  return renderKeyValue(
+    [
+      ['technology', t.tech],
+      ['domains', t.domains],
+    ],
+    { style },
+  );
 }
 
 /** The catalog as one table of category, technology, domains. */

@@ -38,12 +38,7 @@ export function renderSummary(s: RunSummary, style: Style = PLAIN): string {
   const warnIf = (count: number, text: string): string => (count > 0 ? style.yellow(text) : text);
   const failIf = (count: number, text: string): string => (count > 0 ? style.red(text) : text);
   const lines = [
-    [
-      `rows ${n(s.rows)}`,
-      `valid ${n(s.valid)}`,
-      warnIf(s.invalid, `invalid ${n(s.invalid)}`),
-      `duplicates ${n(s.duplicates)}`,
-    ].join(' · '),
+    [`rows ${n(s.rows)}`, `valid ${n(s.valid)}`, warnIf(s.invalid, `invalid ${n(s.invalid)}`), `duplicates ${n(s.duplicates)}`].join(' · '),
     [
       `lookups ${n(s.lookupsSpent)} spent`,
       `${n(s.cacheHits)} from cache`,
@@ -51,17 +46,10 @@ export function renderSummary(s: RunSummary, style: Style = PLAIN): string {
       `missing ${n(s.missing)}`,
       failIf(s.errors, `errors ${n(s.errors)}`),
     ].join(' · '),
-    [
-      `requests ${n(s.requests)}`,
-      warnIf(s.rateLimited, `429s ${n(s.rateLimited)}`),
-      `retries ${n(s.retries)}`,
-      humanDuration(s.elapsedMs),
-    ].join(' · '),
+    [`requests ${n(s.requests)}`, warnIf(s.rateLimited, `429s ${n(s.rateLimited)}`), `retries ${n(s.retries)}`, humanDuration(s.elapsedMs)].join(' · '),
   ];
   if (s.quota) {
-    lines.push(
-      `quota ${n(s.quota.remaining)} / ${n(s.quota.limit)} left · resets ${formatReset(s.quota)}`,
-    );
+    lines.push(`quota ${n(s.quota.remaining)} / ${n(s.quota.limit)} left · resets ${formatReset(s.quota)}`);
   }
   if (s.stoppedBy) lines.push(style.yellow(`stopped: ${sanitizeForTerminal(s.stoppedBy)}`));
   return lines.join('\n');

@@ -1,14 +1,7 @@
 // Plain aligned tables and label/value blocks for records printed to a terminal (`lookup`, `catalog`, ...).
 // No box drawing: output stays greppable and pastes cleanly. Widths are measured with displayWidth, which
 // counts East Asian wide characters and emoji as two columns (an approximation, not a full wcwidth).
-import {
-  PLAIN,
-  type Style,
-  displayWidth,
-  padToWidth,
-  sanitizeForTerminal,
-  truncateToWidth,
-} from './terminal.js';
+import { PLAIN, type Style, displayWidth, padToWidth, sanitizeForTerminal, truncateToWidth } from './terminal.js';
 import { groupedNumber } from './format.js';
 
 export interface Column {
@@ -111,12 +104,14 @@ export function renderTable(rows: Record<string, unknown>[], columns: Column[], 
       .join(GAP)
       .trimEnd();
 
-  const out = [
-    line(headers, (text) => style.bold(text)),
-    style.dim(widths.map((w) => '─'.repeat(w)).join(GAP)),
-  ];
+  const out = [line(headers, (text) => style.bold(text)), style.dim(widths.map((w) => '─'.repeat(w)).join(GAP))];
   for (const row of cells) {
-    out.push(line(row.map((c) => c.text), (text, i) => (row[i]!.isNull ? style.dim(text) : text)));
+    out.push(
+      line(
+        row.map((c) => c.text),
+        (text, i) => (row[i]!.isNull ? style.dim(text) : text),
+      ),
+    );
   }
   return out.join('\n');
 }

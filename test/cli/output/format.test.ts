@@ -1,12 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { QuotaInfo } from '../../../src/api/types.js';
-import {
-  formatQuotaLine,
-  groupedNumber,
-  humanDuration,
-  humanNumber,
-  relativeAge,
-} from '../../../src/cli/output/format.js';
+import { formatQuotaLine, groupedNumber, humanDuration, humanNumber, relativeAge } from '../../../src/cli/output/format.js';
 
 describe('humanNumber', () => {
   it.each([
@@ -33,7 +27,25 @@ describe('groupedNumber', () => {
 
   it('reads exactly as Intl en-US does, whole numbers included (they are grouped without it)', () => {
     const intl = new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 });
-    const values = [0, -0, 7, -999, 1000, -1000, 123_456_789, 2_000_000_000, Number.MAX_SAFE_INTEGER, -Number.MIN_SAFE_INTEGER, 2 ** 60, 1e21, 1.005, -0.004, 1234.5678, NaN, Infinity];
+    const values = [
+      0,
+      -0,
+      7,
+      -999,
+      1000,
+      -1000,
+      123_456_789,
+      2_000_000_000,
+      Number.MAX_SAFE_INTEGER,
+      -Number.MIN_SAFE_INTEGER,
+      2 ** 60,
+      1e21,
+      1.005,
+      -0.004,
+      1234.5678,
+      NaN,
+      Infinity,
+    ];
     for (let digits = 1; digits <= 16; digits++) values.push(Math.floor(10 ** digits * 0.7315), -Math.floor(10 ** digits * 0.4861));
     for (const n of values) expect(groupedNumber(n)).toBe(Number.isFinite(n) ? intl.format(n) : String(n));
   });

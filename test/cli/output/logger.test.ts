@@ -45,12 +45,7 @@ describe('createLogger', () => {
     log.error(`rejected ${KEY}`);
     expect(stream.text).not.toContain(KEY);
     expect(stream.text).not.toContain('0123456789abcdef0123');
-    expect(stream.text.split('\n')).toEqual([
-      'using key …cdef',
-      'warning: header echoed Authorization: Bearer …cdef',
-      'error: rejected …cdef',
-      '',
-    ]);
+    expect(stream.text.split('\n')).toEqual(['using key …cdef', 'warning: header echoed Authorization: Bearer …cdef', 'error: rejected …cdef', '']);
   });
 
   it('redacts a key split by an escape sequence', () => {

@@ -1,10 +1,6 @@
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import {
-  type ProgressSnapshot,
-  createProgress,
-  formatProgressLine,
-} from '../../../src/cli/output/progress.js';
+import { type ProgressSnapshot, createProgress, formatProgressLine } from '../../../src/cli/output/progress.js';
 import { createStyle } from '../../../src/cli/output/terminal.js';
 
 /** Collects what is written; optionally poses as a TTY, with or without cursor control. */
@@ -72,7 +68,11 @@ function screen(output: string): string[] {
       line[col++] = tok;
     }
   }
-  return lines.map((l) => Array.from(l, (c) => c ?? ' ').join('').trimEnd());
+  return lines.map((l) =>
+    Array.from(l, (c) => c ?? ' ')
+      .join('')
+      .trimEnd(),
+  );
 }
 
 const snap: ProgressSnapshot = {
@@ -92,15 +92,10 @@ afterEach(() => {
 
 describe('formatProgressLine', () => {
   it('reads like the spec', () => {
-    expect(formatProgressLine(snap, 0)).toBe(
-      '1,234 rows · 900/2,000 hosts · 45/s · ETA 25s · 900 lookups · 12 cached · quota 49,100',
-    );
+    expect(formatProgressLine(snap, 0)).toBe('1,234 rows · 900/2,000 hosts · 45/s · ETA 25s · 900 lookups · 12 cached · quota 49,100');
   });
   it('drops unknowns and shows a 429 pause', () => {
-    const line = formatProgressLine(
-      { ...snap, hostsTotal: null, etaMs: null, quotaRemaining: null, ratePerSec: 2.5, waitingUntil: 12_000 },
-      1_000,
-    );
+    const line = formatProgressLine({ ...snap, hostsTotal: null, etaMs: null, quotaRemaining: null, ratePerSec: 2.5, waitingUntil: 12_000 }, 1_000);
     expect(line).toBe('paused by rate limit, resuming in 11s · 1,234 rows · 900 hosts · 2.5/s · 900 lookups · 12 cached');
   });
 });

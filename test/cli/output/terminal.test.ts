@@ -1,12 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  colorEnabled,
-  createStyle,
-  displayWidth,
-  padToWidth,
-  sanitizeForTerminal,
-  truncateToWidth,
-} from '../../../src/cli/output/terminal.js';
+import { colorEnabled, createStyle, displayWidth, padToWidth, sanitizeForTerminal, truncateToWidth } from '../../../src/cli/output/terminal.js';
 
 describe('sanitizeForTerminal', () => {
   it('leaves plain text alone', () => {
