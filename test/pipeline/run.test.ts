@@ -90,6 +90,19 @@ describe('enrich (profile) against the sandbox', () => {
     expect(h.sb.charges().total).toBe(3);
   });
 
+  it('sends only full batches while input flows, even when reading pauses for a full buffer', async () => {
+    h = await harness({ rpm: 0, hosts: 3000 });
+    // 2,000 distinct held hosts, each met twice a little apart, through a 400-row buffer (concurrency 2):
+    // reading pauses again and again, and the minimum is 20 requests of 100.
+    const hosts = h.sb.hostList().slice(0, 2000);
+    const values = hosts.flatMap((x, i) => (i % 2 === 0 ? [x, hosts[i + 1]!, x.toUpperCase(), hosts[i + 1]!.toUpperCase()] : []));
+    const { rows, stats } = await h.run('profile', values, { concurrency: 2, maxBuffered: 0 });
+    expect(rows).toHaveLength(4000);
+    expect(stats.lookupsSpent).toBe(2000);
+    const batches = h.sb.requests().filter((r) => r.operation === 'batch');
+    expect(batches.map((b) => b.hosts.length)).toEqual(Array.from({ length: 20 }, () => 100));
+  });
+
   it('predicts with --dry-run exactly what a real run then spends', async () => {
     h = await harness({ rpm: 0 });
     const hosts = h.sb.hostList();
