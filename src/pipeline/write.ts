@@ -123,7 +123,7 @@ function csvWriter(out: Writable, opts: RowWriterOptions, fields: { names: strin
     },
     async end() {
       if (!started) await header();
-      await sink.flushed();
+      await sink.flush();
     },
   };
 }
@@ -154,7 +154,7 @@ function jsonWriter(out: Writable, opts: RowWriterOptions, fields: { names: stri
   if (opts.format === 'ndjson') {
     return {
       row: (row) => sink.send(`${JSON.stringify(objectFor(row))}\n`),
-      end: () => sink.flushed(),
+      end: () => sink.flush(),
     };
   }
   return {
@@ -163,7 +163,7 @@ function jsonWriter(out: Writable, opts: RowWriterOptions, fields: { names: stri
     },
     async end() {
       await sink.send(count === 0 ? '[]\n' : '\n]\n');
-      await sink.flushed();
+      await sink.flush();
     },
   };
 }
@@ -223,18 +223,14 @@ class Sink<T> {
     if (this.pendingSize >= this.out.writableHighWaterMark) return this.flush();
     this.timer ??= setImmediate(() => {
       this.timer = null;
-      // A failure here is recorded by the 'error' listener and reported by the next send or flushed().
+      // A failure here is recorded by the 'error' listener and reported by the next send or flush().
       this.flush().catch(() => undefined);
     });
     return this.out.writableNeedDrain ? this.drained() : Promise.resolve();
   }
 
   /** Writes everything queued; resolves once `out` has taken it. */
-  flushed(): Promise<void> {
-    return this.flush();
-  }
-
-  private flush(): Promise<void> {
+  flush(): Promise<void> {
     if (this.timer) clearImmediate(this.timer);
     this.timer = null;
     if (this.failure) return Promise.reject(this.failure);
