@@ -1,7 +1,7 @@
 // The enrichment run: records in, enriched rows out in input order, every lookup needed and none twice.
 // read -> normalise -> plan (dedupe, cache) -> batch -> schedule -> client -> cache -> rows (ARCHITECTURE.md).
-// Memory stays flat: at most `maxBuffered` rows wait for answers, dedupe lives in SQLite (seen.ts), and
-// answers go to the cache, which later duplicates read back.
+// Memory stays flat: at most `maxBuffered` rows wait for answers, dedupe is a bounded table of fingerprints
+// (seen.ts, SQLite past that), and answers go to the cache, which later duplicates read back.
 import type { DomainIntelClient } from '../api/client.js';
 import { AbortedError, DomainIntelError, InvalidKeyError, NotFoundError, QuotaExhaustedError, RateLimitedError } from '../api/errors.js';
 import { backoffDelay, isRetryable } from '../api/retry.js';

@@ -1,8 +1,19 @@
-// Which hosts this run has met already. The first MEMORY_KEYS distinct keys live in a JS Set (about 25 MB at
-// the cap, and some 25x faster per key than SQLite, measured side by side); past that every key moves to a
-// private temporary SQLite database (empty file name), which holds them in its small page cache and spills to
-// a temp file as it grows, so a 10,000,000-row input with millions of distinct hosts is still deduplicated
-// in flat memory, where a Set alone would grow without bound.
+// Which hosts this run has met already.
+//
+// The first MEMORY_KEYS distinct keys are remembered as 64-bit fingerprints in an open-addressing table of
+// typed arrays: 16 bytes a key at most (8 MB for 500,000 keys, 32 MB at the cap), no object per key for the
+// garbage collector to trace, and 0.6 us a key against 3.0 us for the SQLite set below (1,000,000 keys, side
+// by side; a 1,000,000-row run with 500,000 distinct hosts spent 5.5 s of its 50 s in SQLite when the
+// in-memory part was a Set capped at 200,000 strings). Past the cap the table
+// stops growing but is still consulted; keys met for the first time after that go, as text, to a private
+// temporary SQLite database (empty file name), which holds them in its small page cache and spills to a temp
+// file, so an input with tens of millions of distinct hosts is still deduplicated in flat memory.
+//
+// A fingerprint can collide: two different keys with the same 64 bits. The odds for n distinct keys are
+// about n^2 / 2^65: 1 in 37,000,000 for 1,000,000 keys. What a collision would cost is small and never a
+// lookup: the run asks the cache or the service about every key it has no answer for whatever this set
+// says, so the only effect is one row counted as a duplicate (and, under --dry-run, one lookup too few in
+// the estimate).
 import { createRequire } from 'node:module';
 import type BetterSqlite3 from 'better-sqlite3';
 
@@ -13,37 +24,112 @@ export interface SeenSet {
   close(): void;
 }
 
-/** Distinct keys held in memory before the set moves to SQLite. */
-export const MEMORY_KEYS = 200_000;
+/** Distinct keys held in memory (as fingerprints) before newer ones go to SQLite. */
+export const MEMORY_KEYS = 2_000_000;
 
-/** Opens an empty seen-set; past `memoryKeys` distinct keys it moves from memory to a temporary database. */
+/** Opens an empty seen-set; past `memoryKeys` distinct keys, newer keys go to a temporary database. */
 export function openSeenSet(memoryKeys = MEMORY_KEYS): SeenSet {
-  let memory: Set<string> | null = new Set<string>();
+  const memory = new FingerprintSet(memoryKeys);
   let disk: SeenSet | null = null;
   return {
     add(keys) {
-      if (memory !== null && memory.size + keys.length <= memoryKeys) {
-        const set = memory;
-        return keys.map((k) => {
-          const before = set.size;
-          return set.add(k).size > before;
-        });
+      const fresh = new Array<boolean>(keys.length);
+      let overflow: number[] | null = null;
+      for (let i = 0; i < keys.length; i++) {
+        const met = memory.add(keys[i] as string);
+        if (met === FULL) (overflow ??= []).push(i);
+        else fresh[i] = met === NEW;
       }
-      if (disk === null) {
-        disk = openDiskSet();
-        if (memory !== null) disk.add([...memory]);
-        memory = null;
+      if (overflow !== null) {
+        disk ??= openDiskSet();
+        const onDisk = disk.add(overflow.map((i) => keys[i] as string));
+        for (let j = 0; j < overflow.length; j++) fresh[overflow[j] as number] = onDisk[j] as boolean;
       }
-      return disk.add(keys);
+      return fresh;
     },
     close() {
-      memory = null;
       disk?.close();
     },
   };
 }
 
-/** The same set in a temporary on-disk SQLite database. */
+const NEW = 1;
+const MET = 0;
+/** Not in the table, and the table is full: the caller must ask elsewhere. */
+const FULL = -1;
+
+/** 64-bit fingerprints of keys, open addressing with linear probing; (0, 0) marks an empty slot. */
+class FingerprintSet {
+  #hi = new Int32Array(1 << 12);
+  #lo = new Int32Array(1 << 12);
+  #size = 0;
+  readonly #max: number;
+
+  constructor(maxKeys: number) {
+    this.#max = maxKeys;
+  }
+
+  add(key: string): number {
+    // Two independent 32-bit hashes of the UTF-16 code units (multiply-xorshift lanes, different seeds and
+    // multipliers, murmur3's finaliser), read as one 64-bit fingerprint.
+    let a = 0x9e3779b9 ^ key.length;
+    let b = 0x85ebca6b ^ key.length;
+    for (let i = 0; i < key.length; i++) {
+      const c = key.charCodeAt(i);
+      a = Math.imul(a ^ c, 0x5bd1e995);
+      a ^= a >>> 15;
+      b = Math.imul(b ^ c, 0x27d4eb2f);
+      b ^= b >>> 13;
+    }
+    const hi = fmix(a);
+    const lo = fmix(b) || 1;
+    let mask = this.#lo.length - 1;
+    let i = lo & mask;
+    for (;;) {
+      const l = this.#lo[i] as number;
+      if (l === 0) break;
+      if (l === lo && this.#hi[i] === hi) return MET;
+      i = (i + 1) & mask;
+    }
+    if (this.#size >= this.#max) return FULL;
+    if ((this.#size + 1) * 2 > this.#lo.length) {
+      this.#grow();
+      mask = this.#lo.length - 1;
+      i = lo & mask;
+      while (this.#lo[i] !== 0) i = (i + 1) & mask;
+    }
+    this.#hi[i] = hi;
+    this.#lo[i] = lo;
+    this.#size++;
+    return NEW;
+  }
+
+  #grow(): void {
+    const oldHi = this.#hi;
+    const oldLo = this.#lo;
+    this.#hi = new Int32Array(oldLo.length * 2);
+    this.#lo = new Int32Array(oldLo.length * 2);
+    const mask = this.#lo.length - 1;
+    for (let j = 0; j < oldLo.length; j++) {
+      const lo = oldLo[j] as number;
+      if (lo === 0) continue;
+      let i = lo & mask;
+      while (this.#lo[i] !== 0) i = (i + 1) & mask;
+      this.#lo[i] = lo;
+      this.#hi[i] = oldHi[j] as number;
+    }
+  }
+}
+
+function fmix(h: number): number {
+  let x = h ^ (h >>> 16);
+  x = Math.imul(x, 0x85ebca6b);
+  x ^= x >>> 13;
+  x = Math.imul(x, 0xc2b2ae35);
+  return x ^ (x >>> 16);
+}
+
+/** The same set in a temporary on-disk SQLite database, holding the keys themselves. */
 function openDiskSet(): SeenSet {
   const Database = createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3;
   const db = new Database('');

@@ -30,3 +30,31 @@ describe.each([
     }
   });
 });
+
+describe('openSeenSet fingerprints', () => {
+  it('counts exactly across many table growths, with repeats far apart and close together', () => {
+    const seen = openSeenSet();
+    try {
+      const n = 150_000;
+      const first = seen.add(Array.from({ length: n }, (_, i) => `host-${i}.example`));
+      expect(first.every(Boolean)).toBe(true);
+      // Every key again, in reverse order, interleaved with as many new ones.
+      const again = Array.from({ length: 2 * n }, (_, i) => (i % 2 === 0 ? `host-${n - 1 - i / 2}.example` : `new-${i}.example`));
+      const fresh = seen.add(again);
+      expect(fresh.filter((f, i) => f !== (i % 2 === 1)).length).toBe(0);
+    } finally {
+      seen.close();
+    }
+  });
+
+  it('still recognises keys held in the full table once newer keys go to disk', () => {
+    const seen = openSeenSet(2);
+    try {
+      expect(seen.add(['a.com', 'b.com'])).toEqual([true, true]);
+      expect(seen.add(['c.com', 'a.com', 'c.com', 'b.com', 'd.com'])).toEqual([true, false, false, false, true]);
+      expect(seen.add(['d.com', 'a.com', 'e.com'])).toEqual([false, false, true]);
+    } finally {
+      seen.close();
+    }
+  });
+});
