@@ -34,13 +34,13 @@ export function openSeenSet(memoryKeys = MEMORY_KEYS): SeenSet {
   return {
     add(keys) {
       const fresh = new Array<boolean>(keys.length);
-      let overflow: number[] | null = null;
+      const overflow: number[] = [];
       for (let i = 0; i < keys.length; i++) {
         const met = memory.add(keys[i] as string);
-        if (met === FULL) (overflow ??= []).push(i);
+        if (met === FULL) overflow.push(i);
         else fresh[i] = met === NEW;
       }
-      if (overflow !== null) {
+      if (overflow.length > 0) {
         disk ??= openDiskSet();
         const onDisk = disk.add(overflow.map((i) => keys[i] as string));
         for (let j = 0; j < overflow.length; j++) fresh[overflow[j] as number] = onDisk[j] as boolean;
