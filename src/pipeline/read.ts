@@ -108,7 +108,6 @@ async function* listRecords(reader: LineReader, first: FirstLine): AsyncGenerato
 async function openTable(reader: LineReader, first: FirstLine, format: 'csv' | 'tsv', opts: OpenInputOptions): Promise<OpenedInput> {
   const file = opts.fileName;
   const starts = new RowStarts(first.line, format === 'tsv' ? 0x09 : 0x2c);
-  let emitted = 0;
   async function* bytes(): AsyncGenerator<Buffer> {
     // The first line was consumed by format detection; its LF is put back (harmless at end of input).
     for (const b of [first.bytes, Buffer.from('\n')]) {
@@ -127,13 +126,11 @@ async function openTable(reader: LineReader, first: FirstLine, format: 'csv' | '
     relax_quotes: true,
     skip_empty_lines: true,
     max_record_size: MAX_LINE_BYTES,
-    // An error can overtake rows still buffered in the parser: counting rows as they are emitted tells
-    // which row failed, whatever the consumer has got to.
-    on_record: (record: string[]) => {
-      emitted++;
-      return record;
-    },
   });
+  // An error can overtake rows still buffered in the parser: the parser's count of rows emitted tells which
+  // row failed, whatever the consumer has got to. (Not an on_record hook counting them: csv-parse builds an
+  // info object for every record it hands such a hook, 3.4 s of a 1,000,000-row run, measured.)
+  const emitted = (): number => parser.info.records;
   const src = ReadableStream.from(bytes());
   src.on('error', (err) => parser.destroy(err));
   src.pipe(parser);
@@ -145,7 +142,7 @@ async function openTable(reader: LineReader, first: FirstLine, format: 'csv' | '
       try {
         step = await rows.next();
       } catch (err) {
-        throw translate(err, file, starts.peek(emitted - starts.count), starts.inQuotes);
+        throw translate(err, file, starts.peek(emitted() - starts.count), starts.inQuotes);
       }
       if (step.done) return null;
       const line = starts.take();
