@@ -52,6 +52,8 @@ export interface AnswerCache {
   put(endpoint: string, host: string, status: CacheStatus, body: unknown): void;
   /** Stores many answers in one transaction. */
   putMany(entries: readonly CachePut[]): void;
+  /** Whether any answer (of any age) is held for `endpoint`. */
+  holdsAny(endpoint: string): boolean;
   stats(): CacheStats;
   /** Removes every answer; returns how many. */
   clear(): number;
@@ -249,6 +251,7 @@ function createCache(db: Database.Database, file: string, clock: () => number): 
   const putOne = db.prepare<[string, string, CacheStatus, string | null, number]>(
     'INSERT OR REPLACE INTO answers (endpoint, host, status, body, fetched_at) VALUES (?, ?, ?, ?, ?)',
   );
+  const anyFor = db.prepare<[string], number>('SELECT 1 FROM answers WHERE endpoint = ? LIMIT 1').pluck();
   const prune = db.prepare<[number]>('DELETE FROM answers WHERE fetched_at < ?');
   const clear = db.prepare('DELETE FROM answers');
   // One prepared statement per IN-list length; in practice: full chunks and one remainder size per run.
@@ -300,6 +303,7 @@ function createCache(db: Database.Database, file: string, clock: () => number): 
       }),
     put: (endpoint, host, status, body) => guard(() => void putOne.run(endpoint, host, status, encode(body), clock())),
     putMany: (entries) => guard(() => (entries.length > 0 ? putAll(entries, clock()) : undefined)),
+    holdsAny: (endpoint) => guard(() => anyFor.get(endpoint) !== undefined),
     stats: () => guard(() => stats(db, file)),
     clear: () =>
       guard(() => {

@@ -49,6 +49,32 @@ describe('enrich (profile) against the sandbox', () => {
     expect(second.rows.every((r) => r.cached)).toBe(true);
   });
 
+  it('asks an empty cache only about repeats, and a filled one about every host', async () => {
+    h = await harness({ rpm: 0 });
+    const held = h.sb.hostList().slice(0, 120);
+    const values = [...held, ...held.slice(0, 30)];
+    const asked: string[] = [];
+    const counting = {
+      getMany: (endpoint: string, hosts: string[], maxAgeMs: number) => {
+        asked.push(...hosts);
+        return h.cache.getMany(endpoint, hosts, maxAgeMs);
+      },
+      putMany: (entries: Parameters<typeof h.cache.putMany>[0]) => h.cache.putMany(entries),
+      holdsAny: (endpoint: string) => h.cache.holdsAny(endpoint),
+    };
+    const first = await h.run('profile', values, { store: counting });
+    expect(first.stats).toMatchObject({ lookupsSpent: 120, duplicates: 30, found: 150 });
+    expect(new Set(asked)).toEqual(new Set(held.slice(0, 30)));
+    for (const r of first.rows.slice(120)) expect(r.data?.domain).toBe(r.host);
+
+    asked.length = 0;
+    h.sb.resetCounters();
+    const second = await h.run('profile', [...values, 'absent-one.example'], { store: counting });
+    expect(h.sb.charges().total).toBe(1);
+    expect(second.stats.cacheHits).toBe(120);
+    expect(new Set(asked)).toEqual(new Set([...held, 'absent-one.example']));
+  });
+
   it('finishes a second run larger than its row buffer, answered wholly from the cache', async () => {
     h = await harness({ rpm: 0 });
     // concurrency 1 gives a 200-row buffer: 1,500 cached rows must pass through it without a lookup.
