@@ -246,9 +246,7 @@ class Run<K extends RunKind> {
     // answers since then are all about hosts met before), so only repeats are looked for there: half the
     // reads of a fresh 1,000,000-row run. A second process filling the same cache meanwhile is not seen; at
     // worst such a host is bought again, as it would be had both runs started at the same moment.
-    const lookup = keys.filter(
-      (k, i) => !this.#waiting.has(k) && !this.#errored.has(k) && (fresh[i] ? !this.#storeWasEmpty : !this.#o.dryRun),
-    );
+    const lookup = keys.filter((k, i) => !this.#waiting.has(k) && !this.#errored.has(k) && (fresh[i] ? !this.#storeWasEmpty : !this.#o.dryRun));
     const cached = lookup.length > 0 ? this.#store.getMany(this.#endpoint, [...new Set(lookup)], maxAge) : new Map();
     let i = 0;
     for (const { record, n, key } of planned) {
