@@ -6,7 +6,7 @@ import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import Sqlite from 'better-sqlite3';
-import { CacheCorruptError, openCache, readLastQuota, recordLastQuota, removeCacheFiles, type AnswerCache } from '../../src/store/cache.js';
+import { CacheCorruptError, MERGE_EVERY, openCache, readLastQuota, recordLastQuota, removeCacheFiles, type AnswerCache } from '../../src/store/cache.js';
 import { mode, tempDir } from './helpers.js';
 
 const DAY = 86_400_000;
@@ -128,6 +128,46 @@ describe('openCache', () => {
     const cache = await openCache({ dir });
     expect(cache.stats().entries).toBe(0);
     cache.close();
+  });
+
+  it('finds every answer across merges, the later answer for a host winning, here and in a second connection', async () => {
+    const { cache, clock, dir } = await clockedCache();
+    const n = MERGE_EVERY + 2_500;
+    const hosts = Array.from({ length: n }, (_, i) => `h${i}.example`);
+    for (let i = 0; i < n; i += 100) {
+      cache.putMany(hosts.slice(i, i + 100).map((host) => ({ endpoint: 'domain', host, status: 'missing' as const, body: null })));
+    }
+    // The first MERGE_EVERY are in `answers` by now, the rest still only appended: a reader must see both.
+    const raw = new Sqlite(path.join(dir, 'cache.sqlite'), { readonly: true });
+    const counts = () => raw.prepare('SELECT (SELECT COUNT(*) FROM answers) AS answers, (SELECT COUNT(*) FROM recent) AS recent').get();
+    expect(counts()).toEqual({ answers: MERGE_EVERY, recent: 2_500 });
+    expect(cache.getMany('domain', hosts, DAY).size).toBe(n);
+
+    clock.now += 1000;
+    cache.put('domain', 'h3.example', 'found', profile('h3.example')); // merged earlier as missing
+    cache.put('domain', `h${n - 1}.example`, 'found', profile(`h${n - 1}.example`)); // appended twice
+    expect(cache.get('domain', 'h3.example', DAY)).toMatchObject({ status: 'found', fetchedAt: clock.now });
+    expect(cache.getMany('domain', ['h3.example', `h${n - 1}.example`, 'h4.example'], DAY)).toEqual(
+      new Map([
+        ['h3.example', { status: 'found', body: profile('h3.example'), fetchedAt: clock.now }],
+        [`h${n - 1}.example`, { status: 'found', body: profile(`h${n - 1}.example`), fetchedAt: clock.now }],
+        ['h4.example', { status: 'missing', body: null, fetchedAt: clock.now - 1000 }],
+      ]),
+    );
+    expect(cache.holdsAny('domain')).toBe(true);
+    expect(cache.holdsAny('traffic')).toBe(false);
+    expect(cache.stats().entries).toBe(n); // stats merges first: one row per host
+    expect(counts()).toEqual({ answers: n, recent: 0 });
+
+    // Appended but not merged when a second connection opens: it merges them on open.
+    cache.put('domain', 'late.example', 'found', profile('late.example'));
+    const second = await openCache({ dir, clock: () => clock.now });
+    expect(counts()).toEqual({ answers: n + 1, recent: 0 });
+    expect(second.get('domain', 'late.example', DAY)).toMatchObject({ status: 'found' });
+    expect(second.get('domain', `h${n - 1}.example`, DAY)).toMatchObject({ status: 'found' });
+    second.close();
+    cache.close();
+    raw.close();
   });
 
   it('keeps committed answers when the process is killed with SIGKILL', async () => {
