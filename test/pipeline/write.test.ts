@@ -1,9 +1,11 @@
 import { Writable } from 'node:stream';
 import { parse } from 'csv-parse/sync';
+import { stringify } from 'csv-stringify/sync';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/api/errors.js';
 import type { DomainProfile, EmployeesResult, TrafficHistory } from '../../src/api/types.js';
-import { columnsFor, createRowWriter, flatten, neutraliseCell } from '../../src/pipeline/write.js';
+import { columnsFor, createRowWriter, csvLine, flatten, neutraliseCell } from '../../src/pipeline/write.js';
 import type { RowWriterOptions } from '../../src/pipeline/write.js';
 import type { EnrichedRow, InputShape } from '../../src/pipeline/types.js';
 import { row, sink } from './helpers.js';
@@ -198,6 +200,38 @@ describe('createRowWriter: CSV', () => {
   it('quotes cells holding CR so they survive reading back', async () => {
     const text = await render({ format: 'csv', kind: 'traffic', shape: lines, fields: ['status'], raw: true }, [row('traffic', { cells: ['a\r'] })]);
     expect(text).toBe('input,status\n"a\r",missing\n');
+  });
+});
+
+describe('csvLine', () => {
+  const piece = fc.constantFrom('a', 'example.com', ' ', 'é', '🙂', '=1', "'", ';', '', ',', '\t', '"', '\r', '\n', '\r\n', '""');
+  const record = fc.array(
+    fc.array(piece, { maxLength: 4 }).map((p) => p.join('')),
+    { maxLength: 6 },
+  );
+
+  it.each([',', '\t'] as const)('writes exactly what csv-stringify writes (delimiter %j)', (delimiter) => {
+    const line = csvLine(delimiter);
+    const options = { delimiter, record_delimiter: '\n', quoted_match: '\r' };
+    fc.assert(
+      fc.property(record, (r) => {
+        expect(line(r)).toBe(stringify([r], options));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('reads back as the same cells', () => {
+    const line = csvLine(',');
+    fc.assert(
+      fc.property(
+        record.filter((r) => r.length > 1),
+        (r) => {
+          expect(parse(line(r), { relax_column_count: true })).toEqual([r]);
+        },
+      ),
+      { numRuns: 1000 },
+    );
   });
 });
 
