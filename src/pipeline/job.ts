@@ -2,7 +2,7 @@
 // The CLI wraps this with files, progress and exit codes; other programs can call it directly.
 import type { Writable } from 'node:stream';
 import { openInput, type InputFormat } from './read.js';
-import { enrich, type EnrichOptions } from './run.js';
+import { enrich, type EnrichOptions, type RecordSource } from './run.js';
 import type { RunStats } from './stats.js';
 import type { InputRecord, InputShape, RunKind } from './types.js';
 import { createRowWriter } from './write.js';
@@ -32,14 +32,15 @@ export interface JobResult {
 }
 
 /** Opens the input, whatever it is, as a shape and a stream of records. */
-export async function openJobInput(input: JobInput): Promise<{ shape: InputShape; records: AsyncIterable<InputRecord> | Iterable<InputRecord> }> {
+export async function openJobInput(input: JobInput): Promise<{ shape: InputShape; records: RecordSource }> {
   if (input.records) return { shape: { format: 'lines', headers: null, hostColumn: 0 }, records: input.records };
   if (!input.stream) throw new TypeError('a job needs an input stream or records');
-  return openInput(input.stream, {
+  const opened = await openInput(input.stream, {
     fileName: input.fileName,
     ...(input.column === undefined ? {} : { column: input.column }),
     ...(input.format === undefined ? {} : { format: input.format }),
   });
+  return { shape: opened.shape, records: opened.chunks ?? opened.records };
 }
 
 /** Runs a job to the end (or until stopped); output rows are in input order. */
@@ -47,7 +48,7 @@ export async function runJob<K extends RunKind>(input: JobInput, output: JobOutp
   const { shape, records } = await openJobInput(input);
   const run = enrich(records, options);
   if (options.dryRun || output === null) {
-    for await (const _ of run.rows()) {
+    for await (const _ of run.batches()) {
       // dry runs yield nothing; without an output the rows are only counted
     }
     return { shape, stats: run.stats };
@@ -61,7 +62,7 @@ export async function runJob<K extends RunKind>(input: JobInput, output: JobOutp
     ...(output.raw === undefined ? {} : { raw: output.raw }),
     ...(output.cleanCell === undefined ? {} : { cleanCell: output.cleanCell }),
   });
-  for await (const row of run.rows()) await writer.write(row);
+  for await (const batch of run.batches()) for (const row of batch) await writer.write(row);
   await writer.end();
   return { shape, stats: run.stats };
 }

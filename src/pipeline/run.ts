@@ -24,8 +24,11 @@ export interface AnswerStore {
   holdsAny?(endpoint: string): boolean;
 }
 
-/** Input rows: records as read from a file, or plain host strings (numbered from line 1). */
-export type RecordSource = AsyncIterable<InputRecord | string> | Iterable<InputRecord | string>;
+/**
+ * Input rows: records as read from a file, or plain host strings (numbered from line 1), one at a time or in
+ * arrays (as openInput's `chunks` gives them).
+ */
+export type RecordSource = AsyncIterable<InputRecord | string | InputRecord[]> | Iterable<InputRecord | string | InputRecord[]>;
 
 /** An AnswerStore in memory, for library callers who bring none: grows with the distinct hosts of a run. */
 export function memoryStore(): AnswerStore {
@@ -83,6 +86,11 @@ export interface EnrichOptions<K extends RunKind> {
 /** An enrichment in progress: iterate `rows()` once; `stats` fills in as it goes. */
 export interface EnrichRun<K extends RunKind> {
   rows(): AsyncGenerator<EnrichedRow<K>, void, undefined>;
+  /**
+   * The same rows, in the same order, as many at a time as are ready: for a consumer that handles rows in
+   * bulk (one await per batch rather than per row). Iterate either this or rows(), once.
+   */
+  batches(): AsyncGenerator<EnrichedRow<K>[], void, undefined>;
   readonly stats: RunStats;
 }
 
@@ -100,7 +108,7 @@ interface Slot<K extends RunKind> {
 /** Starts an enrichment of `records`; nothing is read until `rows()` is iterated. */
 export function enrich<K extends RunKind>(records: RecordSource, options: EnrichOptions<K>): EnrichRun<K> {
   const run = new Run(records, options);
-  return { rows: () => run.rows(), stats: run.stats };
+  return { rows: () => run.rows(), batches: () => run.batches(), stats: run.stats };
 }
 
 class Run<K extends RunKind> {
@@ -156,20 +164,28 @@ class Run<K extends RunKind> {
   }
 
   async *rows(): AsyncGenerator<EnrichedRow<K>, void, undefined> {
+    for await (const batch of this.batches()) yield* batch;
+  }
+
+  async *batches(): AsyncGenerator<EnrichedRow<K>[], void, undefined> {
     const reader = this.#read().catch((err: unknown) => {
       this.#fatal ??= err;
       this.#halt('stopped by an error', 'error');
     });
     try {
       for (;;) {
+        const ready: EnrichedRow<K>[] = [];
         while (this.#head < this.#fifo.length && this.#fifo[this.#head]?.done) {
-          const slot = this.#fifo[this.#head++] as Slot<K>;
+          ready.push((this.#fifo[this.#head++] as Slot<K>).row);
+        }
+        if (ready.length > 0) {
           if (this.#head > 4096 && this.#head * 2 > this.#fifo.length) {
             this.#fifo = this.#fifo.slice(this.#head);
             this.#head = 0;
           }
           this.#notify();
-          yield slot.row;
+          yield ready;
+          continue;
         }
         if (this.#fatal !== null && this.#inflight === 0) throw this.#fatal;
         if (this.#inputDone && this.#head >= this.#fifo.length && this.#inflight === 0) break;
@@ -211,13 +227,19 @@ class Run<K extends RunKind> {
       try {
         for await (const item of this.#records) {
           if (this.#stop.signal.aborted) break;
-          line++;
           this.#lastInputAt = performance.now();
-          chunk.push(typeof item === 'string' ? { line, cells: [item], value: item } : item);
-          if (chunk.length >= 256) {
-            this.#plan(chunk, seen);
-            chunk = [];
+          if (Array.isArray(item)) {
+            line += item.length;
+            for (const record of item) chunk.push(record);
+          } else {
+            line++;
+            chunk.push(typeof item === 'string' ? { line, cells: [item], value: item } : item);
+          }
+          while (chunk.length >= 256) {
+            this.#plan(chunk.length === 256 ? chunk : chunk.slice(0, 256), seen);
+            chunk = chunk.length === 256 ? [] : chunk.slice(256);
             await this.#backPressure();
+            if (this.#stop.signal.aborted) break;
           }
         }
       } finally {

@@ -60,9 +60,10 @@ export function createRowWriter(out: Writable, opts: RowWriterOptions): RowWrite
   const write = opts.format === 'csv' ? csvWriter(out, opts, fields) : jsonWriter(out, opts, fields);
   let ended = false;
   return {
-    async write(row) {
-      if (ended) throw new Error('row writer already ended');
-      await write.row(row);
+    // Not async: a row costs no promise of its own unless the output pushes back.
+    write(row) {
+      if (ended) return Promise.reject(new Error('row writer already ended'));
+      return write.row(row);
     },
     async end() {
       if (ended) return;
@@ -108,16 +109,17 @@ function csvWriter(out: Writable, opts: RowWriterOptions, fields: { names: strin
     started = true;
     return sink.send(render([...inputHeader, ...fields.names.map((f) => prefix + f)].map(cell)));
   };
+  const format: FormatWriter['row'] = (row) => {
+    if (!started) return header().then(() => format(row));
+    const values = fieldValues(row);
+    const record: string[] = [];
+    for (let i = 0; i < width; i++) record.push(cell(row.cells[i] ?? ''));
+    for (const f of fields.names) record.push(cell(csvCell(renderList(values[f] ?? null))));
+    for (let i = width; i < row.cells.length; i++) record.push(cell(row.cells[i] as string));
+    return sink.send(render(record));
+  };
   return {
-    async row(row) {
-      if (!started) await header();
-      const values = fieldValues(row);
-      const record: string[] = [];
-      for (let i = 0; i < width; i++) record.push(cell(row.cells[i] ?? ''));
-      for (const f of fields.names) record.push(cell(csvCell(renderList(values[f] ?? null))));
-      for (let i = width; i < row.cells.length; i++) record.push(cell(row.cells[i] as string));
-      await sink.send(render(record));
-    },
+    row: format,
     async end() {
       if (!started) await header();
       await sink.flush();
@@ -137,10 +139,10 @@ function csvWriter(out: Writable, opts: RowWriterOptions, fields: { names: strin
 export function csvLine(delimiter: ',' | '\t'): (record: string[]) => string {
   const special = delimiter === ',' ? /[",\r\n]/ : /["\t\r\n]/;
   const quote = (c: string): string => (special.test(c) ? `"${c.replaceAll('"', '""')}"` : c);
+  // Cells joined once (one string, not one per cell); a row with a cell to quote takes the longer way.
   return (record) => {
-    let line = '';
-    for (let i = 0; i < record.length; i++) line += i === 0 ? quote(record[i] as string) : delimiter + quote(record[i] as string);
-    return `${line}\n`;
+    for (const c of record) if (special.test(c)) return `${record.map(quote).join(delimiter)}\n`;
+    return `${record.join(delimiter)}\n`;
   };
 }
 
@@ -210,6 +212,9 @@ class InputKeys {
   }
 }
 
+/** What send() returns when `out` can take more at once: one settled promise shared by every row. */
+const SENT = Promise.resolve();
+
 // Wraps `out`: gathers items and renders them in bulk (one write per stream buffer-full of rows, not one per
 // row), and makes a write failure reject the pending and every later send instead of going unheard. What is
 // gathered goes out once it reaches the stream's own high-water mark, so no more is held than the stream
@@ -242,7 +247,7 @@ class Sink<T> {
       // A failure here is recorded by the 'error' listener and reported by the next send or flush().
       this.flush().catch(() => undefined);
     });
-    return this.out.writableNeedDrain ? this.drained() : Promise.resolve();
+    return this.out.writableNeedDrain ? this.drained() : SENT;
   }
 
   /** Writes everything queued; resolves once `out` has taken it. */
