@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/api/errors.js';
 import { openInput } from '../../src/pipeline/read.js';
-import { readAll, readError } from './helpers.js';
+import { readAll, readError, source } from './helpers.js';
 
 const values = (r: { records: { value: string }[] }) => r.records.map((x) => x.value);
 const lines = (r: { records: { line: number }[] }) => r.records.map((x) => x.line);
@@ -226,5 +226,37 @@ describe('openInput: streaming', () => {
     const out: string[] = [];
     for await (const x of r.records) out.push(x.value);
     expect(out).toEqual(['bücher.example']);
+  });
+});
+
+describe('openInput: records in arrays (chunks)', () => {
+  it('gives CSV records in arrays holding exactly what `records` gives one at a time', async () => {
+    const rows = Array.from({ length: 3000 }, (_, i) => (i % 7 === 0 ? '' : `${i},"h${i}.example","note\n${i}"`));
+    const text = `id,domain,note\n${rows.join('\n')}\n`;
+    for (const chunk of [0, 7, 4096]) {
+      const one = await readAll(text, {}, chunk);
+      const opened = await openInput(source(text, chunk), { fileName: 'in.csv' });
+      const arrays: unknown[][] = [];
+      for await (const a of opened.chunks ?? []) arrays.push(a);
+      expect(arrays.flat()).toEqual(one.records);
+      expect(one.records.length).toBe(rows.filter((r) => r !== '').length);
+      if (chunk !== 7) expect(arrays.length).toBeLessThan(one.records.length / 10); // arrays, not one record each
+    }
+  });
+
+  it('fails in arrays with the same line as one at a time', async () => {
+    const text = `domain\n${Array.from({ length: 2000 }, (_, i) => `h${i}.example`).join('\n')}\n"open\nx.com\n`;
+    const opened = await openInput(Readable.from([Buffer.from(text)]), { fileName: 'in.csv' });
+    let seen = 0;
+    const err = await (async () => {
+      try {
+        for await (const a of opened.chunks ?? []) seen += a.length;
+      } catch (e) {
+        return e as { line?: number; code?: string };
+      }
+      return null;
+    })();
+    expect(seen).toBe(2000);
+    expect(err).toMatchObject({ line: 2002, code: 'bad_quote' });
   });
 });

@@ -75,6 +75,21 @@ describe('enrich (profile) against the sandbox', () => {
     expect(new Set(asked)).toEqual(new Set([...held, 'absent-one.example']));
   });
 
+  it('hands out the same rows through batches() as through rows(), in arrays, from records given in arrays', async () => {
+    h = await harness({ rpm: 0 });
+    const held = h.sb.hostList().slice(0, 300);
+    const values = [...held, ...held.slice(0, 200), 'not a host'];
+    const one = await h.run('profile', values);
+    const recs = values.map((value, i) => ({ line: i + 1, cells: [value], value }));
+    const arrays = [recs.slice(0, 5), recs.slice(5, 400), recs.slice(400)];
+    const run = enrich(arrays, { kind: 'profile', client: h.client, store: h.cache });
+    const batches = [];
+    for await (const b of run.batches()) batches.push(b);
+    expect(batches.flat().map((r) => [r.line, r.status, r.host])).toEqual(one.rows.map((r) => [r.line, r.status, r.host]));
+    expect(batches.length).toBeLessThan(values.length);
+    expect(run.stats).toMatchObject({ rows: 501, invalid: 1, duplicates: 200, cacheHits: 300, lookupsSpent: 0 });
+  });
+
   it('finishes a second run larger than its row buffer, answered wholly from the cache', async () => {
     h = await harness({ rpm: 0 });
     // concurrency 1 gives a 200-row buffer: 1,500 cached rows must pass through it without a lookup.
