@@ -9,7 +9,7 @@ import { MAX_BATCH, type QuotaInfo } from '../api/types.js';
 import { apexOf } from './apex.js';
 import { normaliseHost } from './normalise.js';
 import { RateLimiter, sleep as defaultSleep, type Ticket } from './schedule.js';
-import { openSeenSet } from './seen.js';
+import { openSeenSet, type SeenSet } from './seen.js';
 import { emptyStats, type RunEvent, type RunStats } from './stats.js';
 import type { EnrichedRow, InputRecord, ResultByKind, RowStatus, RunKind } from './types.js';
 
@@ -140,6 +140,11 @@ class Run<K extends RunKind> {
   #pausedForBuffer = false;
   /** The store held nothing for this endpoint when reading began (see #plan). */
   #storeWasEmpty = false;
+  /**
+   * Keys met in this run, and which of them the service does not hold. Opened with the reading, closed when
+   * it ends (its memory part, all markMissing touches, stays usable for answers still in flight).
+   */
+  #seen: SeenSet | null = null;
   #fatal: unknown = null;
   #stopReason: string | null = null;
   #wake: (() => void) | null = null;
@@ -206,6 +211,7 @@ class Run<K extends RunKind> {
 
   async #read(): Promise<void> {
     const seen = openSeenSet();
+    this.#seen = seen;
     this.#storeWasEmpty = this.#store.holdsAny?.(this.#endpoint) === false;
     try {
       let chunk: InputRecord[] = [];
@@ -254,7 +260,7 @@ class Run<K extends RunKind> {
     }
   }
 
-  #plan(chunk: InputRecord[], seen: ReturnType<typeof openSeenSet>): void {
+  #plan(chunk: InputRecord[], seen: SeenSet): void {
     const { stats } = this;
     const planned = chunk.map((record) => {
       const n = normaliseHost(record.value);
@@ -263,12 +269,17 @@ class Run<K extends RunKind> {
     });
     const keys = planned.flatMap((p) => (p.key === null ? [] : [p.key]));
     const fresh = seen.add(keys);
+    // A repeat of a host this run already knows the service does not hold is answered from that: a missing
+    // answer has no body, so one bit in the seen-set replaces a read of the cache.
+    const knownMissing = fresh.map((f, j) => !f && seen.isMissing(keys[j] as string));
     const maxAge = this.#o.refresh ? this.#clock() - stats.startedAt : (this.#o.maxAgeMs ?? 30 * DAY);
     // A host met for the first time in this run cannot be in a store that was empty when the run began (its
     // answers since then are all about hosts met before), so only repeats are looked for there: half the
     // reads of a fresh 1,000,000-row run. A second process filling the same cache meanwhile is not seen; at
     // worst such a host is bought again, as it would be had both runs started at the same moment.
-    const lookup = keys.filter((k, i) => !this.#waiting.has(k) && !this.#errored.has(k) && (fresh[i] ? !this.#storeWasEmpty : !this.#o.dryRun));
+    const lookup = keys.filter(
+      (k, i) => !knownMissing[i] && !this.#waiting.has(k) && !this.#errored.has(k) && (fresh[i] ? !this.#storeWasEmpty : !this.#o.dryRun),
+    );
     const cached = lookup.length > 0 ? this.#store.getMany(this.#endpoint, [...new Set(lookup)], maxAge) : new Map();
     let i = 0;
     for (const { record, n, key } of planned) {
@@ -279,7 +290,8 @@ class Run<K extends RunKind> {
         continue;
       }
       stats.valid++;
-      const isNew = fresh[i++] === true;
+      const j = i++;
+      const isNew = fresh[j] === true;
       if (!isNew) stats.duplicates++;
       const host = n.host;
       const waiting = this.#waiting.get(key);
@@ -292,9 +304,14 @@ class Run<K extends RunKind> {
         this.#push(record, 'error', host, failed, null, false);
         continue;
       }
+      if (knownMissing[j]) {
+        this.#push(record, 'missing', host, null, null, true);
+        continue;
+      }
       const hit = cached.get(key);
       if (hit) {
         if (isNew) stats.cacheHits++;
+        if (hit.status === 'missing') seen.markMissing(key);
         this.#push(record, hit.status, host, null, hit.status === 'found' ? this.#fanOut(hit.body, host) : null, true);
         continue;
       }
@@ -459,6 +476,7 @@ class Run<K extends RunKind> {
         if (err instanceof NotFoundError && this.#o.kind !== 'profile') {
           stats.lookupsSpent++; // a 404 on a costed lookup still spends (§8.6)
           this.#remember(keys, 'missing', null);
+          for (const k of keys) this.#seen?.markMissing(k);
           return this.#resolve(keys, 'missing', null, null);
         }
         if (err instanceof QuotaExhaustedError) {
@@ -524,8 +542,10 @@ class Run<K extends RunKind> {
     for (const k of keys) {
       const p = found.get(k);
       if (p) this.#resolve([k], 'found', p, null);
-      else if (missing.has(k)) this.#resolve([k], 'missing', null, null);
-      else {
+      else if (missing.has(k)) {
+        this.#seen?.markMissing(k);
+        this.#resolve([k], 'missing', null, null);
+      } else {
         // Neither in data nor in missing: we cannot tell what the service holds, so it is not cached.
         const reason = "the service's batch answer left this host out";
         this.#errored.set(k, reason);

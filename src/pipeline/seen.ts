@@ -1,13 +1,13 @@
 // Which hosts this run has met already.
 //
 // The first MEMORY_KEYS distinct keys are remembered as 64-bit fingerprints in an open-addressing table of
-// typed arrays: 16 bytes a key at most (8 MB for 500,000 keys, 32 MB at the cap), no object per key for the
-// garbage collector to trace, and 0.6 us a key against 3.0 us for the SQLite set below (1,000,000 keys, side
-// by side; a 1,000,000-row run with 500,000 distinct hosts spent 5.5 s of its 50 s in SQLite when the
-// in-memory part was a Set capped at 200,000 strings). Past the cap the table
-// stops growing but is still consulted; keys met for the first time after that go, as text, to a private
-// temporary SQLite database (empty file name), which holds them in its small page cache and spills to a temp
-// file, so an input with tens of millions of distinct hosts is still deduplicated in flat memory.
+// typed arrays: 18 bytes a key at most with its one-byte tag (9 MB for 500,000 keys, 36 MB at the cap), no
+// object per key for the garbage collector to trace, and 0.6 us a key against 3.0 us for the SQLite set
+// below (1,000,000 keys, side by side; a 1,000,000-row run with 500,000 distinct hosts spent 5.5 s of its
+// 50 s in SQLite when the in-memory part was a Set capped at 200,000 strings). Past the cap the table stops
+// growing but is still consulted; keys met for the first time after that go, as text, to a private
+// temporary SQLite database (empty file name), which holds them in its small page cache and spills to a
+// temp file, so an input with tens of millions of distinct hosts is still deduplicated in flat memory.
 //
 // A fingerprint can collide: two different keys with the same 64 bits. The odds for n distinct keys are
 // about n^2 / 2^65: 1 in 37,000,000 for 1,000,000 keys. What a collision would cost is small and never a
@@ -21,6 +21,13 @@ import type BetterSqlite3 from 'better-sqlite3';
 export interface SeenSet {
   /** For each key, true when it had not been met before in this run. Marks them met. */
   add(keys: readonly string[]): boolean[];
+  /**
+   * Notes that the service does not hold `key` (an answer with no body, so one bit says it all): repeats of
+   * the key are then answered without reading the cache. Kept for keys held in memory only; else a no-op.
+   */
+  markMissing(key: string): void;
+  /** True when markMissing(key) was called in this run (or, rarely, for a key whose fingerprint collides). */
+  isMissing(key: string): boolean;
   close(): void;
 }
 
@@ -30,7 +37,7 @@ export const MEMORY_KEYS = 2_000_000;
 /** Opens an empty seen-set; past `memoryKeys` distinct keys, newer keys go to a temporary database. */
 export function openSeenSet(memoryKeys = MEMORY_KEYS): SeenSet {
   const memory = new FingerprintSet(memoryKeys);
-  let disk: SeenSet | null = null;
+  let disk: Pick<SeenSet, 'add' | 'close'> | null = null;
   return {
     add(keys) {
       const fresh = new Array<boolean>(keys.length);
@@ -47,6 +54,12 @@ export function openSeenSet(memoryKeys = MEMORY_KEYS): SeenSet {
       }
       return fresh;
     },
+    markMissing(key) {
+      memory.setTag(key, MISSING);
+    },
+    isMissing(key) {
+      return memory.tag(key) === MISSING;
+    },
     close() {
       disk?.close();
     },
@@ -57,19 +70,28 @@ const NEW = 1;
 const MET = 0;
 /** Not in the table, and the table is full: the caller must ask elsewhere. */
 const FULL = -1;
+const MISSING = 1;
 
-/** 64-bit fingerprints of keys, open addressing with linear probing; (0, 0) marks an empty slot. */
+/**
+ * 64-bit fingerprints of keys, open addressing with linear probing; (0, 0) marks an empty slot. Each slot
+ * also holds a one-byte tag (what is known of the key's answer).
+ */
 class FingerprintSet {
   #hi = new Int32Array(1 << 12);
   #lo = new Int32Array(1 << 12);
+  #tags = new Uint8Array(1 << 12);
   #size = 0;
   readonly #max: number;
+  // The fingerprint of the key last hashed (two lanes), and the slot where it is or would go.
+  #fpHi = 0;
+  #fpLo = 0;
 
   constructor(maxKeys: number) {
     this.#max = maxKeys;
   }
 
-  add(key: string): number {
+  /** Slot of `key`'s fingerprint, or -1-(the empty slot where it would go). */
+  #find(key: string): number {
     // Two independent 32-bit hashes of the UTF-16 code units (multiply-xorshift lanes, different seeds and
     // multipliers, murmur3's finaliser), read as one 64-bit fingerprint.
     let a = 0x9e3779b9 ^ key.length;
@@ -83,18 +105,38 @@ class FingerprintSet {
     }
     const hi = fmix(a);
     const lo = fmix(b) || 1;
-    let mask = this.#lo.length - 1;
+    this.#fpHi = hi;
+    this.#fpLo = lo;
+    const mask = this.#lo.length - 1;
     let i = lo & mask;
     for (;;) {
       const l = this.#lo[i] as number;
-      if (l === 0) break;
-      if (l === lo && this.#hi[i] === hi) return MET;
+      if (l === 0) return -1 - i;
+      if (l === lo && this.#hi[i] === hi) return i;
       i = (i + 1) & mask;
     }
+  }
+
+  tag(key: string): number {
+    const i = this.#find(key);
+    return i >= 0 ? (this.#tags[i] as number) : 0;
+  }
+
+  setTag(key: string, tag: number): void {
+    const i = this.#find(key);
+    if (i >= 0) this.#tags[i] = tag;
+  }
+
+  add(key: string): number {
+    const found = this.#find(key);
+    if (found >= 0) return MET;
     if (this.#size >= this.#max) return FULL;
+    const hi = this.#fpHi;
+    const lo = this.#fpLo;
+    let i = -1 - found;
     if ((this.#size + 1) * 2 > this.#lo.length) {
       this.#grow();
-      mask = this.#lo.length - 1;
+      const mask = this.#lo.length - 1;
       i = lo & mask;
       while (this.#lo[i] !== 0) i = (i + 1) & mask;
     }
@@ -107,8 +149,10 @@ class FingerprintSet {
   #grow(): void {
     const oldHi = this.#hi;
     const oldLo = this.#lo;
+    const oldTags = this.#tags;
     this.#hi = new Int32Array(oldLo.length * 2);
     this.#lo = new Int32Array(oldLo.length * 2);
+    this.#tags = new Uint8Array(oldLo.length * 2);
     const mask = this.#lo.length - 1;
     for (let j = 0; j < oldLo.length; j++) {
       const lo = oldLo[j] as number;
@@ -117,6 +161,7 @@ class FingerprintSet {
       while (this.#lo[i] !== 0) i = (i + 1) & mask;
       this.#lo[i] = lo;
       this.#hi[i] = oldHi[j] as number;
+      this.#tags[i] = oldTags[j] as number;
     }
   }
 }
@@ -130,7 +175,7 @@ function fmix(h: number): number {
 }
 
 /** The same set in a temporary on-disk SQLite database, holding the keys themselves. */
-function openDiskSet(): SeenSet {
+function openDiskSet(): Pick<SeenSet, 'add' | 'close'> {
   const Database = createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3;
   const db = new Database('');
   db.pragma('journal_mode = OFF');

@@ -75,6 +75,52 @@ describe('enrich (profile) against the sandbox', () => {
     expect(new Set(asked)).toEqual(new Set([...held, 'absent-one.example']));
   });
 
+  it('answers repeats of a host the service does not hold without reading the cache again', async () => {
+    h = await harness({ rpm: 0 });
+    const held = h.sb.hostList().slice(0, 150);
+    const absent = Array.from({ length: 150 }, (_, i) => `absent-${i}.example`);
+    const first = [...held, ...absent];
+    const values = [...first, ...first.slice(100, 200).reverse(), ...absent.slice(0, 20)];
+    const asked: string[] = [];
+    const counting = {
+      getMany: (endpoint: string, hosts: string[], maxAgeMs: number) => {
+        asked.push(...hosts);
+        return h.cache.getMany(endpoint, hosts, maxAgeMs);
+      },
+      putMany: (entries: Parameters<typeof h.cache.putMany>[0]) => h.cache.putMany(entries),
+      holdsAny: (endpoint: string) => h.cache.holdsAny(endpoint),
+    };
+    // The repeats arrive after a pause, once the first answers are in (not while their hosts are in flight).
+    const go = (store: typeof counting) =>
+      (async () => {
+        const r = enrich(
+          (async function* () {
+            for (const [i, value] of values.entries()) {
+              if (i === first.length) await new Promise((done) => setTimeout(done, 600));
+              yield { line: i + 1, cells: [value], value };
+            }
+          })(),
+          { kind: 'profile', client: h.client, store },
+        );
+        const rows = [];
+        for await (const row of r.rows()) rows.push(row);
+        return { rows, stats: r.stats };
+      })();
+    const run = await go(counting);
+    expect(run.stats).toMatchObject({ rows: 420, lookupsSpent: 300, duplicates: 120, found: 200, missing: 220 });
+    expect(run.rows.slice(300).map((r) => [r.host, r.status])).toEqual(values.slice(300).map((v) => [v, held.includes(v) ? 'found' : 'missing']));
+    // Only the repeated held hosts were looked for in the cache (it was empty when the run began).
+    expect(new Set(asked)).toEqual(new Set(held.slice(100, 150)));
+
+    // A second run reads each host once; the repeats of missing ones are known from that first read.
+    asked.length = 0;
+    h.sb.resetCounters();
+    const again = await go(counting);
+    expect(h.sb.charges().total).toBe(0);
+    expect(again.rows.map((r) => r.status)).toEqual(run.rows.map((r) => r.status));
+    expect(asked.filter((x) => x.startsWith('absent-')).length).toBe(150);
+  });
+
   it('hands out the same rows through batches() as through rows(), in arrays, from records given in arrays', async () => {
     h = await harness({ rpm: 0 });
     const held = h.sb.hostList().slice(0, 300);

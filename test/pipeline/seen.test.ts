@@ -58,3 +58,20 @@ describe('openSeenSet fingerprints', () => {
     }
   });
 });
+
+describe('openSeenSet: missing marks', () => {
+  it('remembers which keys were answered missing, across table growth, and only for keys held in memory', () => {
+    const seen = openSeenSet(5_000);
+    try {
+      const keys = Array.from({ length: 6_000 }, (_, i) => `k${i}.example`);
+      seen.add(keys.slice(0, 10));
+      for (const k of keys.slice(0, 10)) if (k.endsWith('3.example') || k.endsWith('7.example')) seen.markMissing(k);
+      seen.add(keys.slice(10)); // grows the table several times, then overflows to disk
+      seen.markMissing('k5999.example'); // on disk: not kept
+      expect(keys.filter((k) => seen.isMissing(k))).toEqual(['k3.example', 'k7.example']);
+      expect(seen.isMissing('never-added.example')).toBe(false);
+    } finally {
+      seen.close();
+    }
+  });
+});
