@@ -156,13 +156,20 @@ describe('openCache', () => {
     );
     expect(cache.holdsAny('domain')).toBe(true);
     expect(cache.holdsAny('traffic')).toBe(false);
-    expect(cache.stats().entries).toBe(n); // stats merges first: one row per host
-    expect(counts()).toEqual({ answers: n, recent: 0 });
+    // One call with more answers than one statement appends.
+    const traffic = hosts.slice(0, 250).map((host) => ({ endpoint: 'traffic', host, status: 'found' as const, body: { host } }));
+    cache.putMany(traffic);
+    expect(cache.holdsAny('traffic')).toBe(true);
+    const back = cache.getMany('traffic', hosts.slice(0, 260), DAY);
+    expect([...back.keys()]).toEqual(hosts.slice(0, 250));
+    expect(back.get('h249.example')?.body).toEqual({ host: 'h249.example' });
+    expect(cache.stats().entries).toBe(n + 250); // stats merges first: one row per endpoint and host
+    expect(counts()).toEqual({ answers: n + 250, recent: 0 });
 
     // Appended but not merged when a second connection opens: it merges them on open.
     cache.put('domain', 'late.example', 'found', profile('late.example'));
     const second = await openCache({ dir, clock: () => clock.now });
-    expect(counts()).toEqual({ answers: n + 1, recent: 0 });
+    expect(counts()).toEqual({ answers: n + 251, recent: 0 });
     expect(second.get('domain', 'late.example', DAY)).toMatchObject({ status: 'found' });
     expect(second.get('domain', `h${n - 1}.example`, DAY)).toMatchObject({ status: 'found' });
     second.close();
