@@ -281,10 +281,17 @@ function createCache(db: Database.Database, file: string, clock: () => number): 
     }
     return stmt;
   };
+  // A later answer replaces an earlier one, whichever process stored it: compare when they were fetched.
+  // ("WHERE true" lets SQLite parse an upsert after a SELECT.)
   const moveRecent = db.prepare(
-    'INSERT OR REPLACE INTO answers (endpoint, host, status, body, fetched_at) SELECT endpoint, host, status, body, fetched_at FROM recent ORDER BY rowid',
+    `INSERT INTO answers (endpoint, host, status, body, fetched_at) SELECT endpoint, host, status, body, fetched_at FROM recent WHERE true ORDER BY rowid
+     ON CONFLICT (endpoint, host) DO UPDATE SET status = excluded.status, body = excluded.body, fetched_at = excluded.fetched_at
+     WHERE excluded.fetched_at >= answers.fetched_at`,
   );
   const emptyRecent = db.prepare('DELETE FROM recent');
+  const putOne = db.prepare<[string, string, CacheStatus, string | null, number]>(
+    'INSERT OR REPLACE INTO answers (endpoint, host, status, body, fetched_at) VALUES (?, ?, ?, ?, ?)',
+  );
   const anyRecent = db.prepare<[], number>('SELECT 1 FROM recent LIMIT 1').pluck();
   const anyFor = db
     .prepare<[string, string], number>('SELECT 1 FROM answers WHERE endpoint = ? UNION ALL SELECT 1 FROM recent WHERE endpoint = ? LIMIT 1')
@@ -343,6 +350,13 @@ function createCache(db: Database.Database, file: string, clock: () => number): 
   const putMany = (entries: readonly CachePut[]): void => {
     if (entries.length === 0) return;
     const now = clock();
+    const only = entries[0] as CachePut;
+    if (entries.length === 1 && unmerged.size === 0) {
+      // One answer (a single lookup, a traffic or employees run) dirties a page or two either way: written
+      // straight into `answers`, it leaves nothing to merge when the cache closes.
+      putOne.run(only.endpoint, only.host, only.status, encode(only.body), now);
+      return;
+    }
     const rows: Row[] = [];
     const endpoints: string[] = [];
     for (const e of entries) {

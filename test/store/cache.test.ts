@@ -177,6 +177,21 @@ describe('openCache', () => {
     raw.close();
   });
 
+  it('keeps the later answer when another connection stored one while this one had answers unmerged', async () => {
+    const dir = tempDir();
+    const t = Date.parse('2026-01-01T00:00:00Z');
+    const a = await openCache({ dir, clock: () => t });
+    const b = await openCache({ dir, clock: () => t + 1000 });
+    a.putMany(['x.example', 'y.example'].map((host) => ({ endpoint: 'domain', host, status: 'missing' as const, body: null })));
+    b.put('domain', 'x.example', 'found', profile('x.example')); // later, straight into answers
+    b.close();
+    a.close(); // merges its earlier answer for x.example: it must not replace b's later one
+    const c = await openCache({ dir, clock: () => t + 2000 });
+    expect(c.get('domain', 'x.example', DAY)).toMatchObject({ status: 'found', fetchedAt: t + 1000 });
+    expect(c.get('domain', 'y.example', DAY)).toMatchObject({ status: 'missing', fetchedAt: t });
+    c.close();
+  });
+
   it('keeps committed answers when the process is killed with SIGKILL', async () => {
     const dir = tempDir();
     const work = tempDir();
