@@ -7,6 +7,18 @@ afterEach(async () => {
   await h?.close();
 });
 
+/** The harness's cache, noting every host the run asks it about in `asked`. */
+function countingStore(cache: Harness['cache'], asked: string[]) {
+  return {
+    getMany: (endpoint: string, hosts: string[], maxAgeMs: number) => {
+      asked.push(...hosts);
+      return cache.getMany(endpoint, hosts, maxAgeMs);
+    },
+    putMany: (entries: Parameters<typeof cache.putMany>[0]) => cache.putMany(entries),
+    holdsAny: (endpoint: string) => cache.holdsAny(endpoint),
+  };
+}
+
 function maxCharged(byHost: Record<string, number>): number {
   return Math.max(0, ...Object.values(byHost));
 }
@@ -54,14 +66,7 @@ describe('enrich (profile) against the sandbox', () => {
     const held = h.sb.hostList().slice(0, 120);
     const values = [...held, ...held.slice(0, 30)];
     const asked: string[] = [];
-    const counting = {
-      getMany: (endpoint: string, hosts: string[], maxAgeMs: number) => {
-        asked.push(...hosts);
-        return h.cache.getMany(endpoint, hosts, maxAgeMs);
-      },
-      putMany: (entries: Parameters<typeof h.cache.putMany>[0]) => h.cache.putMany(entries),
-      holdsAny: (endpoint: string) => h.cache.holdsAny(endpoint),
-    };
+    const counting = countingStore(h.cache, asked);
     const first = await h.run('profile', values, { store: counting });
     expect(first.stats).toMatchObject({ lookupsSpent: 120, duplicates: 30, found: 150 });
     expect(new Set(asked)).toEqual(new Set(held.slice(0, 30)));
@@ -82,14 +87,7 @@ describe('enrich (profile) against the sandbox', () => {
     const first = [...held, ...absent];
     const values = [...first, ...first.slice(100, 200).reverse(), ...absent.slice(0, 20)];
     const asked: string[] = [];
-    const counting = {
-      getMany: (endpoint: string, hosts: string[], maxAgeMs: number) => {
-        asked.push(...hosts);
-        return h.cache.getMany(endpoint, hosts, maxAgeMs);
-      },
-      putMany: (entries: Parameters<typeof h.cache.putMany>[0]) => h.cache.putMany(entries),
-      holdsAny: (endpoint: string) => h.cache.holdsAny(endpoint),
-    };
+    const counting = countingStore(h.cache, asked);
     // The repeats arrive after a pause, once the first answers are in (not while their hosts are in flight).
     const go = (store: typeof counting) =>
       (async () => {
