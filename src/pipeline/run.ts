@@ -141,10 +141,10 @@ class Run<K extends RunKind> {
   /** The store held nothing for this endpoint when reading began (see #plan). */
   #storeWasEmpty = false;
   /**
-   * Keys met in this run, and which of them the service does not hold. Opened with the reading, closed when
-   * it ends (its memory part, all markMissing touches, stays usable for answers still in flight).
+   * Keys met in this run, and which of them the service does not hold. Closed when reading ends (that frees
+   * its SQLite part, if it grew one); its memory part, all markMissing touches, serves answers still in flight.
    */
-  #seen: SeenSet | null = null;
+  readonly #seen: SeenSet = openSeenSet();
   #fatal: unknown = null;
   #stopReason: string | null = null;
   #wake: (() => void) | null = null;
@@ -210,10 +210,8 @@ class Run<K extends RunKind> {
   // ---- reading and planning -------------------------------------------------------------------------------
 
   async #read(): Promise<void> {
-    const seen = openSeenSet();
-    this.#seen = seen;
-    this.#storeWasEmpty = this.#store.holdsAny?.(this.#endpoint) === false;
     try {
+      this.#storeWasEmpty = this.#store.holdsAny?.(this.#endpoint) === false;
       let chunk: InputRecord[] = [];
       let line = 0;
       // Rows are planned 256 at a time; when input pauses with some read (a slow pipe, `tail -f`), those are
@@ -224,7 +222,7 @@ class Run<K extends RunKind> {
         const quiet = chunk;
         chunk = [];
         try {
-          this.#plan(quiet, seen);
+          this.#plan(quiet);
         } catch (err) {
           this.#fatal ??= err;
           this.#halt('stopped by an error', 'error');
@@ -242,8 +240,7 @@ class Run<K extends RunKind> {
             chunk.push(typeof item === 'string' ? { line, cells: [item], value: item } : item);
           }
           while (chunk.length >= 256) {
-            this.#plan(chunk.length === 256 ? chunk : chunk.slice(0, 256), seen);
-            chunk = chunk.length === 256 ? [] : chunk.slice(256);
+            this.#plan(chunk.splice(0, 256));
             await this.#backPressure();
             if (this.#stop.signal.aborted) break;
           }
@@ -251,17 +248,18 @@ class Run<K extends RunKind> {
       } finally {
         clearInterval(quietCheck);
       }
-      if (chunk.length > 0 && !this.#stop.signal.aborted) this.#plan(chunk, seen);
+      if (chunk.length > 0 && !this.#stop.signal.aborted) this.#plan(chunk);
     } finally {
-      seen.close();
+      this.#seen.close();
       this.#inputDone = true;
       this.#pump();
       this.#notify();
     }
   }
 
-  #plan(chunk: InputRecord[], seen: SeenSet): void {
+  #plan(chunk: InputRecord[]): void {
     const { stats } = this;
+    const seen = this.#seen;
     const planned = chunk.map((record) => {
       const n = normaliseHost(record.value);
       const key = n.ok ? (this.#o.kind === 'employees' ? apexOf(n.host) : n.host) : null;
@@ -476,7 +474,6 @@ class Run<K extends RunKind> {
         if (err instanceof NotFoundError && this.#o.kind !== 'profile') {
           stats.lookupsSpent++; // a 404 on a costed lookup still spends (§8.6)
           this.#remember(keys, 'missing', null);
-          for (const k of keys) this.#seen?.markMissing(k);
           return this.#resolve(keys, 'missing', null, null);
         }
         if (err instanceof QuotaExhaustedError) {
@@ -542,10 +539,8 @@ class Run<K extends RunKind> {
     for (const k of keys) {
       const p = found.get(k);
       if (p) this.#resolve([k], 'found', p, null);
-      else if (missing.has(k)) {
-        this.#seen?.markMissing(k);
-        this.#resolve([k], 'missing', null, null);
-      } else {
+      else if (missing.has(k)) this.#resolve([k], 'missing', null, null);
+      else {
         // Neither in data nor in missing: we cannot tell what the service holds, so it is not cached.
         const reason = "the service's batch answer left this host out";
         this.#errored.set(k, reason);
@@ -567,9 +562,10 @@ class Run<K extends RunKind> {
     this.#store.putMany(keys.map((host) => ({ endpoint: this.#endpoint, host, status, body })));
   }
 
-  /** Settles every row waiting on these keys. */
+  /** Settles every row waiting on these keys; a 'missing' answer is noted in the seen-set for repeats. */
   #resolve(keys: string[], status: RowStatus, data: unknown, reason: string | null): void {
     for (const key of keys) {
+      if (status === 'missing') this.#seen.markMissing(key);
       const slots = this.#waiting.get(key);
       this.#waiting.delete(key);
       this.#sendHost.delete(key);

@@ -99,11 +99,7 @@ function csvWriter(out: Writable, opts: RowWriterOptions, fields: { names: strin
   const clean = opts.cleanCell;
   const cell = clean ? (s: string) => clean(neutral(s)) : neutral;
   const render = csvLine(shape.format === 'tsv' ? '\t' : ',');
-  const sink = new Sink<string>(
-    out,
-    (lines) => lines.join(''),
-    (line) => line.length,
-  );
+  const sink = new Sink(out);
   let started = false;
   const header = (): Promise<void> => {
     started = true;
@@ -163,11 +159,7 @@ function jsonWriter(out: Writable, opts: RowWriterOptions, fields: { names: stri
     const input = opts.shape.format === 'lines' ? (row.cells[0] ?? '') : keys.object(row.cells);
     return { line: row.line, input, status: row.status, host: row.host, reason: row.reason, data: row.data };
   };
-  const sink = new Sink<string>(
-    out,
-    (pieces) => pieces.join(''),
-    (piece) => piece.length,
-  );
+  const sink = new Sink(out);
   let count = 0;
   if (opts.format === 'ndjson') {
     return {
@@ -215,32 +207,27 @@ class InputKeys {
 /** What send() returns when `out` can take more at once: one settled promise shared by every row. */
 const SENT = Promise.resolve();
 
-// Wraps `out`: gathers items and renders them in bulk (one write per stream buffer-full of rows, not one per
-// row), and makes a write failure reject the pending and every later send instead of going unheard. What is
+// Wraps `out`: gathers rendered rows and writes them in bulk (one write per stream buffer-full of rows, not
+// one per row), and makes a write failure reject the pending and every later send instead of going unheard. What is
 // gathered goes out once it reaches the stream's own high-water mark, so no more is held than the stream
 // would buffer anyway, or as soon as the run waits for anything (setImmediate runs only once the current
 // burst of rows is done), so a slow trickle of rows in a pipe still shows promptly.
-class Sink<T> {
+class Sink {
   private failure: Error | null = null;
-  private pending: T[] = [];
+  private pending: string[] = [];
   private pendingSize = 0;
   private timer: NodeJS.Immediate | null = null;
 
-  constructor(
-    private readonly out: Writable,
-    private readonly render: (items: T[]) => string,
-    /** About how many characters an item renders to. */
-    private readonly sizeOf: (item: T) => number,
-  ) {
+  constructor(private readonly out: Writable) {
     out.on('error', (err: Error) => (this.failure ??= err));
   }
 
-  /** Queues one item; resolves when `out` can take more (back-pressure). */
-  send(item: T): Promise<void> {
+  /** Queues one piece of text; resolves when `out` can take more (back-pressure). */
+  send(text: string): Promise<void> {
     if (this.failure) return Promise.reject(this.failure);
     if (this.out.destroyed) return Promise.reject(new Error('output stream is closed'));
-    this.pending.push(item);
-    this.pendingSize += this.sizeOf(item);
+    this.pending.push(text);
+    this.pendingSize += text.length;
     if (this.pendingSize >= this.out.writableHighWaterMark) return this.flush();
     this.timer ??= setImmediate(() => {
       this.timer = null;
@@ -256,7 +243,7 @@ class Sink<T> {
     this.timer = null;
     if (this.failure) return Promise.reject(this.failure);
     if (this.pending.length > 0) {
-      const text = this.render(this.pending);
+      const text = this.pending.join('');
       this.pending = [];
       this.pendingSize = 0;
       if (this.out.destroyed) return Promise.reject(new Error('output stream is closed'));

@@ -260,10 +260,11 @@ function prepareSchema(db: Database.Database, file: string): void {
 // every page it dirtied to the log (putMany took 8.0 s of a 1,000,000-row run's 40 s, 5,000 commits). A batch
 // is appended to `recent` instead (a plain table: an append dirties its last page or two), and every
 // MERGE_EVERY answers, on close and on the next open (after a kill), SQLite moves `recent` into `answers` in
-// one transaction (ORDER BY rowid: a later answer for a host replaces an earlier one). Until then this
+// one transaction (an answer replaces a stored one fetched no later than itself). Until then this
 // connection finds its own answers in `unmerged`, in memory (at most MERGE_EVERY, as JSON text). Another
 // process using the same cache at the same moment sees them once they are merged: at worst it buys a host
-// this run has just bought, as it would had both asked at the same instant.
+// this run has just bought, as it would had both asked at the same instant. A lone answer (a single lookup)
+// goes straight into `answers`: it dirties a page or two either way.
 function createCache(db: Database.Database, file: string, clock: () => number): AnswerCache {
   type Row = { host: string; status: CacheStatus; body: string | null; fetched_at: number };
   const getOne = db.prepare<[string, string, number], Row>(
@@ -331,8 +332,14 @@ function createCache(db: Database.Database, file: string, clock: () => number): 
     mergeAll();
     unmerged.clear();
   };
-  // The later of two answers for one host (another process may have stored one since this one was kept).
-  const later = (a: Row | undefined, b: Row | undefined): Row | undefined => (a === undefined || (b !== undefined && b.fetched_at > a.fetched_at) ? b : a);
+  // The stored row for a host, or this connection's unmerged answer if that is later (another process may
+  // have stored one since this one was kept) and not older than `since`.
+  const withUnmerged = (endpoint: string, host: string, stored: Row | undefined, since: number): Row | undefined => {
+    if (unmerged.size === 0) return stored;
+    const kept = unmerged.get(`${endpoint}\n${host}`);
+    if (kept === undefined || kept.fetched_at < since) return stored;
+    return stored === undefined || kept.fetched_at > stored.fetched_at ? kept : stored;
+  };
 
   const cutoff = (maxAgeMs: number): number => (Number.isFinite(maxAgeMs) ? clock() - maxAgeMs : Number.MIN_SAFE_INTEGER);
   // Damage found mid-run (not only at open) gets the same clear message.
@@ -373,8 +380,7 @@ function createCache(db: Database.Database, file: string, clock: () => number): 
     get: (endpoint, host, maxAgeMs) =>
       guard(() => {
         const since = cutoff(maxAgeMs);
-        const kept = unmerged.get(`${endpoint}\n${host}`);
-        const row = later(getOne.get(endpoint, host, since), kept !== undefined && kept.fetched_at >= since ? kept : undefined);
+        const row = withUnmerged(endpoint, host, getOne.get(endpoint, host, since), since);
         return row ? decode(row) : null;
       }),
     getMany: (endpoint, hosts, maxAgeMs) =>
@@ -388,11 +394,7 @@ function createCache(db: Database.Database, file: string, clock: () => number): 
           for (const row of inList(chunk.length).all(endpoint, since, ...chunk)) found.set(row.host, row);
         }
         for (const host of unique) {
-          let row = found.get(host);
-          if (unmerged.size > 0) {
-            const kept = unmerged.get(`${endpoint}\n${host}`);
-            if (kept !== undefined && kept.fetched_at >= since) row = later(row, kept);
-          }
+          const row = withUnmerged(endpoint, host, found.get(host), since);
           const entry = row ? decode(row) : null;
           if (entry) out.set(host, entry);
         }
