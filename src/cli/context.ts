@@ -156,7 +156,7 @@ export function createContext(cmd: Command, args: Record<string, unknown>): Cont
         closers.push(async () => {
           await client.close();
           // Kept in the cache file (even under --no-cache), not the settings file: see recordLastQuota.
-          if (lastQuota) await (await import('../store/cache.js')).recordLastQuota({ dir: config.cacheDir }, lastQuota);
+          if (lastQuota) await (await import('../store/quota-memo.js')).recordLastQuota({ dir: config.cacheDir }, lastQuota);
         });
         return client;
       })();

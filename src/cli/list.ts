@@ -232,7 +232,7 @@ async function openRunStore(ctx: Context) {
  */
 async function checkQuota(ctx: Context, spec: ListSpec, input: () => JobInput, base: Parameters<typeof runJob>[2]): Promise<void> {
   if (ctx.opts.allowPartial || !('file' in spec.source) || spec.source.file === '-') return;
-  const { readLastQuota } = await import('../store/cache.js');
+  const { readLastQuota } = await import('../store/quota-memo.js');
   const last = await readLastQuota({ dir: (await ctx.config()).cacheDir });
   if (!last || last.remaining === null) return;
   const size = (await stat(spec.source.file)).size;

@@ -6,7 +6,7 @@ import { groupedNumber, humanDuration } from '../output/format.js';
 import { renderKeyValue } from '../output/table.js';
 
 export default async function cache(ctx: Context): Promise<number> {
-  const { CacheCorruptError, removeCacheFiles } = await import('../../store/cache.js');
+  const [{ CacheCorruptError }, { removeCacheFiles }] = await Promise.all([import('../../store/errors.js'), import('../../store/schema.js')]);
   if (ctx.args.sub === 'clear') {
     // A damaged file cannot be opened to be cleared: remove it instead, which is what clearing means.
     try {

@@ -5,7 +5,7 @@ import { formatQuotaLine, relativeAge } from '../output/format.js';
 
 export default async function quota(ctx: Context): Promise<number> {
   // Recorded in the cache file by every metered call (under --no-cache too), so read from there in any case.
-  const [{ cacheDir }, { readLastQuota }] = await Promise.all([ctx.config(), import('../../store/cache.js')]);
+  const [{ cacheDir }, { readLastQuota }] = await Promise.all([ctx.config(), import('../../store/quota-memo.js')]);
   const q = await readLastQuota({ dir: cacheDir });
   if (!q) {
     ctx.logger.info('no quota seen yet: it is reported with every metered lookup');

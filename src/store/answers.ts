@@ -1,0 +1,206 @@
+// The answer store: every paid answer, keyed by (endpoint, host), read back by age. Writes go through the
+// journal (journal.ts) except a lone answer; reads see the journal's unmerged answers too.
+import fs from 'node:fs';
+import type Database from 'better-sqlite3';
+import { checkedForDamage, sqliteCode } from './errors.js';
+import { openJournal, type StoredRow as Row } from './journal.js';
+import { cacheFiles } from './schema.js';
+
+/** 'missing': the service does not hold the host (a 404), which is an answer worth keeping too. */
+type CacheStatus = 'found' | 'missing';
+
+/** A cached answer: the body (null for 'missing') and when it was fetched (epoch ms). */
+interface CacheEntry {
+  status: CacheStatus;
+  body: unknown;
+  fetchedAt: number;
+}
+
+/** One answer to store. */
+interface CachePut {
+  endpoint: string;
+  host: string;
+  status: CacheStatus;
+  body: unknown;
+}
+
+interface CacheStats {
+  path: string;
+  entries: number;
+  byEndpoint: Record<string, number>;
+  found: number;
+  missing: number;
+  /** Epoch ms of the oldest and newest answers; null when empty. */
+  oldest: number | null;
+  newest: number | null;
+  /** Bytes on disk, write-ahead log included. */
+  bytes: number;
+}
+
+/**
+ * The answer cache; pass `maxAgeMs` = Infinity to accept answers of any age. Endpoint names: 'domain' holds
+ * profiles from single and batch lookups alike (a batch profile equals a single profile, spec §4 rule 2),
+ * 'traffic' is keyed by host, 'employees' by apex, 'catalog' by ''.
+ */
+export interface AnswerCache {
+  /** The cached answer for one host, if fetched within `maxAgeMs`. */
+  get(endpoint: string, host: string, maxAgeMs: number): CacheEntry | null;
+  /** Cached answers fetched within `maxAgeMs`, by host; hosts without one are absent from the map. */
+  getMany(endpoint: string, hosts: string[], maxAgeMs: number): Map<string, CacheEntry>;
+  /** Stores (or replaces) answers, stamped with the clock's now; each is committed before this returns. */
+  putMany(entries: readonly CachePut[]): void;
+  /** Whether any answer (of any age) is held for `endpoint`. */
+  holdsAny(endpoint: string): boolean;
+  stats(): CacheStats;
+  /** Removes every answer; returns how many. */
+  clear(): number;
+  /** Removes answers older than `maxAgeMs`; returns how many. */
+  prune(maxAgeMs: number): number;
+  close(): void;
+}
+
+// SQLite allows 32766 bound parameters, but a short IN list keeps each statement cheap to plan and reuse.
+const HOSTS_PER_QUERY = 498; // plus endpoint and cutoff: 500
+
+/** The answer cache over an open database whose schema is in place; closing it closes `db`. */
+export function answerCache(db: Database.Database, file: string, clock: () => number): AnswerCache {
+  // One prepared statement per IN-list length; in practice: full chunks and one remainder size per run.
+  const inLists = new Map<number, Database.Statement<unknown[], Row>>();
+  const inList = (n: number) => {
+    let stmt = inLists.get(n);
+    if (!stmt) {
+      const marks = Array.from({ length: n }, () => '?').join(', ');
+      stmt = db.prepare<unknown[], Row>(`SELECT host, status, body, fetched_at FROM answers WHERE endpoint = ? AND fetched_at >= ? AND host IN (${marks})`);
+      inLists.set(n, stmt);
+    }
+    return stmt;
+  };
+  const putOne = db.prepare<[string, string, CacheStatus, string | null, number]>(
+    'INSERT OR REPLACE INTO answers (endpoint, host, status, body, fetched_at) VALUES (?, ?, ?, ?, ?)',
+  );
+  const anyFor = db
+    .prepare<[string, string], number>('SELECT 1 FROM answers WHERE endpoint = ? UNION ALL SELECT 1 FROM recent WHERE endpoint = ? LIMIT 1')
+    .pluck();
+  const prune = db.prepare<[number]>('DELETE FROM answers WHERE fetched_at < ?');
+  const clear = db.prepare('DELETE FROM answers');
+  const journal = openJournal(db);
+  const cutoff = (maxAgeMs: number): number => (Number.isFinite(maxAgeMs) ? clock() - maxAgeMs : Number.MIN_SAFE_INTEGER);
+  const checked = <T>(fn: () => T): T => checkedForDamage(file, fn);
+
+  const getMany = (endpoint: string, hosts: string[], maxAgeMs: number): Map<string, CacheEntry> => {
+    const out = new Map<string, CacheEntry>();
+    const unique = [...new Set(hosts)];
+    const since = cutoff(maxAgeMs);
+    const found = new Map<string, Row>();
+    for (let i = 0; i < unique.length; i += HOSTS_PER_QUERY) {
+      const chunk = unique.slice(i, i + HOSTS_PER_QUERY);
+      for (const row of inList(chunk.length).all(endpoint, since, ...chunk)) found.set(row.host, row);
+    }
+    for (const host of unique) {
+      const row = journal.latest(endpoint, host, found.get(host), since);
+      const entry = row ? decode(row) : null;
+      if (entry) out.set(host, entry);
+    }
+    return out;
+  };
+
+  const putMany = (entries: readonly CachePut[]): void => {
+    if (entries.length === 0) return;
+    const now = clock();
+    const only = entries[0] as CachePut;
+    if (entries.length === 1 && journal.pending === 0) {
+      // A lone answer (a single lookup, a traffic or employees run) dirties a page or two either way: written
+      // straight into `answers`, it leaves nothing to merge when the cache closes.
+      putOne.run(only.endpoint, only.host, only.status, encode(only.body), now);
+      return;
+    }
+    journal.append(entries.map((e) => ({ endpoint: e.endpoint, host: e.host, status: e.status, body: encode(e.body), fetched_at: now })));
+  };
+
+  return {
+    get: (endpoint, host, maxAgeMs) => checked(() => getMany(endpoint, [host], maxAgeMs).get(host) ?? null),
+    getMany: (endpoint, hosts, maxAgeMs) => checked(() => getMany(endpoint, hosts, maxAgeMs)),
+    putMany: (entries) => checked(() => putMany(entries)),
+    holdsAny: (endpoint) => checked(() => anyFor.get(endpoint, endpoint) !== undefined),
+    stats: () =>
+      checked(() => {
+        journal.merge();
+        return stats(db, file);
+      }),
+    clear: () =>
+      checked(() => {
+        journal.merge();
+        const removed = clear.run().changes;
+        try {
+          // Give the space back and shrink the log.
+          db.exec('VACUUM');
+          db.pragma('wal_checkpoint(TRUNCATE)');
+        } catch (err) {
+          // The answers are gone either way; with another process on the file (or no room to rebuild it)
+          // the space comes back on a later clear.
+          if (!/^SQLITE_(BUSY|LOCKED|FULL)/.test(sqliteCode(err))) throw err;
+        }
+        return removed;
+      }),
+    prune: (maxAgeMs) =>
+      checked(() => {
+        journal.merge();
+        return prune.run(cutoff(maxAgeMs)).changes;
+      }),
+    close: () => {
+      if (!db.open) return;
+      try {
+        journal.merge();
+      } catch (err) {
+        // Nothing is lost: what cannot be merged now (the file busy or damaged) stays committed in `recent`
+        // and is merged when the cache is next opened.
+        if (sqliteCode(err) === '') throw err;
+      }
+      db.close();
+    },
+  };
+}
+
+function encode(body: unknown): string | null {
+  return body === null || body === undefined ? null : JSON.stringify(body);
+}
+
+function decode(row: { status: CacheStatus; body: string | null; fetched_at: number }): CacheEntry | null {
+  let body: unknown = null;
+  if (row.body !== null) {
+    try {
+      body = JSON.parse(row.body);
+    } catch (err) {
+      // A body that no longer parses is no answer: the host is fetched again and the row overwritten.
+      if (err instanceof SyntaxError) return null;
+      throw err;
+    }
+  }
+  return { status: row.status, body, fetchedAt: row.fetched_at };
+}
+
+function stats(db: Database.Database, file: string): CacheStats {
+  const totals = db
+    .prepare(
+      `SELECT COUNT(*) AS entries, COALESCE(SUM(status = 'found'), 0) AS found, COALESCE(SUM(status = 'missing'), 0) AS missing,
+              MIN(fetched_at) AS oldest, MAX(fetched_at) AS newest FROM answers`,
+    )
+    .get() as { entries: number; found: number; missing: number; oldest: number | null; newest: number | null };
+  const byEndpoint: Record<string, number> = {};
+  for (const r of db.prepare('SELECT endpoint, COUNT(*) AS n FROM answers GROUP BY endpoint ORDER BY endpoint').all() as {
+    endpoint: string;
+    n: number;
+  }[]) {
+    byEndpoint[r.endpoint] = r.n;
+  }
+  let bytes = 0;
+  for (const f of cacheFiles(file)) {
+    try {
+      bytes += fs.statSync(f).size;
+    } catch (err) {
+      // SQLite removes its journal files when it no longer needs them: an absent one takes no space.
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
+  }
+  return { path: file, ...totals, byEndpoint, bytes };
+}

@@ -1,0 +1,100 @@
+// The append journal. Every answer is committed as it arrives (a kill -9 loses nothing paid for), but a
+// batch written straight into the keyed `answers` table dirties a page per host, each written to the log at
+// commit; appended to the plain `recent` table it dirties a page or two (BENCHMARKS.md, "Cache design
+// measurements"). SQLite moves `recent` into `answers` in one transaction every MERGE_EVERY answers, when
+// asked (close, stats, prune, clear) and on the next open, which is how a killed run's answers get there.
+// Until then this connection finds its own answers in memory (the overlay). Another process sees them once
+// merged: at worst it buys a host this run has just bought, as if both had asked at the same instant.
+import type Database from 'better-sqlite3';
+
+/** An answer as stored: the body as JSON text (null for 'missing'), fetched_at in epoch ms. */
+interface StoredAnswer {
+  endpoint: string;
+  host: string;
+  status: 'found' | 'missing';
+  body: string | null;
+  fetched_at: number;
+}
+
+/** A row of `answers`, which keys it by endpoint. */
+export type StoredRow = Omit<StoredAnswer, 'endpoint'>;
+
+/** Answers appended before they are moved into `answers`; bounds the overlay's memory too. */
+export const MERGE_EVERY = 10_000;
+// One statement appends up to this many answers, five bound parameters each: SQLite allows 32766, but a
+// short statement is cheap to plan, and a batch (100 hosts) needs one call into SQLite, not one per answer.
+const ROWS_PER_APPEND = 100;
+
+interface Journal {
+  /** How many of this connection's answers are not merged yet. */
+  readonly pending: number;
+  /** Appends answers in one transaction; merges once MERGE_EVERY are pending. */
+  append(answers: StoredAnswer[]): void;
+  /** `stored`, or this connection's unmerged answer for the host if that is later and fetched at or after `since`. */
+  latest(endpoint: string, host: string, stored: StoredRow | undefined, since: number): StoredRow | undefined;
+  /** Moves every appended answer (this connection's, and any a killed run left) into `answers`. */
+  merge(): void;
+}
+
+/** The journal over `db`'s `recent` table; merges what a killed run left there at once. */
+export function openJournal(db: Database.Database): Journal {
+  const appends = new Map<number, Database.Statement<unknown[]>>();
+  const appendStatement = (n: number) => {
+    let stmt = appends.get(n);
+    if (!stmt) {
+      const values = Array.from({ length: n }, () => '(?, ?, ?, ?, ?)').join(', ');
+      stmt = db.prepare<unknown[]>(`INSERT INTO recent (endpoint, host, status, body, fetched_at) VALUES ${values}`);
+      appends.set(n, stmt);
+    }
+    return stmt;
+  };
+  // The later answer wins, whichever process stored it: an older unmerged answer never replaces a newer one.
+  // ("WHERE true" lets SQLite parse an upsert after a SELECT.)
+  const moveRecent = db.prepare(
+    `INSERT INTO answers (endpoint, host, status, body, fetched_at) SELECT endpoint, host, status, body, fetched_at FROM recent WHERE true ORDER BY rowid
+     ON CONFLICT (endpoint, host) DO UPDATE SET status = excluded.status, body = excluded.body, fetched_at = excluded.fetched_at
+     WHERE excluded.fetched_at >= answers.fetched_at`,
+  );
+  const emptyRecent = db.prepare('DELETE FROM recent');
+  const anyRecent = db.prepare<[], number>('SELECT 1 FROM recent LIMIT 1').pluck();
+  /** This connection's unmerged answers, by `${endpoint}\n${host}`. */
+  const unmerged = new Map<string, StoredAnswer>();
+
+  const appendAll = db.transaction((answers: StoredAnswer[]) => {
+    for (let at = 0; at < answers.length; at += ROWS_PER_APPEND) {
+      const n = Math.min(ROWS_PER_APPEND, answers.length - at);
+      const params: unknown[] = [];
+      for (const a of answers.slice(at, at + n)) params.push(a.endpoint, a.host, a.status, a.body, a.fetched_at);
+      appendStatement(n).run(...params);
+    }
+  });
+  const mergeAll = db.transaction(() => {
+    moveRecent.run();
+    emptyRecent.run();
+  });
+  const merge = (): void => {
+    if (unmerged.size === 0 && anyRecent.get() === undefined) return;
+    mergeAll();
+    unmerged.clear();
+  };
+  merge();
+
+  return {
+    get pending() {
+      return unmerged.size;
+    },
+    append(answers) {
+      appendAll(answers);
+      for (const a of answers) unmerged.set(`${a.endpoint}\n${a.host}`, a);
+      if (unmerged.size >= MERGE_EVERY) merge();
+    },
+    latest(endpoint, host, stored, since) {
+      if (unmerged.size === 0) return stored;
+      const kept = unmerged.get(`${endpoint}\n${host}`);
+      if (kept === undefined || kept.fetched_at < since) return stored;
+      // Another process may have stored a later answer since this one was kept.
+      return stored === undefined || kept.fetched_at > stored.fetched_at ? kept : stored;
+    },
+    merge,
+  };
+}

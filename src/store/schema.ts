@@ -1,0 +1,102 @@
+// The cache file itself: where it lives, how it is opened (0600 in a 0700 directory, WAL), its tables, and
+// bringing a file written by an older build up to date.
+import fs from 'node:fs';
+import path from 'node:path';
+import type Database from 'better-sqlite3';
+import { CacheUnavailableError, checkedForDamage, sqliteCode } from './errors.js';
+
+/** Where a cache file lives: its directory, and a file name other than the default (tests). */
+export interface CacheLocation {
+  dir: string;
+  file?: string;
+}
+
+const CACHE_FILE = 'cache.sqlite';
+// 1: answers. 2: + meta. Tables are created when absent, so an older file simply gains those it lacks.
+// `recent` needs no new version: a build that does not know it ignores it, and so only misses the answers a
+// killed run left there, which it buys again.
+const SCHEMA_VERSION = 2;
+
+/** The full path of the cache file. */
+export const cacheFile = (where: CacheLocation): string => path.join(where.dir, where.file ?? CACHE_FILE);
+
+/** The cache file and the journal files SQLite keeps beside it. */
+export const cacheFiles = (file: string): string[] => [file, `${file}-wal`, `${file}-shm`];
+
+/** Opens the cache file (creating it 0600 in a 0700 directory) with its schema in place. */
+export async function openDatabase(where: CacheLocation): Promise<{ db: Database.Database; file: string }> {
+  const file = cacheFile(where);
+  try {
+    fs.mkdirSync(where.dir, { recursive: true, mode: 0o700 });
+    // Created 0600 before SQLite sees it; SQLite gives its -wal and -shm files the same mode.
+    fs.closeSync(fs.openSync(file, 'a', 0o600));
+  } catch (err) {
+    throw new CacheUnavailableError(file, `cannot create the cache file ${file}: ${(err as Error).message}`, { cause: err });
+  }
+  // Native module, needed only by commands that touch the cache: loaded on first use.
+  const { default: Sqlite } = await import('better-sqlite3');
+  let db: Database.Database | undefined;
+  try {
+    return checkedForDamage(file, () => {
+      db = new Sqlite(file);
+      prepareSchema(db, file);
+      return { db, file };
+    });
+  } catch (err) {
+    db?.close();
+    // The file exists but SQLite cannot use it here (read-only, locked past the busy timeout, disk full).
+    if (sqliteCode(err) !== '') throw new CacheUnavailableError(file, `cannot open the cache file ${file}: ${(err as Error).message}`, { cause: err });
+    throw err;
+  }
+}
+
+function prepareSchema(db: Database.Database, file: string): void {
+  // A second process (a parallel run) waits for the write lock instead of failing at once.
+  db.pragma('busy_timeout = 5000');
+  // WAL + synchronous=NORMAL: a commit is in the -wal file (so in the OS) before it returns, so it survives
+  // the process being killed; only an OS crash or power cut can lose the last commits, never corrupting the
+  // file. FULL would fsync every batch for little more.
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  const version = db.pragma('user_version', { simple: true }) as number;
+  if (version > SCHEMA_VERSION) {
+    throw new CacheUnavailableError(file, `the cache file ${file} was written by a newer domain-intel; upgrade to use it`, { code: 'cache_version' });
+  }
+  db.exec(`
+    CREATE TABLE IF NOT EXISTS answers (
+      endpoint   TEXT    NOT NULL,
+      host       TEXT    NOT NULL,
+      status     TEXT    NOT NULL CHECK (status IN ('found', 'missing')),
+      body       TEXT,
+      fetched_at INTEGER NOT NULL,
+      PRIMARY KEY (endpoint, host)
+    ) WITHOUT ROWID;
+    CREATE TABLE IF NOT EXISTS meta (
+      key   TEXT NOT NULL PRIMARY KEY,
+      value TEXT NOT NULL
+    ) WITHOUT ROWID;
+    CREATE TABLE IF NOT EXISTS recent (
+      endpoint   TEXT    NOT NULL,
+      host       TEXT    NOT NULL,
+      status     TEXT    NOT NULL,
+      body       TEXT,
+      fetched_at INTEGER NOT NULL
+    );
+    PRAGMA user_version = ${SCHEMA_VERSION};
+  `);
+}
+
+/** Deletes the cache file and its journal files without opening them: the way out of a damaged cache. */
+export function removeCacheFiles(where: CacheLocation): string[] {
+  const removed: string[] = [];
+  for (const f of cacheFiles(cacheFile(where))) {
+    try {
+      fs.unlinkSync(f);
+      removed.push(f);
+    } catch (err) {
+      // Journal files exist only while SQLite needs them; one that is absent needs no removing.
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
+  }
+  return removed;
+}
