@@ -1,5 +1,6 @@
 // Exit codes a cron job can act on; the README's table is written from this one.
 import { AbortedError, BadRequestError, DomainIntelError, InputError, InvalidKeyError, NotFoundError, QuotaExhaustedError, UsageError } from '../api/errors.js';
+import { CacheCorruptError, CacheUnavailableError } from '../store/errors.js';
 
 export const EXIT = {
   /** Everything done. */
@@ -20,6 +21,8 @@ export const EXIT = {
   NETWORK: 7,
   /** The host or technology is not held (single-host commands). */
   NOT_FOUND: 8,
+  /** The cache file is damaged or cannot be used here: `cache clear`, `--no-cache` or another cache dir. */
+  CACHE: 9,
   /** Interrupted (Ctrl-C): answers so far are cached, re-run to resume. */
   INTERRUPTED: 130,
   /** The reader of stdout went away (e.g. `| head`); nothing more was spent. */
@@ -36,6 +39,7 @@ export function exitCodeFor(err: unknown): ExitCode {
   if (err instanceof NotFoundError) return EXIT.NOT_FOUND;
   if (err instanceof BadRequestError) return EXIT.USAGE;
   if (err instanceof AbortedError) return EXIT.INTERRUPTED;
+  if (err instanceof CacheCorruptError || err instanceof CacheUnavailableError) return EXIT.CACHE;
   if (err instanceof DomainIntelError) return EXIT.NETWORK; // network, protocol, 5xx after retries
   return EXIT.FAILURE;
 }
@@ -51,6 +55,7 @@ export const EXIT_TABLE: [number, string][] = [
   [EXIT.INVALID_KEY, 'API key missing, malformed or revoked (401)'],
   [EXIT.NETWORK, 'service unreachable or failing'],
   [EXIT.NOT_FOUND, 'host or technology not held (single lookups)'],
+  [EXIT.CACHE, 'cache file damaged (run domain-intel cache clear) or unusable (use --no-cache or DOMAIN_INTEL_CACHE_DIR)'],
   [EXIT.INTERRUPTED, 'interrupted; answers so far are cached, re-run to resume'],
   [EXIT.PIPE, 'stdout closed early (e.g. | head); nothing more was spent'],
 ];
