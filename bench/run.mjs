@@ -1,7 +1,7 @@
 // `npm run bench`: every benchmark side by side in one run, on this machine, with ratios to a baseline
 // measured in the same run (the machine is shared and noisy; absolute figures drift, ratios much less).
 // Writes BENCHMARKS.md (or BENCH_OUT). See bench/README.md for what each part measures and the knobs.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { generate } from './gen.mjs';
 import { BIN, ROOT, cleanEnv, countLines, envInt, freshDir, machine, makeTemp, median, privateDir, removeDir, startSandbox, timed } from './lib.mjs';
@@ -28,6 +28,14 @@ const cfg = {
   only: (process.env.BENCH_ONLY ?? 'throughput,rate,startup').split(',').map((s) => s.trim()),
 };
 const OUT = process.env.BENCH_OUT ?? (QUICK ? join(makeTemp(), 'BENCHMARKS.quick.md') : join(ROOT, 'BENCHMARKS.md'));
+// BENCHMARKS.md ends with a hand-kept history of past measurements (the figures behind design choices),
+// below this marker; a new report replaces everything above it and keeps that history.
+const HISTORY_MARK = '<!-- history: kept by bench/run.mjs; write below this line -->';
+function writeReport(md) {
+  const old = existsSync(OUT) ? readFileSync(OUT, 'utf8') : '';
+  const at = old.indexOf(HISTORY_MARK);
+  writeFileSync(OUT, at >= 0 ? `${md}\n${old.slice(at)}` : md);
+}
 const began = Date.now();
 const log = (msg) => process.stderr.write(`[bench +${((Date.now() - began) / 1000).toFixed(0)}s] ${msg}\n`);
 
@@ -45,7 +53,7 @@ async function main() {
   }
   results.elapsedMs = Date.now() - began;
   const md = render(results);
-  writeFileSync(OUT, md);
+  writeReport(md);
   process.stdout.write(`${md}\n`);
   log(`wrote ${OUT}`);
   if (process.env.BENCH_JSON) writeFileSync(process.env.BENCH_JSON, `${JSON.stringify(results, null, 2)}\n`);
@@ -417,7 +425,7 @@ const entry = process.env.BENCH_RENDER
       const saved = JSON.parse(readFileSync(process.env.BENCH_RENDER, 'utf8'));
       Object.assign(cfg, saved.cfg);
       const md = render(saved);
-      writeFileSync(OUT, md);
+      writeReport(md);
       process.stdout.write(`${md}\n`);
       log(`wrote ${OUT} from ${process.env.BENCH_RENDER}`);
     }
