@@ -3,6 +3,7 @@
 // imported lazily where they are used.
 import { build } from 'esbuild';
 import { readFileSync, rmSync } from 'node:fs';
+import { lazyHttp2 } from './lazy-http2.mjs';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 // commander and chalk are small and needed at start-up: bundled, they cost no module resolution. undici is
@@ -28,24 +29,3 @@ const common = {
 // (and npm pack would ship them).
 rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
 await build({ ...common, entryPoints: { cli: 'src/cli/main.ts', index: 'src/index.ts' }, outdir: 'dist', splitting: true, chunkNames: 'chunks/[name]-[hash]' });
-
-/**
- * undici's Client requires its HTTP/2 half when it loads, and with it node:http2 and node:tls: about 20 ms
- * of a lookup, for connections the client never makes (its Agent does not set allowH2, so it offers only
- * HTTP/1.1). The bundle loads that half on its first use instead. Should undici change the line, the build
- * says so and the bundle simply loads it eagerly, as before.
- */
-function lazyHttp2() {
-  const eager = "const connectH2 = require('./client-h2.js')";
-  const lazy = "const connectH2 = (...args) => require('./client-h2.js')(...args)";
-  return {
-    name: 'lazy-http2',
-    setup(b) {
-      b.onLoad({ filter: /[\\/]undici[\\/]lib[\\/]dispatcher[\\/]client\.js$/ }, (args) => {
-        const text = readFileSync(args.path, 'utf8');
-        if (text.includes(eager)) return { contents: text.replace(eager, lazy), loader: 'js' };
-        return { contents: text, loader: 'js', warnings: [{ text: 'lazy-http2: undici/lib/dispatcher/client.js has changed; HTTP/2 support loads eagerly' }] };
-      });
-    },
-  };
-}
