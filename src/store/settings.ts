@@ -21,7 +21,7 @@ export interface StoredSettings {
   learnedRpm: number | null;
 }
 
-export type SettingName = keyof StoredSettings;
+type SettingName = keyof StoredSettings;
 
 /** Typed access to the stored settings. */
 export interface Settings {
