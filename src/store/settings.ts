@@ -1,8 +1,10 @@
 // Persistent settings and API keys: a thin typed layer over conf. The file holds secrets, so it is kept
 // 0600 in a 0700 directory, and values read back are checked because users may edit the file by hand.
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
-import type Conf from 'conf';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import { UsageError } from '../api/errors.js';
 import { PLAN_NAMES, type PlanName } from '../api/types.js';
 import { CONFIG_FILE_NAME, configDir, type Env } from './paths.js';
@@ -29,7 +31,7 @@ export interface Settings {
   readonly path: string;
   /** Reads one setting; invalid stored values read as their default (with a warning). */
   get<K extends SettingName>(name: K): StoredSettings[K];
-  /** Writes one setting (through conf, loaded on the first write); null removes it from the file. */
+  /** Writes one setting (through conf, started on the first write); null removes it from the file. */
   set<K extends SettingName>(name: K, value: StoredSettings[K]): Promise<void>;
   /** Every setting at once (one file read). */
   getAll(): StoredSettings;
@@ -149,13 +151,7 @@ export async function openSettings(options: OpenSettingsOptions = {}): Promise<S
   } catch (err) {
     throw badFile(file, err);
   }
-  let confP: Promise<Conf<Record<string, unknown>>> | undefined;
-  const conf = () => (confP ??= openConf(dir, file));
-  const backend: Backend = {
-    read: () => readStore(file),
-    set: async (name, value) => (await conf()).set(name, value),
-    delete: async (name) => (await conf()).delete(name),
-  };
+  const backend: Backend = { read: () => readStore(file), ...confThread(dir, file) };
   return createSettings(backend, file, onWarning);
 }
 
@@ -181,36 +177,77 @@ function readStore(file: string): Record<string, unknown> {
 const badFile = (file: string, err: unknown): UsageError =>
   new UsageError(`cannot read settings file ${file}: ${(err as Error).message}. Fix it by hand or move it away (it may hold your API keys)`, 'bad_config');
 
-const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+/** Changes sent to conf's thread, answered in order with nothing or the error. */
+type Change = { name: string; value?: unknown };
+type Answer = { error?: string; code?: string };
 
-/** conf, loaded on the first write: every change to the settings file goes through it. */
-async function openConf(dir: string, file: string): Promise<Conf<Record<string, unknown>>> {
-  // conf writes through `atomically`, whose exit hook (when-exit) is installed on import and answers SIGINT
-  // by re-raising it, which would end the process before a run could let its answers land and write what
-  // it has. Signal handlers it installs are taken off again; the CLI's own do the orderly shutdown.
-  const before = new Map(SIGNALS.map((s) => [s, new Set(process.listeners(s))]));
-  let ConfClass: typeof Conf;
-  try {
-    ({ default: ConfClass } = await import('conf'));
-  } finally {
-    for (const s of SIGNALS) {
-      for (const l of process.listeners(s)) if (!before.get(s)?.has(l)) process.off(s, l as (...a: unknown[]) => void);
+// conf's thread. conf writes through `atomically`, whose exit hook (when-exit) is installed on import and
+// answers SIGINT by raising it again: in the main thread, one Ctrl-C would reach the CLI twice, and the second
+// ends a run before its answers land. Signals are not delivered to a worker thread, so there the hook stays
+// inert and the CLI's own handlers alone do the orderly shutdown. An eval'd script, so the bundle needs no
+// entry of its own.
+const CONF_THREAD = `
+const { parentPort, workerData } = require('node:worker_threads');
+const answer = (err) => parentPort.postMessage(err ? { error: String(err.message), code: err.code } : {});
+import(workerData.conf).then(({ default: Conf }) => {
+  const conf = new Conf(workerData.options);
+  parentPort.on('message', ({ name, value }) => {
+    try {
+      if (value === undefined) conf.delete(name);
+      else conf.set(name, value);
+      answer();
+    } catch (err) {
+      answer(err);
     }
-  }
-  try {
-    return new ConfClass<Record<string, unknown>>({
-      // cwd and configName put conf's file at `file` (CONFIG_FILE_NAME), where readStore reads it.
-      cwd: dir,
-      configName: 'config',
-      projectName: 'domain-intel',
-      configFileMode: 0o600,
-      accessPropertiesByDotNotation: false,
-      // Never wipe a file we cannot parse: it may hold the user's only copy of a key.
-      clearInvalidConfig: false,
+  });
+  answer();
+}).catch(answer);
+`;
+
+/** conf, in its own thread started on the first write: every change to the settings file goes through it. */
+function confThread(dir: string, file: string): Pick<Backend, 'set' | 'delete'> {
+  const options = {
+    // cwd and configName put conf's file at `file` (CONFIG_FILE_NAME), where readStore reads it.
+    cwd: dir,
+    configName: 'config',
+    projectName: 'domain-intel',
+    configFileMode: 0o600,
+    accessPropertiesByDotNotation: false,
+    // Never wipe a file we cannot parse: it may hold the user's only copy of a key.
+    clearInvalidConfig: false,
+  };
+  let worker: Worker | undefined;
+  let opened: Promise<void> | undefined;
+  const waiting: { resolve: () => void; reject: (err: Error) => void }[] = [];
+  const answered = () => new Promise<void>((resolve, reject) => waiting.push({ resolve, reject }));
+  const open = (): Promise<void> => {
+    const conf = pathToFileURL(createRequire(import.meta.url).resolve('conf')).href;
+    worker = new Worker(CONF_THREAD, { eval: true, workerData: { conf, options } });
+    worker.on('message', (a: Answer) => {
+      const w = waiting.shift();
+      // Idle, the thread must not keep the process alive; a pending change does (see send).
+      if (waiting.length === 0) worker?.unref();
+      if (a.error === undefined) w?.resolve();
+      else w?.reject(Object.assign(new Error(a.error), a.code === undefined ? {} : { code: a.code }));
     });
-  } catch (err) {
-    throw badFile(file, err);
-  }
+    const fail = (err: Error) => {
+      for (const w of waiting.splice(0)) w.reject(err);
+    };
+    worker.on('error', fail);
+    worker.on('exit', () => fail(new Error('the settings writer stopped')));
+    return answered().catch((err: unknown) => {
+      throw badFile(file, err);
+    });
+  };
+  const send = async (change: Change): Promise<void> => {
+    opened ??= open();
+    await opened;
+    worker?.ref();
+    const done = answered();
+    worker?.postMessage(change);
+    await done;
+  };
+  return { set: (name, value) => send({ name, value }), delete: (name) => send({ name }) };
 }
 
 // Unix permission bits mean nothing on Windows, where the profile directory's ACL protects the file.

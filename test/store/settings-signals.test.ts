@@ -1,0 +1,37 @@
+// conf writes through `atomically`, whose exit hook (when-exit) answers SIGINT by raising it again: loaded in
+// the CLI's thread, it makes one Ctrl-C reach the CLI twice, and the CLI takes a second Ctrl-C as "stop now",
+// ending a run before its answers land. settings.ts keeps conf in a worker thread, where no signal arrives.
+// A file of its own: test/store/settings.test.ts imports conf in this thread on purpose.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { expect, it } from 'vitest';
+import { openSettings } from '../../src/store/settings.js';
+import { tempDir } from './helpers.js';
+
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+it('a Ctrl-C during and after a settings write reaches the CLI once each, and the write completes', async () => {
+  const listeners = () => SIGNALS.map((s) => process.listeners(s));
+  const before = listeners();
+  const seen: string[] = [];
+  const onSigint = (signal: string) => seen.push(signal);
+  process.on('SIGINT', onSigint);
+  try {
+    const settings = await openSettings({ env: { DOMAIN_INTEL_CONFIG_DIR: tempDir() } });
+    const write = settings.set('learnedRpm', 50); // conf loads now, as it does mid-run on a learned rate
+    process.kill(process.pid, 'SIGINT');
+    await write;
+    await sleep(50);
+    expect(seen).toEqual(['SIGINT']);
+    process.kill(process.pid, 'SIGINT'); // conf is loaded now: its hook would raise this one again
+    await sleep(100);
+    expect(seen).toEqual(['SIGINT', 'SIGINT']);
+    await settings.set('rpm', 30); // the CLI's handler did not stop the writer
+    expect(settings.get('learnedRpm')).toBe(50);
+    expect(settings.get('rpm')).toBe(30);
+    process.off('SIGINT', onSigint);
+    // Nothing was added to (or taken from) the process's signal handlers.
+    expect(listeners()).toEqual(before);
+  } finally {
+    process.off('SIGINT', onSigint);
+  }
+});
