@@ -1,5 +1,6 @@
 // Reading a secret: from piped stdin, or from a prompt that does not echo on a terminal.
 import { createInterface } from 'node:readline';
+import { Writable } from 'node:stream';
 import { UsageError } from '../api/errors.js';
 
 /** Reads one secret line: all of stdin when piped, or a hidden prompt on a TTY. */
@@ -14,21 +15,17 @@ export async function readSecret(stdin: NodeJS.ReadStream, stderr: NodeJS.WriteS
     }
     return Buffer.concat(chunks).toString('utf8').trim();
   }
-  const rl = createInterface({ input: stdin, output: stderr, terminal: true });
-  // Keep the prompt, hide what is typed: readline writes echoes through _writeToOutput.
-  const echo = rl as unknown as { _writeToOutput: (s: string) => void };
-  let prompted = false;
-  echo._writeToOutput = (s: string) => {
-    if (!prompted) {
-      stderr.write(s);
-      prompted = true;
-    } else if (s.includes('\n') || s.includes('\r')) stderr.write('\n');
-  };
+  // The prompt goes straight to stderr; readline gets an output that drops everything, so the echo of what
+  // is typed never reaches the terminal. It still reads the terminal in raw mode (line editing, Ctrl-C).
+  stderr.write(question);
+  const rl = createInterface({ input: stdin, output: new Writable({ write: (_chunk, _encoding, done) => done() }), terminal: true });
   try {
-    return await new Promise<string>((resolve, reject) => {
-      rl.question(question, (answer) => resolve(answer.trim()));
+    const answer = await new Promise<string>((resolve, reject) => {
+      rl.once('line', resolve);
       rl.on('SIGINT', () => reject(new UsageError('cancelled')));
     });
+    stderr.write('\n');
+    return answer.trim();
   } finally {
     rl.close();
   }
