@@ -62,7 +62,7 @@ export function createContext(cmd: Command, args: Record<string, unknown>): Cont
   const secrets: string[] = [];
   const style = createStyle(colorEnabled(io.stderr, io.env));
   const outStyle = createStyle(colorEnabled(io.stdout, io.env));
-  const logger = createLogger({ stream: io.stderr, style, quiet: opts.quiet === true, debug: opts.debug === true, json: opts.json === true, secrets });
+  const logger = createLogger({ stream: io.stderr, style, quiet: opts.quiet === true, debug: opts.debug === true, secrets });
   const closers: (() => Promise<void> | void)[] = [];
 
   const interrupt = new AbortController();

@@ -82,7 +82,6 @@ export async function runList(ctx: Context, spec: ListSpec): Promise<number> {
     progress.update({
       rowsRead: s.rows,
       hostsDone: done,
-      hostsTotal: null,
       lookupsSpent: s.lookupsSpent,
       cacheHits: s.cacheHits,
       ratePerSec: rate,

@@ -136,7 +136,6 @@ describe('renderers and logger (service-like values)', () => {
         style,
         quiet: false,
         debug: true,
-        json: false,
         secrets: [key],
       });
       for (const p of PAYLOADS) {

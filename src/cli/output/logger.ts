@@ -24,12 +24,8 @@ export interface LoggerOptions {
   quiet: boolean;
   /** Print debug lines. */
   debug: boolean;
-  /** JSON mode. stderr stays plain text either way (JSON errors are the caller's); accepted so the mode is passed through. */
-  json: boolean;
   /** Values that must never be printed, e.g. the API key. */
   secrets: string[];
-  /** Where finished lines go instead of `stream` (e.g. a progress display's log, to keep the spinner intact). */
-  sink?: (line: string) => void;
   /** Clock for the quota line's relative reset time. */
   now?: () => number;
 }
@@ -42,15 +38,14 @@ export interface Logger {
   quota(q: QuotaInfo): void;
 }
 
-/** A logger writing sanitised, redacted, one-line messages to stderr (or `sink`). */
+/**
+ * A logger writing sanitised, redacted, one-line messages to stderr. While a progress line is drawn there,
+ * ora (output/progress.ts) takes each line written to the stream above it: no routing is needed here.
+ */
 export function createLogger(opts: LoggerOptions): Logger {
   const { style, secrets } = opts;
   const now = opts.now ?? Date.now;
-  const emit = (line: string): void => {
-    const safe = redact(line, secrets);
-    if (opts.sink) opts.sink(safe);
-    else opts.stream.write(`${safe}\n`);
-  };
+  const emit = (line: string): void => void opts.stream.write(`${redact(line, secrets)}\n`);
   // Redacted before sanitising and again on the finished line: escaping can split a secret, and stripping an
   // escape sequence can join one back together.
   const clean = (msg: string): string => sanitizeForTerminal(redact(String(msg), secrets));

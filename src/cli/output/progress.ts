@@ -1,7 +1,9 @@
 // The live progress line on stderr during a batch run. On a TTY it is an ora spinner redrawn in place; off a
 // TTY (pipes, CI, --json) nothing is drawn and only log lines pass through, so logs stay clean text.
 // ora is imported dynamically, and only when a spinner will be drawn: loading it (and its dependencies) at
-// start-up would cost every invocation, `--help` included.
+// start-up would cost every invocation, `--help` included. Lines written to the same stream while the spinner
+// is drawn (the logger's warnings) appear above it: ora clears the line, writes them and draws the spinner
+// again below (its documented handling of writes to its stream; test/cli/output/progress.test.ts checks it).
 import type { Ora } from 'ora';
 import { groupedNumber, humanDuration } from './format.js';
 import { type Style, truncateToWidth } from './terminal.js';
@@ -10,8 +12,6 @@ import { type Style, truncateToWidth } from './terminal.js';
 export interface ProgressSnapshot {
   rowsRead: number;
   hostsDone: number;
-  /** Null while the input is still being read (total unknown). */
-  hostsTotal: number | null;
   lookupsSpent: number;
   cacheHits: number;
   ratePerSec: number;
@@ -26,8 +26,6 @@ export interface Progress {
   update(p: ProgressSnapshot): void;
   /** Clear the line and stop drawing; safe to call twice. */
   stop(): void;
-  /** Print a finished line above the progress line (or plainly, when not drawing). */
-  log(line: string): void;
 }
 
 export interface ProgressOptions {
@@ -52,7 +50,7 @@ function rateText(rate: number): string {
   return rate >= 10 ? `${groupedNumber(Math.round(rate))}/s` : `${rate.toFixed(1)}/s`;
 }
 
-/** The progress line's text: '1,234 rows · 900/2,000 hosts · 45/s · ETA 25s · 900 lookups · 12 cached · quota 49,100'. */
+/** The progress line's text: '1,234 rows · 900 hosts · 45/s · ETA 25s · 900 lookups · 12 cached · quota 49,100'. */
 export function formatProgressLine(p: ProgressSnapshot, now: number): string {
   const n = groupedNumber;
   const parts: string[] = [];
@@ -60,7 +58,7 @@ export function formatProgressLine(p: ProgressSnapshot, now: number): string {
     parts.push(`paused by rate limit, resuming in ${etaText(p.waitingUntil - now)}`);
   }
   parts.push(`${n(p.rowsRead)} rows`);
-  parts.push(p.hostsTotal === null ? `${n(p.hostsDone)} hosts` : `${n(p.hostsDone)}/${n(p.hostsTotal)} hosts`);
+  parts.push(`${n(p.hostsDone)} hosts`);
   parts.push(rateText(p.ratePerSec));
   if (p.etaMs !== null && Number.isFinite(p.etaMs)) parts.push(`ETA ${etaText(p.etaMs)}`);
   parts.push(`${n(p.lookupsSpent)} lookups`, `${n(p.cacheHits)} cached`);
@@ -77,20 +75,12 @@ function canMoveCursor(stream: NodeJS.WriteStream): boolean {
   );
 }
 
-function plainProgress(stream: NodeJS.WriteStream): Progress {
-  return {
-    update() {},
-    stop() {},
-    log(line) {
-      stream.write(`${line}\n`);
-    },
-  };
-}
+const NO_PROGRESS: Progress = { update() {}, stop() {} };
 
 /** A progress display on `opts.stream`; loads ora only when it will draw a spinner. */
 export async function createProgress(opts: ProgressOptions): Promise<Progress> {
   const { stream, style } = opts;
-  if (!opts.enabled || stream.isTTY !== true || !canMoveCursor(stream)) return plainProgress(stream);
+  if (!opts.enabled || stream.isTTY !== true || !canMoveCursor(stream)) return NO_PROGRESS;
 
   const { default: ora } = await import('ora');
   const now = opts.now ?? Date.now;
@@ -149,16 +139,6 @@ export async function createProgress(opts: ProgressOptions): Promise<Progress> {
       // ora's stop clears the line and shows the cursor again.
       spinner?.stop();
       spinner = null;
-    },
-    log(line) {
-      if (spinner?.isSpinning) {
-        // Take the spinner off the line, print, draw it again below.
-        spinner.clear();
-        stream.write(`${line}\n`);
-        spinner.render();
-      } else {
-        stream.write(`${line}\n`);
-      }
     },
   };
 }

@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createLogger, redact } from '../../../src/cli/output/logger.js';
 import { createStyle } from '../../../src/cli/output/terminal.js';
 
@@ -20,7 +20,6 @@ function setup(over: Partial<Parameters<typeof createLogger>[0]> = {}) {
     style: createStyle(false),
     quiet: false,
     debug: false,
-    json: false,
     secrets: [KEY],
     now: () => Date.UTC(2026, 10, 23),
     ...over,
@@ -76,11 +75,13 @@ describe('createLogger', () => {
     expect(quiet.stream.text).toBe('warning: still shown\n');
   });
 
-  it('colours prefixes when styled and can write through a sink', () => {
-    const lines: string[] = [];
-    const { stream, log } = setup({ style: createStyle(true), sink: (l) => lines.push(l) });
+  it('colours prefixes when styled, one write per line', () => {
+    const { stream, log } = setup({ style: createStyle(true) });
+    const write = vi.spyOn(stream, 'write');
     log.error('boom');
-    expect(stream.text).toBe('');
-    expect(lines).toEqual(['\x1b[31merror:\x1b[39m boom']);
+    log.warn(`key ${KEY}`);
+    expect(stream.text).toBe('\x1b[31merror:\x1b[39m boom\n\x1b[33mwarning:\x1b[39m key …cdef\n');
+    // Whole lines, so a live progress line on the same stream can be cleared and drawn again around each.
+    expect(write.mock.calls.map(([chunk]) => String(chunk))).toEqual(['\x1b[31merror:\x1b[39m boom\n', '\x1b[33mwarning:\x1b[39m key …cdef\n']);
   });
 });

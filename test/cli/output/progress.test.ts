@@ -1,6 +1,7 @@
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { type ProgressSnapshot, createProgress, formatProgressLine } from '../../../src/cli/output/progress.js';
+import { createLogger } from '../../../src/cli/output/logger.js';
+import { type ProgressOptions, type ProgressSnapshot, createProgress, formatProgressLine } from '../../../src/cli/output/progress.js';
 import { createStyle } from '../../../src/cli/output/terminal.js';
 
 /** Collects what is written; optionally poses as a TTY, with or without cursor control. */
@@ -78,7 +79,6 @@ function screen(output: string): string[] {
 const snap: ProgressSnapshot = {
   rowsRead: 1234,
   hostsDone: 900,
-  hostsTotal: 2000,
   lookupsSpent: 900,
   cacheHits: 12,
   ratePerSec: 45,
@@ -86,35 +86,43 @@ const snap: ProgressSnapshot = {
   quotaRemaining: 49_100,
 };
 
+/** A progress display on `stream` with a logger on the same stream, as the CLI has them on stderr. */
+async function withLogger(stream: FakeStream, over: Partial<ProgressOptions> = {}) {
+  const style = over.style ?? createStyle(false);
+  const logger = createLogger({ stream, style, quiet: false, debug: false, secrets: [] });
+  const p = await createProgress({ stream: stream as unknown as NodeJS.WriteStream, enabled: true, style, ...over });
+  return { p, logger };
+}
+
 afterEach(() => {
   vi.restoreAllMocks();
 });
 
 describe('formatProgressLine', () => {
   it('reads like the spec', () => {
-    expect(formatProgressLine(snap, 0)).toBe('1,234 rows · 900/2,000 hosts · 45/s · ETA 25s · 900 lookups · 12 cached · quota 49,100');
+    expect(formatProgressLine(snap, 0)).toBe('1,234 rows · 900 hosts · 45/s · ETA 25s · 900 lookups · 12 cached · quota 49,100');
   });
   it('drops unknowns and shows a 429 pause', () => {
-    const line = formatProgressLine({ ...snap, hostsTotal: null, etaMs: null, quotaRemaining: null, ratePerSec: 2.5, waitingUntil: 12_000 }, 1_000);
+    const line = formatProgressLine({ ...snap, etaMs: null, quotaRemaining: null, ratePerSec: 2.5, waitingUntil: 12_000 }, 1_000);
     expect(line).toBe('paused by rate limit, resuming in 11s · 1,234 rows · 900 hosts · 2.5/s · 900 lookups · 12 cached');
   });
 });
 
 describe('createProgress', () => {
-  it('when disabled, ignores updates and writes log lines plainly', async () => {
+  it('when disabled, ignores updates and the logger writes its lines plainly', async () => {
     const stream = new FakeStream(false);
-    const p = await createProgress({ stream: stream as unknown as NodeJS.WriteStream, enabled: false, style: createStyle(false) });
+    const { p, logger } = await withLogger(stream, { enabled: false });
     p.update(snap);
-    p.log('warning: something');
+    logger.warn('something');
     p.stop();
     expect(stream.text).toBe('warning: something\n');
   });
 
   it('falls back to plain lines on a TTY that cannot move the cursor', async () => {
     const stream = new FakeStream(true);
-    const p = await createProgress({ stream: stream as unknown as NodeJS.WriteStream, enabled: true, style: createStyle(false) });
+    const { p, logger } = await withLogger(stream);
     p.update(snap);
-    p.log('line');
+    logger.info('line');
     p.stop();
     expect(stream.text).toBe('line\n');
   });
@@ -122,13 +130,13 @@ describe('createProgress', () => {
   it('draws a spinner on a TTY, logs above it, and stop() leaves no spinner', async () => {
     const stdout = vi.spyOn(process.stdout, 'write');
     const stream = new FakeTTY();
-    const p = await createProgress({ stream: stream as unknown as NodeJS.WriteStream, enabled: true, style: createStyle(true) });
+    const { p, logger } = await withLogger(stream, { style: createStyle(true) });
     p.update(snap);
-    expect(screen(stream.text).join('\n')).toContain('900/2,000 hosts');
+    expect(screen(stream.text).join('\n')).toContain('900 hosts');
 
-    p.log('warning: first');
+    logger.warn('first');
     p.update({ ...snap, hostsDone: 950 });
-    p.log('warning: second');
+    logger.warn('second');
     const during = screen(stream.text).filter((l) => l !== '');
     expect(during.slice(0, 2)).toEqual(['warning: first', 'warning: second']);
     expect(during[2]).toContain('hosts');
@@ -138,7 +146,28 @@ describe('createProgress', () => {
     p.update(snap); // after stop: nothing drawn
     expect(screen(stream.text).filter((l) => l !== '')).toEqual(['warning: first', 'warning: second']);
     expect(stream.text.endsWith('\x1b[?25h')).toBe(true); // cursor shown again
+    const stopped = stream.text.length;
+    logger.warn('after'); // and the logger writes to the stream itself again
+    expect(stream.text.slice(stopped)).toBe('\x1b[33mwarning:\x1b[39m after\n');
     expect(stdout).not.toHaveBeenCalled();
+  });
+
+  it('prints a warning above the live line: clears the line, writes the warning, draws the line again below', async () => {
+    const stream = new FakeTTY();
+    stream.columns = 120;
+    const { p, logger } = await withLogger(stream);
+    logger.warn('before any drawing'); // nothing drawn yet: a plain line
+    expect(stream.text).toBe('warning: before any drawing\n');
+    p.update(snap);
+    const drawn = stream.text.length;
+    logger.warn('slow host');
+    const written = stream.text.slice(drawn);
+    const [before, after] = written.split('warning: slow host\n');
+    expect(before).toBe('\x1b[1G\x1b[0K'); // cursor to column 1, erase the progress line
+    // Then the line again, once, below the warning (in one synchronised update).
+    expect(after).toMatch(/^\x1b\[\?2026h\x1b\[1G\S 1,234 rows · 900 hosts · 45\/s · ETA 25s · 900 lookups · 12 cached · quota 49,100\x1b\[\?2026l$/);
+    expect(screen(stream.text).filter((l) => l !== '')).toEqual(['warning: before any drawing', 'warning: slow host', expect.stringContaining('900 hosts')]);
+    p.stop();
   });
 
   it('keeps the line within the terminal width', async () => {
@@ -155,9 +184,9 @@ describe('createProgress', () => {
   it('draws no spinner on a terminal that reports a width of 0, and still ends', async () => {
     const stream = new FakeTTY();
     stream.columns = 0;
-    const p = await createProgress({ stream: stream as unknown as NodeJS.WriteStream, enabled: true, style: createStyle(false) });
+    const { p, logger } = await withLogger(stream);
     p.update(snap);
-    p.log('warning: kept');
+    logger.warn('kept');
     p.stop();
     expect(stream.text).toBe('warning: kept\n');
   });
