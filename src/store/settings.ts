@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { UsageError } from '../api/errors.js';
 import { PLAN_NAMES, type PlanName } from '../api/types.js';
 import { CONFIG_FILE_NAME, configDir, type Env } from './paths.js';
@@ -220,7 +220,9 @@ function confThread(dir: string, file: string): Pick<Backend, 'set' | 'delete'> 
   let opened: Promise<void> | undefined;
   const waiting: { resolve: () => void; reject: (err: Error) => void }[] = [];
   const answered = () => new Promise<void>((resolve, reject) => waiting.push({ resolve, reject }));
-  const open = (): Promise<void> => {
+  const open = async (): Promise<void> => {
+    // Loaded here, not at the top: `lookup` reads settings but never writes them.
+    const { Worker } = await import('node:worker_threads');
     const conf = pathToFileURL(createRequire(import.meta.url).resolve('conf')).href;
     worker = new Worker(CONF_THREAD, { eval: true, workerData: { conf, options } });
     worker.on('message', (a: Answer) => {
@@ -235,9 +237,11 @@ function confThread(dir: string, file: string): Pick<Backend, 'set' | 'delete'> 
     };
     worker.on('error', fail);
     worker.on('exit', () => fail(new Error('the settings writer stopped')));
-    return answered().catch((err: unknown) => {
+    try {
+      await answered();
+    } catch (err) {
       throw badFile(file, err);
-    });
+    }
   };
   const send = async (change: Change): Promise<void> => {
     opened ??= open();

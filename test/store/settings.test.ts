@@ -121,6 +121,31 @@ describe('openSettings', () => {
     await expect(openSettings({ env: { DOMAIN_INTEL_CONFIG_DIR: dir } })).rejects.toThrow(confError?.message as string);
   });
 
+  it('refuses to write over a file damaged after it was opened, naming it, without wiping it', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'config.json');
+    fs.writeFileSync(file, '{"plan":"pro"}', { mode: 0o600 });
+    const s = await openSettings({ env: { DOMAIN_INTEL_CONFIG_DIR: dir } });
+    fs.writeFileSync(file, '{ "keys": ');
+    const err = await s.set('rpm', 10).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UsageError);
+    expect((err as Error).message).toContain(`cannot read settings file ${file}`);
+    await expect(s.set('rpm', 20)).rejects.toThrow(file); // and every later write says so too
+    expect(fs.readFileSync(file, 'utf8')).toBe('{ "keys": ');
+  });
+
+  it('passes on an error conf meets while writing, and keeps writing afterwards', async () => {
+    const dir = tempDir();
+    const s = await openSettings({ env: { DOMAIN_INTEL_CONFIG_DIR: dir } });
+    await s.set('plan', 'pro');
+    fs.rmSync(s.path);
+    fs.mkdirSync(s.path); // a directory where the file should be: conf cannot replace it
+    await expect(s.set('rpm', 10)).rejects.toThrow(/EISDIR|EPERM|directory/);
+    fs.rmdirSync(s.path);
+    await s.set('rpm', 20);
+    expect(JSON.parse(fs.readFileSync(s.path, 'utf8'))).toEqual({ rpm: 20 }); // conf reads the file afresh on each write
+  });
+
   it('ignores a last quota left in the file by an older version, and keeps it on writes', async () => {
     const dir = tempDir();
     const file = path.join(dir, 'config.json');
