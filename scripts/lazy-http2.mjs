@@ -1,7 +1,7 @@
 // An esbuild plugin for the bundle of undici (scripts/build.mjs). undici's Client requires its HTTP/2 half
-// when it loads, and with it node:http2 and node:tls: about 12 ms of a one-host lookup (measured: 166 ms
-// with this plugin, 179 ms without), for connections the client never makes (its Agent does not set allowH2,
-// so it offers only HTTP/1.1). The bundle loads that half on its first use instead. It edits undici's source
+// when it loads, and with it node:http2 and node:tls: time every one-host lookup pays (BENCHMARKS.md,
+// "Dependency routes") for connections the client never makes (its Agent does not set allowH2, so it offers
+// only HTTP/1.1). The bundle loads that half on its first use instead. It edits undici's source
 // text, so undici is pinned to an exact version and test/api/undici-pin.test.ts checks the line is there.
 import { readFileSync } from 'node:fs';
 

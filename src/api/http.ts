@@ -1,10 +1,9 @@
 // The part of undici the client uses: the Agent (pooled keep-alive connections) and request(), taken from
 // the files that hold them. undici's index also loads fetch, WebSocket, caches, cookies, mocks and the
-// proxy agents, none of which the client uses. Measured (40 alternated runs, medians, `node -e 0` 63 ms):
-// `lookup <host>` takes 166 ms (2.6x) this way and 208-221 ms (3.2-3.5x) through `import { Agent, request }
-// from 'undici'`, against a target of 2.5x. These are undici's private files, so package.json pins undici
-// to an exact version and test/api/undici-pin.test.ts fails when they change. Loaded by the client on its
-// first request; the build bundles these files (scripts/build.mjs).
+// proxy agents, none of which the client uses: through the index, `lookup <host>` misses its start-up target
+// (2.5x `node -e 0`; figures in BENCHMARKS.md, "Dependency routes"). These are undici's private files, so
+// package.json pins undici to an exact version and test/api/undici-pin.test.ts fails when they change.
+// Loaded by the client on its first request; the build bundles these files (scripts/build.mjs).
 import type { Agent as UndiciAgent, Dispatcher } from 'undici';
 import AgentClass from 'undici/lib/dispatcher/agent.js';
 import requestFn from 'undici/lib/api/api-request.js';
