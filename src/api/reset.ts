@@ -28,7 +28,7 @@ function fromNumber(n: number, now: number): number | null {
 }
 
 /** Reads a delay in seconds (Retry-After style: a number of seconds or an HTTP-date) into an instant. */
-export function parseDelay(value: unknown, now: number, unitMs = 1000): number | null {
+function parseDelay(value: unknown, now: number, unitMs = 1000): number | null {
   if (typeof value === 'number') return Number.isFinite(value) && value >= 0 ? now + Math.round(value * unitMs) : null;
   if (typeof value !== 'string') return null;
   const text = value.trim();
@@ -51,7 +51,7 @@ const DELAY_FIELDS: Record<string, number> = {
 const INSTANT_FIELDS = ['reset_at', 'resetAt', 'reset', 'reset_time', 'resetTime', 'resets_at', 'reset_ms', 'until', 'retry_at'];
 
 /** The longest a single 429 may make us wait; a reset further away is treated as unreadable. */
-export const MAX_RATE_LIMIT_WAIT_MS = 60 * 60 * 1000;
+const MAX_RATE_LIMIT_WAIT_MS = 60 * 60 * 1000;
 
 /**
  * The instant (epoch ms) a 429 allows requests again: the Retry-After header first, then a reset field in

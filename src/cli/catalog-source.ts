@@ -4,7 +4,7 @@ import { lookupOne } from '../pipeline/one.js';
 import type { Context } from './context.js';
 
 /** Catalogs change with each data release; a week is a fair default age. */
-export const CATALOG_MAX_AGE_MS = 7 * 86_400_000;
+const CATALOG_MAX_AGE_MS = 7 * 86_400_000;
 
 /** The catalog and, when it came from the cache, when it was fetched. */
 export async function loadCatalog(ctx: Context, refresh: boolean): Promise<{ categories: CatalogCategory[]; cachedAt: number | null }> {

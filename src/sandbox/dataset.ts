@@ -10,7 +10,7 @@ import { Rng } from './random.js';
 import type { Dataset } from './types.js';
 
 /** Month of the data release: the newest `as_of` a traffic figure can have. */
-export const RELEASE_MONTH = '2025-10';
+const RELEASE_MONTH = '2025-10';
 
 const NETWORKS = [
   'Cloudflare, Inc.',

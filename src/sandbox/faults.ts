@@ -4,7 +4,7 @@ import { Rng } from './random.js';
 import { FAULT_KINDS, type FaultRates } from './types.js';
 
 /** Faults decided before the request is served: nothing is spent. */
-export type PreFault = 'unavailable' | 'burst503' | 'html500';
+type PreFault = 'unavailable' | 'burst503' | 'html500';
 /** Faults applied to a successful answer after it was served and charged. */
 export type PostFault = 'reset' | 'truncated' | 'garbage' | 'wrongType';
 
@@ -16,7 +16,7 @@ export interface FaultPlan {
   omit: number | null;
 }
 
-export const NO_FAULTS: FaultRates = Object.fromEntries(FAULT_KINDS.map((kind) => [kind, 0])) as unknown as FaultRates;
+const NO_FAULTS: FaultRates = Object.fromEntries(FAULT_KINDS.map((kind) => [kind, 0])) as unknown as FaultRates;
 
 /** Fills in missing rates with 0 and checks each lies in [0, 1]. */
 export function normaliseRates(rates: Partial<FaultRates> = {}): FaultRates {

@@ -2,7 +2,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Rng } from './random.js';
 
-export const KEY_PREFIX = 'di_live_';
+const KEY_PREFIX = 'di_live_';
 const KEY_SHAPE = /^di_live_[0-9a-f]{48}$/;
 // RFC 9110: the scheme is case-insensitive; one or more spaces separate it from the token.
 const BEARER = /^bearer +(\S+)$/i;

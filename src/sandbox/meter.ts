@@ -14,7 +14,7 @@ export interface MeterOptions {
 }
 
 /** First instant of the month after `now`, UTC: when the allowance renews (§8.2). */
-export function nextMonthStart(now: number): number {
+function nextMonthStart(now: number): number {
   const date = new Date(now);
   return Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1);
 }

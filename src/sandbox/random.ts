@@ -2,7 +2,7 @@
 // fault sequence on every machine.
 
 /** 32-bit string hash (FNV-1a followed by a murmur3 finaliser, so near keys spread well). */
-export function hashString(text: string): number {
+function hashString(text: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) {
     h ^= text.charCodeAt(i);
@@ -17,7 +17,7 @@ export function hashString(text: string): number {
 }
 
 /** mulberry32: a tiny, fast PRNG that is good enough for test data. Returns floats in [0, 1). */
-export function mulberry32(seed: number): () => number {
+function mulberry32(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;

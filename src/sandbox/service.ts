@@ -8,7 +8,7 @@ import type { KeyRing } from './keys.js';
 import type { Meter } from './meter.js';
 import type { Dataset, FaultRates, ResetStyle } from './types.js';
 
-export type Operation = 'domain' | 'batch' | 'traffic' | 'employees' | 'technology' | 'catalog';
+type Operation = 'domain' | 'batch' | 'traffic' | 'employees' | 'technology' | 'catalog';
 const METERED: ReadonlySet<Operation> = new Set(['domain', 'batch', 'traffic', 'employees']);
 
 export interface ApiRequest {
@@ -40,7 +40,7 @@ interface Route {
 }
 
 /** Matches a path under /api/v1 to an operation; null for an unknown route. */
-export function route(path: string): Route | null {
+function route(path: string): Route | null {
   if (!path.startsWith(`${API_PREFIX}/`)) return null;
   const rest = path.slice(API_PREFIX.length + 1);
   if (rest === 'meta/technologies') return { operation: 'catalog', method: 'GET', param: '' };
@@ -97,7 +97,7 @@ function batchHosts(headers: IncomingHttpHeaders, body: Buffer): string[] | null
 }
 
 /** The 429 answer in the configured style; the spec does not name the reset field (§7). */
-export function rateLimited(style: ResetStyle, resetAt: number, now: number): { body: object; headers: Record<string, string> } {
+function rateLimited(style: ResetStyle, resetAt: number, now: number): { body: object; headers: Record<string, string> } {
   const error = 'rate_limited';
   switch (style) {
     case 'iso':
@@ -237,7 +237,7 @@ interface BatchBody {
 }
 
 /** Drops the host at `fraction` of the submitted list from a batch answer (the omitHost fault). */
-export function omitFromBatch(body: BatchBody, hosts: string[], fraction: number): void {
+function omitFromBatch(body: BatchBody, hosts: string[], fraction: number): void {
   const dropped = hosts[Math.floor(fraction * hosts.length)];
   body.data = body.data.filter((profile) => profile.domain !== dropped);
   body.missing = body.missing.filter((host) => host !== dropped);

@@ -11,10 +11,10 @@ import type { Settings, SettingsReader } from './settings.js';
 export const KEY_PATTERN = /^[A-Za-z][A-Za-z0-9]*_(?:[A-Za-z0-9]+_)*[0-9a-f]{48}$/;
 
 /** Names for stored keys: short, shell-friendly, never an object-prototype member. */
-export const KEY_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+const KEY_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 /** The environment variable whose key overrides the stored active key. */
-export const KEY_ENV = 'DOMAIN_INTEL_API_KEY';
+const KEY_ENV = 'DOMAIN_INTEL_API_KEY';
 
 /** A key ready to use, and where it came from. */
 export interface ResolvedKey {

@@ -6,7 +6,7 @@ import path from 'node:path';
 export type Env = Record<string, string | undefined>;
 
 /** The project's directory name under the platform's config and cache roots. */
-export const PROJECT_NAME = 'domain-intel';
+const PROJECT_NAME = 'domain-intel';
 /** File name of the settings file inside the config directory. */
 export const CONFIG_FILE_NAME = 'config.json';
 
@@ -21,7 +21,7 @@ function xdg(value: string | undefined): string | undefined {
 }
 
 /** The user's home directory as this environment sees it. */
-export function homeDir(env: Env = process.env, platform: NodeJS.Platform = process.platform): string {
+function homeDir(env: Env = process.env, platform: NodeJS.Platform = process.platform): string {
   return nonEmpty(platform === 'win32' ? env.USERPROFILE : env.HOME) ?? os.homedir();
 }
 
