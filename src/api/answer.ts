@@ -1,0 +1,111 @@
+// Reading what the service answered: the body (capped, JSON or not), the `data` it wraps, and the typed error
+// (errors.ts) for a non-200 status or a transport failure. The client (client.ts) makes the call; this decides
+// what came back.
+import {
+  AbortedError,
+  BadRequestError,
+  DomainIntelError,
+  type ErrorDetails,
+  InvalidKeyError,
+  MeteringUnavailableError,
+  NetworkError,
+  NotFoundError,
+  ProtocolError,
+  QuotaExhaustedError,
+  RateLimitedError,
+  ServerError,
+} from './errors.js';
+import { rateLimitResumeAt } from './reset.js';
+
+/** The typed error for a non-200 answer (§7); `key` is masked out of any service text it carries. */
+export function statusError(
+  status: number,
+  parsed: unknown,
+  text: string,
+  retryAfter: string | null,
+  details: ErrorDetails,
+  ctx: { now: number; key: string; windowMs: number },
+): DomainIntelError {
+  // Service text travels on into messages, error codes and output rows (a row's `reason`): a service that
+  // echoes the request's Authorization header must not put the key there. Masked at the source, here, since
+  // the client is the only part that knows the key; and capped, since a code is a word, not a page.
+  const scrub = (s: string): string =>
+    s
+      .split(ctx.key)
+      .join(`…${ctx.key.slice(-4)}`)
+      .slice(0, 80);
+  const rawCode = parsed !== null && typeof parsed === 'object' ? (parsed as { error?: unknown }).error : undefined;
+  const bodyCode = typeof rawCode === 'string' ? scrub(rawCode) : null;
+  const what = details.host === undefined ? details.operation : `${details.operation} ${details.host}`;
+  const d = (code: string): ErrorDetails => ({ ...details, code: bodyCode ?? code });
+  switch (status) {
+    case 400:
+      return new BadRequestError(`${what}: the service rejected the request as not plausible (400 ${bodyCode ?? 'bad_request'})`, d('bad_request'));
+    case 401:
+      return new InvalidKeyError('the API key was refused (401 invalid_key): it is missing, malformed or revoked', d('invalid_key'));
+    case 402:
+      return new QuotaExhaustedError("the month's lookups are spent (402 quota_exhausted)", d('quota_exhausted'));
+    case 404:
+      return new NotFoundError(`${what}: not held by the service (404 not_found)`, d('not_found'));
+    case 429: {
+      const resumeAt = rateLimitResumeAt(retryAfter, parsed, ctx.now, ctx.windowMs);
+      return new RateLimitedError(`rate limited (429): resume in ${Math.max(0, resumeAt - ctx.now)} ms`, d('rate_limited'), resumeAt);
+    }
+    case 503:
+      if (bodyCode === 'metering_unavailable') {
+        return new MeteringUnavailableError('the service could not read the quota (503 metering_unavailable); nothing was spent', d('metering_unavailable'));
+      }
+      break;
+  }
+  const snippet = bodyCode ?? scrub(text.slice(0, 1000).replace(/\s+/g, ' '));
+  return new ServerError(`${what}: unexpected answer ${status}${snippet ? ` (${snippet})` : ''}`, d(`http_${status}`));
+}
+
+/** The typed error for a request that got no usable answer: aborted by the caller, timed out, or failed to connect. */
+export function transportError(
+  err: unknown,
+  userSignal: AbortSignal | undefined,
+  timeout: AbortSignal,
+  timeoutMs: number,
+  base: ErrorDetails,
+): DomainIntelError {
+  if (err instanceof DomainIntelError) return err;
+  if (userSignal?.aborted) return new AbortedError();
+  const code = (err as { code?: string }).code ?? (err as Error).name ?? 'network';
+  if (timeout.aborted || /TIMEOUT/i.test(code)) {
+    return new NetworkError(`${base.operation}: no answer within ${timeoutMs} ms`, { ...base, code: 'timeout', cause: err });
+  }
+  const message = (err as Error).message ?? String(err);
+  return new NetworkError(`${base.operation}: connection failed (${code}: ${message})`, { ...base, code, cause: err });
+}
+
+/** The `data` member every successful body wraps its result in (§2). */
+export function dataOf(body: unknown, operation: string, host?: string): unknown {
+  if (body !== null && typeof body === 'object' && 'data' in body) return (body as { data: unknown }).data;
+  throw new ProtocolError('the service sent an answer without `data`', { code: 'bad_response', operation, ...(host === undefined ? {} : { host }) });
+}
+
+/** The body as JSON, or undefined when it is empty or does not parse (the caller decides what that means). */
+export function parseJson(text: string): unknown {
+  if (text === '') return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The body as text, refused past `max` bytes so a runaway answer cannot exhaust memory. */
+export async function readCapped(body: AsyncIterable<Buffer> & { destroy?: (e?: Error) => void }, max: number, details: ErrorDetails): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > max) {
+      body.destroy?.();
+      throw new ProtocolError(`the service's answer exceeded ${max} bytes; refused`, { ...details, code: 'too_large' });
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
