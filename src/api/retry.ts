@@ -1,5 +1,6 @@
-// The retry rule, kept small and separate so it can be tested on its own (ARCHITECTURE habit 8): retry only
-// what cannot have been served, or was served and lost in transit; never what the service refused.
+// The one retry policy, for single lookups and runs alike (ARCHITECTURE habit 8): retry only what cannot
+// have been served, or was served and lost in transit; never what the service refused. `decide` is the whole
+// rule; withRetry (single requests) and the run's dispatcher (pipeline/dispatcher.ts) both follow it.
 import { AbortedError, MeteringUnavailableError, NetworkError, ProtocolError, RateLimitedError, ServerError } from './errors.js';
 import { sleep } from './sleep.js';
 
@@ -35,9 +36,56 @@ export function backoffDelay(attempt: number, opts: BackoffOptions = {}): number
   return Math.max(10, Math.floor(random() * ceiling));
 }
 
+/** How far one request may be retried. */
+export interface RetryLimits {
+  /** Attempts after the first for retryable failures. */
+  retries: number;
+  /** 429 pauses sat out before giving up. */
+  maxRateLimitWaits: number;
+}
+
+/**
+ * The one default, for `lookup HOST` and a batch run alike. 4 retries: with backoff capped at 15 s a dead
+ * service fails a request within ~4 s on average. 10 rate-limit waits: each 429 waits for its reset (a minute
+ * at most on every plan, §8), so a request rides out ~10 minutes of another client sharing the key, and a key
+ * throttled for good fails in minutes, not the hour a run's former 50 waits allowed (single lookups had 5,
+ * which a run whose limiter is still learning the plan can meet in one burst).
+ */
+export const RETRY_DEFAULTS: Readonly<RetryLimits> = { retries: 4, maxRateLimitWaits: 10 };
+
+/** What has happened to one request so far. */
+export interface RetryState {
+  /** Retries spent (backoffs taken). */
+  attempt: number;
+  /** 429 pauses sat out. */
+  waits: number;
+}
+
+/** What to do after a failed attempt: back off, wait for a 429's reset, or give up (with a row's reason). */
+export type RetryDecision = { action: 'backoff'; delayMs: number } | { action: 'wait'; resumeAt: number } | { action: 'give-up'; reason: string };
+
+/** The retry rule: one decision per failure, given what happened so far and the limits. */
+export function decide(err: unknown, state: RetryState, limits: RetryLimits, random?: () => number): RetryDecision {
+  if (isRateLimit(err)) {
+    if (state.waits < limits.maxRateLimitWaits) return { action: 'wait', resumeAt: err.resumeAt };
+    return { action: 'give-up', reason: `still rate limited after ${limits.maxRateLimitWaits} waits` };
+  }
+  if (isRetryable(err) && state.attempt < limits.retries) {
+    return { action: 'backoff', delayMs: backoffDelay(state.attempt, random ? { random } : {}) };
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  return { action: 'give-up', reason: `${message}${state.attempt > 0 ? ` (after ${state.attempt} retries)` : ''}` };
+}
+
+/** The limits in force: the defaults, overridden by whatever the caller set. */
+export function retryLimits(opts: { retries?: number | undefined; maxRateLimitWaits?: number | undefined }): RetryLimits {
+  return { retries: opts.retries ?? RETRY_DEFAULTS.retries, maxRateLimitWaits: opts.maxRateLimitWaits ?? RETRY_DEFAULTS.maxRateLimitWaits };
+}
+
 export interface WithRetryOptions {
+  /** Attempts after the first (default RETRY_DEFAULTS.retries). */
   retries?: number;
-  /** How many 429 pauses to sit out before giving up (default 5). */
+  /** How many 429 pauses to sit out before giving up (default RETRY_DEFAULTS.maxRateLimitWaits). */
   maxRateLimitWaits?: number;
   clock?: () => number;
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
@@ -48,25 +96,22 @@ export interface WithRetryOptions {
 
 /** Runs one request with the retry rule: retryable failures back off, a 429 waits for its reset. */
 export async function withRetry<T>(fn: () => Promise<T>, opts: WithRetryOptions = {}): Promise<T> {
-  const retries = opts.retries ?? 4;
+  const limits = retryLimits(opts);
   const clock = opts.clock ?? Date.now;
   const pause = opts.sleep ?? sleep;
-  let attempt = 0;
-  let waits = 0;
+  const state: RetryState = { attempt: 0, waits: 0 };
   for (;;) {
     if (opts.signal?.aborted) throw new AbortedError();
     try {
       return await fn();
     } catch (err) {
-      if (isRateLimit(err) && waits++ < (opts.maxRateLimitWaits ?? 5)) {
-        const delayMs = Math.max(0, err.resumeAt - clock());
-        opts.onRetry?.({ attempt, delayMs, error: err, rateLimited: true });
-        await pause(delayMs, opts.signal);
-        continue;
-      }
-      if (!isRetryable(err) || attempt >= retries) throw err;
-      const delayMs = backoffDelay(attempt++, opts.random ? { random: opts.random } : {});
-      opts.onRetry?.({ attempt, delayMs, error: err as Error, rateLimited: false });
+      const next = decide(err, state, limits, opts.random);
+      if (next.action === 'give-up') throw err;
+      const rateLimited = next.action === 'wait';
+      const delayMs = rateLimited ? Math.max(0, next.resumeAt - clock()) : next.delayMs;
+      if (rateLimited) state.waits++;
+      else state.attempt++;
+      opts.onRetry?.({ attempt: state.attempt, delayMs, error: err as Error, rateLimited });
       await pause(delayMs, opts.signal);
     }
   }
