@@ -1,4 +1,16 @@
 // Examples appended to each command's --help: real invocations a user can copy.
+import { columnsFor } from '../pipeline/flatten.js';
+
+/** Lays a list out as the help text is: comma-separated, lines of at most `width` characters. */
+function wrapList(items: string[], first: string, width = 100): string {
+  const lines = [first];
+  for (const item of items) {
+    const last = lines.length - 1;
+    if ((lines[last] as string).length + item.length + 2 > width) lines.push(item);
+    else lines[last] = `${lines[last]}${lines[last] === first ? '' : ','} ${item}`;
+  }
+  return lines.join(',\n');
+}
 const block = (lines: string[]): string => `\nExamples:\n${lines.map((l) => `  ${l}`).join('\n')}\n`;
 
 export const EXAMPLES = {
@@ -23,9 +35,7 @@ Exit codes: 0 ok, 2 usage/input, 3 invalid rows (--strict), 4 incomplete, 5 quot
     "cut -d, -f2 export.csv | domain-intel batch - --format ndjson | jq -c '{host, tech: .data.technologies}'",
     '0 2 * * * domain-intel batch /srv/crm.csv -o /srv/crm-enriched.csv --quiet || mail -s "enrich failed: $?" ops',
   ])}
-Appended columns: status, host, reason, resolves, technologies, network, platform, registrar, age_days,
-country_iso, lang_norm, http_status, redirect_to, traffic_visits, traffic_band, traffic_as_of,
-employees_low, employees_high, employees_point, employees_as_of.
+${wrapList(columnsFor('profile'), 'Appended columns:')}.
 Re-running the same command resumes: answers already fetched come from the cache and cost nothing.
 `,
   traffic: block([

@@ -2,7 +2,7 @@
 import { NotFoundError, UsageError } from '../api/errors.js';
 import type { ApiResponse } from '../api/types.js';
 import type { DomainIntelClient } from '../api/client.js';
-import { apexOf } from '../pipeline/apex.js';
+import { KINDS } from '../pipeline/kinds.js';
 import { normaliseHost } from '../pipeline/normalise.js';
 import { lookupOne } from '../pipeline/one.js';
 import type { RunKind } from '../pipeline/types.js';
@@ -10,8 +10,6 @@ import type { Context } from './context.js';
 import { EXIT } from './exit-codes.js';
 import { humanDuration, relativeAge } from './output/format.js';
 import { pickFormat, toJson, type Format } from './output/render.js';
-
-const ENDPOINT: Record<RunKind, string> = { profile: 'domain', traffic: 'traffic', employees: 'employees' };
 
 export interface SingleSpec<T> {
   kind: RunKind;
@@ -25,18 +23,19 @@ export async function single<T>(ctx: Context, spec: SingleSpec<T>): Promise<numb
   const n = normaliseHost(spec.raw);
   if (!n.ok) throw new UsageError(`not a plausible hostname: ${JSON.stringify(spec.raw)} (${n.reason})`, 'bad_host');
   const host = n.host;
-  const key = spec.kind === 'employees' ? apexOf(host) : host;
+  const { endpoint, keyOf, fanOut } = KINDS[spec.kind];
+  const key = keyOf(host);
   const format: Format = pickFormat(ctx.opts.format, ctx.io.stdout.isTTY);
   if (ctx.opts.dryRun) {
     const store = await ctx.store();
-    const hit = store?.getMany(ENDPOINT[spec.kind], [key], ctx.opts.maxAge as number).get(key);
+    const hit = store?.getMany(endpoint, [key], ctx.opts.maxAge as number).get(key);
     ctx.logger.info(hit && !ctx.opts.refresh ? `${host}: cached, costs nothing` : `${host}: 1 lookup needed`);
     return EXIT.OK;
   }
   if (ctx.opts.maxLookups === 0) throw new UsageError('--max-lookups 0 allows no lookup', 'budget');
   const [client, store] = await Promise.all([ctx.client(), ctx.store()]);
   const result = await lookupOne<T>({
-    endpoint: ENDPOINT[spec.kind],
+    endpoint: endpoint,
     key,
     fetch: () => spec.fetch(client, host),
     store,
@@ -52,9 +51,9 @@ export async function single<T>(ctx: Context, spec: SingleSpec<T>): Promise<numb
   if (result.status === 'missing') {
     // Thrown, not logged here, so it is reported like every other error (a JSON object under --json); exit 8.
     const message = `${host}: not held by the service${result.cachedAt === null ? ' (the lookup was spent; the answer is cached)' : ''}`;
-    throw new NotFoundError(message, { code: 'not_found', host, operation: ENDPOINT[spec.kind] });
+    throw new NotFoundError(message, { code: 'not_found', host, operation: endpoint });
   }
-  const data = (spec.kind === 'employees' ? { ...(result.data as object), host } : result.data) as T;
+  const data = fanOut(result.data, host) as T;
   if (format === 'table') ctx.io.stdout.write(`${spec.view(data)}\n`);
   else if (format === 'csv') {
     // The row writer (and csv-stringify) load only for CSV: JSON and tables need neither.

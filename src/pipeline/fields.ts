@@ -1,0 +1,71 @@
+// Our appended columns per run kind and a row's values for them, as one object literal per kind: its keys,
+// in order, ARE the column list (columnsFor in flatten.ts reads them), so the CSV header, the JSON --fields
+// objects and the help text cannot drift apart.
+import type { DomainProfile, EmployeesResult, TrafficHistory, TrafficMonth } from '../api/types.js';
+import type { EnrichedRow } from './types.js';
+
+/** A cell value as CSV renders it: lists already joined. */
+export type FlatValue = string | number | boolean | null;
+/** A field value before rendering: lists stay lists so JSON can keep them as arrays. */
+export type FieldValue = FlatValue | string[] | TrafficMonth[];
+
+// Each kind builds its record as one literal with the common fields (status, host, reason) first. Not
+// `{ ...common, ...rest }`: on Node 20 merging two spreads of this size costs ~90 us a row (measured), the
+// bulk of a batch run's CPU. EnrichedRow<RunKind> does not narrow `data` by `kind`; the kind tag is the
+// contract (pipeline/types.ts), so each builder is given its kind's rows only (kinds.ts).
+
+/** A profile row's values (the batch and lookup commands). */
+export function profileValues(row: EnrichedRow): Record<string, FieldValue> {
+  const p = row.data as DomainProfile | null;
+  return {
+    status: row.status,
+    host: row.host,
+    reason: row.reason,
+    resolves: p?.resolves ?? null,
+    technologies: p?.technologies ?? null,
+    network: p?.network ?? null,
+    platform: p?.platform ?? null,
+    registrar: p?.registrar ?? null,
+    age_days: p?.age_days ?? null,
+    country_iso: p?.country_iso ?? null,
+    lang_norm: p?.lang_norm ?? null,
+    http_status: p?.http_status ?? null,
+    redirect_to: p?.redirect_to ?? null,
+    traffic_visits: p?.traffic?.estimated_monthly_visits ?? null,
+    traffic_band: p?.traffic?.band ?? null,
+    traffic_as_of: p?.traffic?.as_of ?? null,
+    employees_low: p?.employees?.low ?? null,
+    employees_high: p?.employees?.high ?? null,
+    employees_point: p?.employees?.point ?? null,
+    employees_as_of: p?.employees?.as_of ?? null,
+  };
+}
+
+/** A traffic row's values. */
+export function trafficValues(row: EnrichedRow): Record<string, FieldValue> {
+  const t = row.data as TrafficHistory | null;
+  return {
+    status: row.status,
+    host: row.host,
+    reason: row.reason,
+    traffic_visits: t?.estimated_monthly_visits ?? null,
+    traffic_band: t?.band ?? null,
+    traffic_as_of: t?.as_of ?? null,
+    traffic_history: t?.history ?? null,
+  };
+}
+
+/** An employees row's values. */
+export function employeeValues(row: EnrichedRow): Record<string, FieldValue> {
+  const e = row.data as EmployeesResult | null;
+  return {
+    status: row.status,
+    host: row.host,
+    reason: row.reason,
+    apex: e?.apex ?? null,
+    employees_low: e?.estimated_employees?.low ?? null,
+    employees_high: e?.estimated_employees?.high ?? null,
+    employees_point: e?.estimated_employees?.point ?? null,
+    employees_as_of: e?.as_of ?? null,
+  };
+}
