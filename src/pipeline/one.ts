@@ -3,7 +3,7 @@
 import { NotFoundError } from '../api/errors.js';
 import { withRetry, type WithRetryOptions } from '../api/retry.js';
 import type { ApiResponse, QuotaInfo } from '../api/types.js';
-import type { AnswerStore } from './run.js';
+import type { AnswerStore } from './answer-store.js';
 
 export interface OneResult<T> {
   status: 'found' | 'missing';

@@ -26,7 +26,28 @@ export interface RunStats {
   elapsedMs: number;
   quota: QuotaInfo | null;
   /** Why the run stopped sending before the end, if it did. */
-  stoppedBy: 'quota' | 'budget' | 'aborted' | 'closed' | 'key' | 'error' | null;
+  stoppedBy: StopReason | null;
+}
+
+/**
+ * Every reason a run stops sending before its input ends: the monthly quota (402), --max-lookups, the
+ * caller's signal, the consumer leaving (output closed), a refused key (401), an error reading or planning.
+ * Set in one place (Dispatcher.stop); what rows say of it, in one place too (stopText).
+ */
+export type StopReason = 'quota' | 'budget' | 'aborted' | 'closed' | 'key' | 'error';
+
+const STOP_TEXT: { readonly [R in StopReason]: (maxLookups: number | null) => string } = {
+  quota: () => "not looked up: the month's lookups are spent (402)",
+  budget: (maxLookups) => `not looked up: --max-lookups ${maxLookups} reached`,
+  aborted: () => 'interrupted',
+  closed: () => 'the output was closed',
+  key: () => 'not looked up: the API key was refused (401)',
+  error: () => 'stopped by an error',
+};
+
+/** What the rows a stopped run did not look up say (their `reason`). */
+export function stopText(reason: StopReason, maxLookups: number | null): string {
+  return STOP_TEXT[reason](maxLookups);
 }
 
 export type RunEvent =

@@ -1,0 +1,44 @@
+// The part of the answer cache a run and a single lookup need (store/ implements it on SQLite), and the
+// in-memory one a library caller gets when it brings none.
+
+/** A cached answer: what the service said about a key, and when it said it. */
+export interface StoredAnswer {
+  status: 'found' | 'missing';
+  body: unknown;
+  fetchedAt: number;
+}
+
+/** The part of the answer cache a run needs (store/cache.ts implements it). */
+export interface AnswerStore {
+  getMany(endpoint: string, hosts: string[], maxAgeMs: number): Map<string, StoredAnswer>;
+  putMany(entries: { endpoint: string; host: string; status: 'found' | 'missing'; body: unknown }[]): void;
+  /**
+   * False when the store holds no answer at all for `endpoint`. Optional: a store without it is always asked.
+   * A run that starts on a store with nothing for its endpoint asks it only about hosts met before in the run.
+   */
+  holdsAny?(endpoint: string): boolean;
+}
+
+/** An AnswerStore in memory, for library callers who bring none: grows with the distinct hosts of a run. */
+export function memoryStore(): AnswerStore {
+  const map = new Map<string, StoredAnswer>();
+  return {
+    getMany(endpoint, hosts, maxAgeMs) {
+      const out = new Map<string, StoredAnswer>();
+      const oldest = Date.now() - maxAgeMs;
+      for (const host of hosts) {
+        const hit = map.get(`${endpoint} ${host}`);
+        if (hit && hit.fetchedAt >= oldest) out.set(host, hit);
+      }
+      return out;
+    },
+    putMany(entries) {
+      const now = Date.now();
+      for (const e of entries) map.set(`${e.endpoint} ${e.host}`, { status: e.status, body: e.body, fetchedAt: now });
+    },
+    holdsAny(endpoint) {
+      for (const key of map.keys()) if (key.startsWith(`${endpoint} `)) return true;
+      return false;
+    },
+  };
+}
