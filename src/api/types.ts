@@ -36,7 +36,7 @@ export interface DomainProfile {
   employees: EmployeeEstimate | null;
 }
 
-/** The profile fields in spec order; drives flattening and validation. */
+/** The profile fields in spec order (the sandbox's dataset test checks every profile against it). */
 export const PROFILE_FIELDS = [
   'domain',
   'resolves',

@@ -44,7 +44,6 @@ export class RateLimiter {
   #queue: Promise<void> = Promise.resolve();
   #answered: Promise<void> | null = null;
   #wakeOnAnswer: (() => void) | null = null;
-  rateLimited = 0;
 
   constructor(opts: LimiterOptions) {
     this.#limit = opts.limit !== null && opts.limit > 0 ? opts.limit : null;
@@ -133,7 +132,6 @@ export class RateLimiter {
 
   /** A 429 arrived: every worker waits until `resumeAt`; an unknown limit is learned from what got through. */
   rateLimit(resumeAt: number): void {
-    this.rateLimited++;
     if (resumeAt > this.#pausedUntil) this.#pausedUntil = resumeAt;
     // What the service accepted in the window that ends at resumeAt is its limit (or, with other clients
     // sharing the key, what is left of it): adopt it, never raising a known limit.

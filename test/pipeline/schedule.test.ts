@@ -61,7 +61,7 @@ describe('RateLimiter', () => {
     const resumeAt = t.clock() + 5000;
     limiter.rateLimit(resumeAt);
     expect(await go(limiter)).toBeGreaterThanOrEqual(resumeAt);
-    expect(limiter.rateLimited).toBe(1);
+    expect(limiter.pausedUntil).toBe(resumeAt);
   });
 
   it('learns an unknown limit from the first 429', async () => {
