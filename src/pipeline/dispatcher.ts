@@ -10,9 +10,9 @@ import type { AnswerStore } from './answer-store.js';
 import type { Answer, KindSpec } from './kinds.js';
 import type { OrderedBuffer, Slot } from './order.js';
 import type { RateLimiter, Ticket } from './schedule.js';
-import type { SeenSet } from './seen.js';
 import { type RunEvent, type RunStats, type StopReason, stopText } from './stats.js';
 import type { RowStatus, RunKind } from './types.js';
+import type { Waiting } from './waiting.js';
 
 /** How long input must be quiet before a partial batch is sent. */
 export const INPUT_QUIET_MS = 200;
@@ -33,7 +33,7 @@ export interface DispatcherOptions<K extends RunKind> {
   store: AnswerStore;
   limiter: RateLimiter;
   buffer: OrderedBuffer<K>;
-  seen: SeenSet;
+  waiting: Waiting<K>;
   stats: RunStats;
   input: InputState;
   /** Requests in flight at once. */
@@ -57,10 +57,6 @@ export class Dispatcher<K extends RunKind> {
   readonly #stop = new AbortController();
   /** Keys to send, in planning order. */
   #queue: string[] = [];
-  /** Rows waiting on each key queued or in flight; the first row's host is the one sent. */
-  readonly #waiting = new Map<string, Slot<K>[]>();
-  /** Keys whose lookup failed in this run, with the reason their rows carry. */
-  readonly #errored = new Map<string, string>();
   #inflight = 0;
   /** Lookups in flight: they may come back unspent, so the budget holds them apart. */
   #reserved = 0;
@@ -93,24 +89,9 @@ export class Dispatcher<K extends RunKind> {
     return this.#stopText;
   }
 
-  /** True when a lookup of `key` is queued or in flight. */
-  waiting(key: string): boolean {
-    return this.#waiting.has(key);
-  }
-
-  /** Why the lookup of `key` failed in this run, if it did. */
-  failure(key: string): string | undefined {
-    return this.#errored.get(key);
-  }
-
   /** Adds a row to those waiting on `key`, queueing the key if it is new. */
   enqueue(key: string, slot: Slot<K>): void {
-    const waiting = this.#waiting.get(key);
-    if (waiting) waiting.push(slot);
-    else {
-      this.#waiting.set(key, [slot]);
-      this.#queue.push(key);
-    }
+    if (this.#o.waiting.add(key, slot)) this.#queue.push(key);
   }
 
   /** Stops sending, for `reason` (the first reason stands); `cause` is the error the run then ends with. */
@@ -213,7 +194,7 @@ export class Dispatcher<K extends RunKind> {
       }
       stats.requests++;
       try {
-        this.#record(keys, await spec.call(this.#o.client, keys, (key) => this.#waiting.get(key)?.[0]?.row.host ?? key));
+        this.#record(keys, await spec.call(this.#o.client, keys, (key) => this.#o.waiting.hostOf(key)));
         limiter.settle(ticket, true);
         return;
       } catch (err) {
@@ -259,13 +240,12 @@ export class Dispatcher<K extends RunKind> {
       return this.#settle(keys, 'error', null, this.#stopText);
     }
     if (err instanceof AbortedError) return this.#settle(keys, 'error', null, this.#stopText ?? 'interrupted');
-    for (const k of keys) this.#errored.set(k, reason);
-    this.#settle(keys, 'error', null, reason);
+    this.#settle(keys, 'error', null, reason, true);
   }
 
   /** Stores an answer (before any row shows it), then settles the rows waiting on its keys. */
   #record(keys: string[], answer: Answer): void {
-    const { stats, spec } = this.#o;
+    const { stats, spec, waiting } = this.#o;
     this.#noteQuota(answer.quota);
     stats.lookupsSpent += keys.length; // one per distinct host sent, found or not (§8.6)
     const entries = [];
@@ -275,14 +255,10 @@ export class Dispatcher<K extends RunKind> {
     }
     this.#o.store.putMany(entries);
     for (const k of keys) {
-      if (answer.found.has(k)) this.#settleKey(k, 'found', answer.found.get(k), null);
-      else if (answer.missing.has(k)) this.#settleKey(k, 'missing', null, null);
-      else {
-        // Neither in data nor in missing: we cannot tell what the service holds, so it is not cached.
-        const reason = "the service's batch answer left this host out";
-        this.#errored.set(k, reason);
-        this.#settleKey(k, 'error', null, reason);
-      }
+      if (answer.found.has(k)) waiting.settle(k, 'found', answer.found.get(k), null);
+      else if (answer.missing.has(k)) waiting.settle(k, 'missing', null, null);
+      // Neither in data nor in missing: we cannot tell what the service holds, so it is not cached.
+      else waiting.settle(k, 'error', null, "the service's batch answer left this host out", true);
     }
     this.report();
     this.#o.buffer.notify();
@@ -293,21 +269,11 @@ export class Dispatcher<K extends RunKind> {
     if (q && (stats.quota === null || q.seenAt >= stats.quota.seenAt)) stats.quota = q;
   }
 
-  #settle(keys: string[], status: RowStatus, data: unknown, reason: string | null): void {
-    for (const key of keys) this.#settleKey(key, status, data, reason);
+  /** Settles the rows waiting on `keys`; `remember` a failure so later rows with these keys share it. */
+  #settle(keys: string[], status: RowStatus, data: unknown, reason: string | null, remember = false): void {
+    for (const key of keys) this.#o.waiting.settle(key, status, data, reason, remember);
     this.report();
     this.#o.buffer.notify();
-  }
-
-  /** Settles every row waiting on `key`; a 'missing' answer is noted in the seen-set for repeats. */
-  #settleKey(key: string, status: RowStatus, data: unknown, reason: string | null): void {
-    if (status === 'missing') this.#o.seen.markMissing(key);
-    const slots = this.#waiting.get(key);
-    this.#waiting.delete(key);
-    const { buffer, spec } = this.#o;
-    for (const slot of slots ?? []) {
-      buffer.settle(slot, status, reason, status === 'found' && slot.row.host !== null ? spec.fanOut(data, slot.row.host) : null);
-    }
   }
 
   #failQueued(): void {

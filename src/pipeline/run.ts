@@ -14,6 +14,7 @@ import { RateLimiter, sleep as defaultSleep } from './schedule.js';
 import { openSeenSet } from './seen.js';
 import { emptyStats, type RunEvent, type RunStats } from './stats.js';
 import type { EnrichedRow, InputRecord, RunKind } from './types.js';
+import { Waiting } from './waiting.js';
 
 export { type AnswerStore, memoryStore } from './answer-store.js';
 
@@ -80,13 +81,14 @@ export function enrich<K extends RunKind>(records: RecordSource, o: EnrichOption
   // its SQLite part, if it grew one); its memory part, all markMissing touches, serves answers still in flight.
   const seen = openSeenSet();
   const input: InputState = { done: false, pausedForBuffer: false, lastAt: 0 };
+  const waiting = new Waiting<K>(buffer, spec, seen);
   const dispatcher = new Dispatcher<K>({
     spec,
     client: o.client,
     store,
     limiter: o.limiter ?? new RateLimiter({ limit: null, windowMs: 60_000 }),
     buffer,
-    seen,
+    waiting,
     stats,
     input,
     concurrency,
@@ -101,9 +103,9 @@ export function enrich<K extends RunKind>(records: RecordSource, o: EnrichOption
   const planner = new Planner({ spec, store, seen, stats, maxAgeMs: o.maxAgeMs ?? 30 * DAY, refresh: o.refresh === true, dryRun: o.dryRun === true, clock });
   const target: PlanTarget = {
     settled: (record, status, host, reason, data, cached) => void buffer.add(record, status, host, reason, data, cached),
-    waiting: (key) => dispatcher.waiting(key),
+    waiting: (key) => waiting.has(key),
     pending: (key, record, host) => dispatcher.enqueue(key, buffer.add(record, 'found', host, null, null, false, true)),
-    failure: (key) => dispatcher.failure(key),
+    failure: (key) => waiting.failure(key),
     stopped: () => dispatcher.stopped,
   };
   if (o.signal?.aborted) dispatcher.stop('aborted');
