@@ -3,9 +3,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DomainIntelClient } from '../../src/api/client.js';
+import { RETRY_DEFAULTS } from '../../src/api/retry.js';
+import { Dispatcher, type DispatcherOptions, type InputState } from '../../src/pipeline/dispatcher.js';
+import { KINDS } from '../../src/pipeline/kinds.js';
+import { OrderedBuffer } from '../../src/pipeline/order.js';
 import { enrich, type EnrichOptions } from '../../src/pipeline/run.js';
 import { RateLimiter } from '../../src/pipeline/schedule.js';
+import { openSeenSet } from '../../src/pipeline/seen.js';
+import { emptyStats, type RunEvent } from '../../src/pipeline/stats.js';
 import type { EnrichedRow, InputRecord, RunKind } from '../../src/pipeline/types.js';
+import { Waiting } from '../../src/pipeline/waiting.js';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/index.js';
 import { openCache, type AnswerCache } from '../../src/store/cache.js';
 
@@ -51,6 +58,59 @@ export async function harness(options: SandboxOptions = {}): Promise<Harness> {
       cache.close();
       await sb.close();
       rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The dispatch stage alone, around a harness's client: rows are added with `want` and settle in `buffer`. */
+export function dispatchStage<K extends RunKind>(
+  h: Harness,
+  kind: K,
+  opts: Partial<Pick<DispatcherOptions<K>, 'concurrency' | 'maxLookups' | 'limits' | 'client' | 'store' | 'limiter'>> = {},
+) {
+  const spec = KINDS[kind];
+  const stats = emptyStats(Date.now());
+  const buffer = new OrderedBuffer<K>({ kind, maxBuffered: 10_000, stats, keep: true });
+  const seen = openSeenSet();
+  const waiting = new Waiting<K>(buffer, spec, seen);
+  const input: InputState = { done: true, pausedForBuffer: false, lastAt: 0 };
+  const events: RunEvent[] = [];
+  const dispatcher = new Dispatcher<K>({
+    spec,
+    client: h.client,
+    store: h.cache,
+    limiter: new RateLimiter({ limit: null, windowMs: 60_000 }),
+    buffer,
+    waiting,
+    stats,
+    input,
+    concurrency: 4,
+    maxLookups: null,
+    limits: RETRY_DEFAULTS,
+    random: () => 0.01,
+    sleep: async () => {},
+    clock: Date.now,
+    onEvent: (e) => events.push(e),
+    ...opts,
+  });
+  let line = 0;
+  return {
+    spec,
+    stats,
+    buffer,
+    input,
+    events,
+    dispatcher,
+    /** Adds a row for `host` waiting on its key, as planning does. */
+    want(host: string): void {
+      line++;
+      dispatcher.enqueue(spec.keyOf(host), buffer.add({ line, cells: [host], value: host }, 'found', host, null, null, false, true));
+    },
+    /** Waits until nothing is in flight; returns the rows settled so far, in order. */
+    async settled(): Promise<EnrichedRow<K>[]> {
+      while (dispatcher.inflight > 0) await buffer.changed();
+      dispatcher.close();
+      return buffer.take();
     },
   };
 }
