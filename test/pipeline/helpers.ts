@@ -2,6 +2,7 @@
 import { Readable, Writable } from 'node:stream';
 import { openInput } from '../../src/pipeline/read.js';
 import type { OpenInputOptions } from '../../src/pipeline/read.js';
+import type { DomainProfile, EmployeesResult, TrafficHistory } from '../../src/api/types.js';
 import type { EnrichedRow, InputRecord, InputShape, RunKind } from '../../src/pipeline/types.js';
 
 /** A readable stream of `input` cut into chunks of `chunk` bytes (0: one chunk). */
@@ -63,3 +64,36 @@ export function row<K extends RunKind>(kind: K, over: Partial<EnrichedRow<K>> = 
     ...over,
   };
 }
+
+/** Answers of each kind, as the service gives them, for row fixtures. */
+export const profile: DomainProfile = {
+  domain: 'example.com',
+  resolves: true,
+  technologies: ['Nginx', 'WordPress'],
+  network: 'Cloudflare',
+  platform: null,
+  registrar: 'Example Registrar',
+  age_days: 9000,
+  country_iso: 'US',
+  lang_norm: 'en',
+  http_status: 200,
+  redirect_to: null,
+  traffic: { estimated_monthly_visits: 12345, band: '10k-100k', as_of: '2024-05' },
+  employees: { apex: 'example.com', low: 11, high: 50, point: null, as_of: '2024-04-01' },
+};
+export const traffic: TrafficHistory = {
+  host: 'example.com',
+  estimated_monthly_visits: 300,
+  band: 'small',
+  as_of: '2024-05',
+  history: [
+    { month: '2024-04', visits: 200 },
+    { month: '2024-05', visits: 300 },
+  ],
+};
+export const employees: EmployeesResult = {
+  host: 'www.example.com',
+  apex: 'example.com',
+  estimated_employees: { low: 1, high: null, point: 7 },
+  as_of: '2024-01-31',
+};

@@ -4,43 +4,11 @@ import { stringify } from 'csv-stringify/sync';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/api/errors.js';
-import type { DomainProfile, EmployeesResult, TrafficHistory } from '../../src/api/types.js';
-import { columnsFor, createRowWriter, csvLine, flatten, neutraliseCell } from '../../src/pipeline/write.js';
+import type { DomainProfile } from '../../src/api/types.js';
+import { columnsFor, createRowWriter, csvLine, neutraliseCell } from '../../src/pipeline/write.js';
 import type { RowWriterOptions } from '../../src/pipeline/write.js';
 import type { EnrichedRow, InputShape } from '../../src/pipeline/types.js';
-import { row, sink } from './helpers.js';
-
-const profile: DomainProfile = {
-  domain: 'example.com',
-  resolves: true,
-  technologies: ['Nginx', 'WordPress'],
-  network: 'Cloudflare',
-  platform: null,
-  registrar: 'Example Registrar',
-  age_days: 9000,
-  country_iso: 'US',
-  lang_norm: 'en',
-  http_status: 200,
-  redirect_to: null,
-  traffic: { estimated_monthly_visits: 12345, band: '10k-100k', as_of: '2024-05' },
-  employees: { apex: 'example.com', low: 11, high: 50, point: null, as_of: '2024-04-01' },
-};
-const traffic: TrafficHistory = {
-  host: 'example.com',
-  estimated_monthly_visits: 300,
-  band: 'small',
-  as_of: '2024-05',
-  history: [
-    { month: '2024-04', visits: 200 },
-    { month: '2024-05', visits: 300 },
-  ],
-};
-const employees: EmployeesResult = {
-  host: 'www.example.com',
-  apex: 'example.com',
-  estimated_employees: { low: 1, high: null, point: 7 },
-  as_of: '2024-01-31',
-};
+import { employees, profile, row, sink, traffic } from './helpers.js';
 
 const lines: InputShape = { format: 'lines', headers: null, hostColumn: 0 };
 const csv = (headers: string[], hostColumn = 0): InputShape => ({ format: 'csv', headers, hostColumn });
@@ -52,72 +20,6 @@ async function render(opts: RowWriterOptions, rows: EnrichedRow[]): Promise<stri
   await w.end();
   return out.text();
 }
-
-describe('columnsFor and flatten', () => {
-  it('lists our columns per kind', () => {
-    expect(columnsFor('profile')).toEqual([
-      'status',
-      'host',
-      'reason',
-      'resolves',
-      'technologies',
-      'network',
-      'platform',
-      'registrar',
-      'age_days',
-      'country_iso',
-      'lang_norm',
-      'http_status',
-      'redirect_to',
-      'traffic_visits',
-      'traffic_band',
-      'traffic_as_of',
-      'employees_low',
-      'employees_high',
-      'employees_point',
-      'employees_as_of',
-    ]);
-    expect(columnsFor('traffic')).toEqual(['status', 'host', 'reason', 'traffic_visits', 'traffic_band', 'traffic_as_of', 'traffic_history']);
-    expect(columnsFor('employees')).toEqual(['status', 'host', 'reason', 'apex', 'employees_low', 'employees_high', 'employees_point', 'employees_as_of']);
-  });
-
-  it('flattens a profile, keeping nulls', () => {
-    const flat = flatten(row('profile', { status: 'found', data: profile }));
-    expect(Object.keys(flat)).toEqual(columnsFor('profile'));
-    expect(flat).toMatchObject({
-      status: 'found',
-      host: 'example.com',
-      reason: null,
-      resolves: true,
-      technologies: 'Nginx;WordPress',
-      platform: null,
-      age_days: 9000,
-      traffic_visits: 12345,
-      traffic_band: '10k-100k',
-      employees_point: null,
-      employees_high: 50,
-    });
-  });
-
-  it('flattens traffic history and employee estimates', () => {
-    expect(flatten(row('traffic', { status: 'found', data: traffic })).traffic_history).toBe('2024-04:200;2024-05:300');
-    expect(flatten(row('employees', { status: 'found', data: employees }))).toMatchObject({
-      apex: 'example.com',
-      employees_low: 1,
-      employees_high: null,
-      employees_point: 7,
-      employees_as_of: '2024-01-31',
-    });
-  });
-
-  it('gives every data column null when there is no data', () => {
-    const flat = flatten(row('profile', { status: 'invalid', host: null, reason: 'too short' }));
-    expect(Object.entries(flat).filter(([, v]) => v !== null)).toEqual([
-      ['status', 'invalid'],
-      ['reason', 'too short'],
-    ]);
-  });
-});
 
 describe('neutraliseCell', () => {
   it('prefixes formula starters with a quote', () => {
