@@ -155,15 +155,20 @@ export class Dispatcher<K extends RunKind> {
 
   /** Reports progress: the counters as they stand, with requests in flight and time elapsed. */
   report(): void {
+    this.#stamp();
+    this.#o.onProgress?.(this.#o.stats);
+  }
+
+  /** The run is over: drops the quiet-input timer and brings the clock fields up to date. */
+  finish(): void {
+    clearTimeout(this.#flushTimer);
+    this.#stamp();
+  }
+
+  #stamp(): void {
     const { stats } = this.#o;
     stats.inFlight = this.#inflight;
     stats.elapsedMs = this.#o.clock() - stats.startedAt;
-    this.#o.onProgress?.(stats);
-  }
-
-  /** Drops the quiet-input timer (the run is over). */
-  close(): void {
-    clearTimeout(this.#flushTimer);
   }
 
   #quietInput(): void {

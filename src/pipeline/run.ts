@@ -202,8 +202,7 @@ export function enrich<K extends RunKind>(records: RecordSource, o: EnrichOption
       // The consumer left early (stdout closed, break): send nothing more, let paid answers land in the cache.
       if (!input.done || dispatcher.inflight > 0) dispatcher.stop('closed');
       while (dispatcher.inflight > 0) await buffer.changed();
-      dispatcher.close();
-      stats.elapsedMs = clock() - stats.startedAt;
+      dispatcher.finish();
     }
   }
 

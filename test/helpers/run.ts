@@ -109,7 +109,7 @@ export function dispatchStage<K extends RunKind>(
     /** Waits until nothing is in flight; returns the rows settled so far, in order. */
     async settled(): Promise<EnrichedRow<K>[]> {
       while (dispatcher.inflight > 0) await buffer.changed();
-      dispatcher.close();
+      dispatcher.finish();
       return buffer.take();
     },
   };
