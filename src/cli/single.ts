@@ -35,7 +35,7 @@ export async function single<T>(ctx: Context, spec: SingleSpec<T>): Promise<numb
   if (ctx.opts.maxLookups === 0) throw new UsageError('--max-lookups 0 allows no lookup', 'budget');
   const [client, store] = await Promise.all([ctx.client(), ctx.store()]);
   const result = await lookupOne<T>({
-    endpoint: endpoint,
+    endpoint,
     key,
     fetch: () => spec.fetch(client, host),
     store,
