@@ -9,13 +9,11 @@ import type { QuotaInfo } from '../api/types.js';
 import type { AnswerStore } from './answer-store.js';
 import type { Answer, KindSpec } from './kinds.js';
 import type { OrderedBuffer, Slot } from './order.js';
+import { INPUT_QUIET_MS } from './intake.js';
 import type { RateLimiter, Ticket } from './schedule.js';
 import { type RunEvent, type RunStats, type StopReason, stopText } from './stats.js';
 import type { RowStatus, RunKind } from './types.js';
 import type { Waiting } from './waiting.js';
-
-/** How long input must be quiet before a partial batch is sent. */
-export const INPUT_QUIET_MS = 200;
 
 /** What the reader tells the dispatcher about the input (the run's reader updates it). */
 export interface InputState {

@@ -6,10 +6,11 @@
 import type { DomainIntelClient } from '../api/client.js';
 import { retryLimits } from '../api/retry.js';
 import { type AnswerStore, memoryStore } from './answer-store.js';
-import { Dispatcher, INPUT_QUIET_MS, type InputState } from './dispatcher.js';
+import { Dispatcher, type InputState } from './dispatcher.js';
+import { intake, type RecordSource } from './intake.js';
 import { KINDS } from './kinds.js';
 import { OrderedBuffer } from './order.js';
-import { PLAN_CHUNK, Planner, type PlanTarget } from './planner.js';
+import { Planner, type PlanTarget } from './planner.js';
 import { RateLimiter, sleep as defaultSleep } from './schedule.js';
 import { openSeenSet } from './seen.js';
 import { emptyStats, type RunEvent, type RunStats } from './stats.js';
@@ -18,11 +19,7 @@ import { Waiting } from './waiting.js';
 
 export { type AnswerStore, memoryStore } from './answer-store.js';
 
-/**
- * Input rows: records as read from a file, or plain host strings (numbered from line 1), one at a time or in
- * arrays (as openInput's `chunks` gives them).
- */
-export type RecordSource = AsyncIterable<InputRecord | string | InputRecord[]> | Iterable<InputRecord | string | InputRecord[]>;
+export type { RecordSource } from './intake.js';
 
 export interface EnrichOptions<K extends RunKind> {
   kind: K;
@@ -77,8 +74,7 @@ export function enrich<K extends RunKind>(records: RecordSource, o: EnrichOption
   const maxBuffered = Math.max(spec.batchSize * concurrency * 2, o.maxBuffered ?? 10_000);
   const buffer = new OrderedBuffer<K>({ kind: o.kind, maxBuffered, stats, keep: !o.dryRun });
   const store = o.store ?? memoryStore();
-  // Keys met in this run, and which of them the service does not hold. Closed when reading ends (that frees
-  // its SQLite part, if it grew one); its memory part, all markMissing touches, serves answers still in flight.
+  // Keys met in this run, and which of them the service does not hold (closed when reading ends).
   const seen = openSeenSet();
   const input: InputState = { done: false, pausedForBuffer: false, lastAt: 0 };
   const waiting = new Waiting<K>(buffer, spec, seen);
@@ -120,70 +116,15 @@ export function enrich<K extends RunKind>(records: RecordSource, o: EnrichOption
     buffer.notify();
   };
 
-  const backPressure = async (): Promise<void> => {
-    input.pausedForBuffer = true;
-    try {
-      while (buffer.full && !dispatcher.cancelled) {
-        // Reading is paused. While requests are in flight or the consumer has rows to take, their progress
-        // wakes us and the queue may still fill to a whole batch. Only when nothing is in flight and the oldest
-        // row waits for an answer would nothing ever free the buffer: then a partial batch must go. (Flushing
-        // on every pause sent 1.56x the requests needed; on every pause with nothing in flight, 1.1x.)
-        if (dispatcher.inflight === 0 && buffer.blocked) dispatcher.sendPartial();
-        await buffer.changed();
-      }
-    } finally {
-      input.pausedForBuffer = false;
-    }
-  };
-
-  const read = async (): Promise<void> => {
-    try {
-      let chunk: InputRecord[] = [];
-      let line = 0;
-      // Rows are planned PLAN_CHUNK at a time; when input pauses with some read (a slow pipe, `tail -f`),
-      // those are planned once it has been quiet for INPUT_QUIET_MS rather than held until more arrive. One
-      // timer checks for that, not one per record.
-      const quietCheck = setInterval(() => {
-        if (chunk.length === 0 || performance.now() - input.lastAt < INPUT_QUIET_MS || dispatcher.cancelled) return;
-        const quiet = chunk;
-        chunk = [];
-        try {
-          plan(quiet);
-        } catch (err) {
-          dispatcher.stop('error', err);
-        }
-      }, INPUT_QUIET_MS).unref();
-      try {
-        for await (const item of records) {
-          if (dispatcher.cancelled) break;
-          input.lastAt = performance.now();
-          if (Array.isArray(item)) {
-            line += item.length;
-            for (const record of item) chunk.push(record);
-          } else {
-            line++;
-            chunk.push(typeof item === 'string' ? { line, cells: [item], value: item } : item);
-          }
-          while (chunk.length >= PLAN_CHUNK) {
-            plan(chunk.splice(0, PLAN_CHUNK));
-            await backPressure();
-            if (dispatcher.cancelled) break;
-          }
-        }
-      } finally {
-        clearInterval(quietCheck);
-      }
-      if (chunk.length > 0 && !dispatcher.cancelled) plan(chunk);
-    } finally {
-      seen.close();
-      input.done = true;
-      dispatcher.pump();
-      buffer.notify();
-    }
-  };
-
   async function* batches(): AsyncGenerator<EnrichedRow<K>[], void, undefined> {
-    const reader = read().catch((err: unknown) => dispatcher.stop('error', err));
+    const reader = intake({ records, plan, buffer, dispatcher, input })
+      .catch((err: unknown) => dispatcher.stop('error', err))
+      .finally(() => {
+        // Frees the seen-set's SQLite part, if it grew one; its memory part serves answers still in flight.
+        seen.close();
+        dispatcher.pump();
+        buffer.notify();
+      });
     try {
       for (;;) {
         const ready = buffer.take();
