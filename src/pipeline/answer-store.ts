@@ -2,7 +2,7 @@
 // in-memory one a library caller gets when it brings none.
 
 /** A cached answer: what the service said about a key, and when it said it. */
-export interface StoredAnswer {
+interface StoredAnswer {
   status: 'found' | 'missing';
   body: unknown;
   fetchedAt: number;

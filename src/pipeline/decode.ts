@@ -17,7 +17,7 @@ export function inputError(file: string, line: number, what: string, code: strin
 }
 
 /** Counts LF bytes; in UTF-8 0x0A never occurs inside a multi-byte character, so this is exact. */
-export function countNewlines(buf: Uint8Array, end = buf.length): number {
+function countNewlines(buf: Uint8Array, end = buf.length): number {
   let n = 0;
   for (let i = buf.indexOf(10); i !== -1 && i < end; i = buf.indexOf(10, i + 1)) n++;
   return n;

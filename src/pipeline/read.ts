@@ -222,7 +222,7 @@ function translate(err: unknown, file: string, line: number, inQuotes: boolean):
 }
 
 /** Index of the host column: from --column, else the one header among HOST_HEADERS. */
-export function findHostColumn(headers: string[], column: string | undefined, file: string): number {
+function findHostColumn(headers: string[], column: string | undefined, file: string): number {
   const key = (h: string): string => h.trim().toLowerCase();
   const listed = `headers are: ${headers.map((h) => showValue(h)).join(', ') || '(none)'}`;
   const choose = 'choose one with --column NAME or --column NUMBER (1-based)';

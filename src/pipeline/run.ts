@@ -17,7 +17,7 @@ import { emptyStats, type RunEvent, type RunStats } from './stats.js';
 import type { EnrichedRow, InputRecord, RunKind } from './types.js';
 import { Waiting } from './waiting.js';
 
-export { type AnswerStore, memoryStore } from './answer-store.js';
+export type { AnswerStore } from './answer-store.js';
 
 export type { RecordSource } from './intake.js';
 

@@ -32,7 +32,7 @@ export interface SeenSet {
 }
 
 /** Distinct keys held in memory (as fingerprints) before newer ones go to SQLite. */
-export const MEMORY_KEYS = 2_000_000;
+const MEMORY_KEYS = 2_000_000;
 
 /** Opens an empty seen-set; past `memoryKeys` distinct keys, newer keys go to a temporary database. */
 export function openSeenSet(memoryKeys = MEMORY_KEYS): SeenSet {

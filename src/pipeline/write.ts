@@ -18,9 +18,7 @@ import type { FieldValue, FlatValue } from './flatten.js';
 
 // write.ts is the output end's one entry point; the pieces live in their own files.
 export { columnsFor, flatten } from './flatten.js';
-export type { FlatValue } from './flatten.js';
 export { openOutput } from './output-file.js';
-export type { OutputTarget } from './output-file.js';
 
 export interface RowWriterOptions {
   format: 'csv' | 'json' | 'ndjson';

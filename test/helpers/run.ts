@@ -30,7 +30,7 @@ export interface Harness {
 }
 
 /** Records as a newline list would give them. */
-export function records(values: string[]): InputRecord[] {
+function records(values: string[]): InputRecord[] {
   return values.map((value, i) => ({ line: i + 1, cells: [value], value }));
 }
 
