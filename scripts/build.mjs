@@ -28,4 +28,10 @@ const common = {
 // Chunk names carry a content hash: without a clean start, every build would leave its old chunks behind
 // (and npm pack would ship them).
 rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
-await build({ ...common, entryPoints: { cli: 'src/cli/main.ts', index: 'src/index.ts' }, outdir: 'dist', splitting: true, chunkNames: 'chunks/[name]-[hash]' });
+await build({
+  ...common,
+  entryPoints: { cli: 'src/cli/entry.ts', index: 'src/index.ts' },
+  outdir: 'dist',
+  splitting: true,
+  chunkNames: 'chunks/[name]-[hash]',
+});

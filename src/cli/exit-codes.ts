@@ -1,4 +1,5 @@
 // Exit codes a cron job can act on; the README's table is written from this one.
+import { CommanderError } from 'commander';
 import { AbortedError, BadRequestError, DomainIntelError, InputError, InvalidKeyError, NotFoundError, QuotaExhaustedError, UsageError } from '../api/errors.js';
 import { CacheCorruptError, CacheUnavailableError } from '../store/errors.js';
 
@@ -33,6 +34,8 @@ export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
 /** The exit code for an error that ended a command. */
 export function exitCodeFor(err: unknown): ExitCode {
+  // commander's own: --help and --version end with 0; a usage error it finds gets ours, not its 1.
+  if (err instanceof CommanderError) return err.exitCode === 0 ? EXIT.OK : EXIT.USAGE;
   if (err instanceof UsageError || err instanceof InputError) return EXIT.USAGE;
   if (err instanceof InvalidKeyError) return EXIT.INVALID_KEY;
   if (err instanceof QuotaExhaustedError) return EXIT.QUOTA;

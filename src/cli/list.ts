@@ -2,7 +2,6 @@
 // input and output, asks before overspending, draws progress, prints the summary, picks the exit code.
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { setFlagsFromString } from 'node:v8';
 import { UsageError } from '../api/errors.js';
 import { openJobInput, runJob, type JobInput } from '../pipeline/job.js';
 import { enrich } from '../pipeline/run.js';
@@ -11,6 +10,7 @@ import type { RunStats } from '../pipeline/stats.js';
 import type { EnrichedRow, RunKind } from '../pipeline/types.js';
 import type { Context } from './context.js';
 import { EXIT } from './exit-codes.js';
+import { report } from './report.js';
 import { humanDuration } from './output/format.js';
 import { createProgress } from './output/progress.js';
 import { pickFormat } from './output/render.js';
@@ -26,12 +26,6 @@ export interface ListSpec {
 /** Runs an enrichment described by the command's options; returns the exit code. */
 export async function runList(ctx: Context, spec: ListSpec): Promise<number> {
   const o = ctx.opts;
-  // A streaming run allocates briskly while its live heap stays small (~25 MB: rows awaiting answers, the
-  // seen-set's index). V8 lets the old generation grow to about 4x the live heap between full collections,
-  // so peak RSS sat near 220 MB whatever the input size. Growing it by half instead keeps the heap near
-  // 85 MB (1,000,000 rows: peak RSS 225 -> 174 MB, no slower in the same run). The flag is read at each
-  // collection, so setting it now takes effect; the CLI sets it, the library leaves V8 alone.
-  setFlagsFromString('--heap-growing-percent=50');
   const input = await openSource(ctx, spec);
   const requested = o.format as string | undefined;
   // Lists from the command line default like single lookups; files default to CSV (any size streams).
@@ -75,7 +69,8 @@ export async function runList(ctx: Context, spec: ListSpec): Promise<number> {
   const showProgress = !o.quiet && (o.progress === true || ctx.io.stderr.isTTY === true) && o.json !== true;
   const progress = await createProgress({ stream: ctx.io.stderr, enabled: showProgress, style: ctx.style });
   const onProgress = (s: Readonly<RunStats>) => {
-    const elapsed = Math.max(1, Date.now() - s.startedAt);
+    const now = ctx.io.clock.now();
+    const elapsed = Math.max(1, now - s.startedAt);
     const done = s.found + s.missing + s.errors;
     const rate = (done * 1000) / elapsed;
     const left = s.valid - done;
@@ -87,11 +82,11 @@ export async function runList(ctx: Context, spec: ListSpec): Promise<number> {
       ratePerSec: rate,
       etaMs: rate > 0 && left > 0 ? (left / rate) * 1000 : null,
       quotaRemaining: s.quota?.remaining ?? null,
-      waitingUntil: limiter.pausedUntil > Date.now() ? limiter.pausedUntil : null,
+      waitingUntil: limiter.pausedUntil > now ? limiter.pausedUntil : null,
     });
   };
   const onEvent = (e: import('../pipeline/stats.js').RunEvent) => {
-    if (e.type === 'rate-limited') ctx.logger.debug(`429: pausing every worker for ${humanDuration(Math.max(0, e.resumeAt - Date.now()))}`);
+    if (e.type === 'rate-limited') ctx.logger.debug(`429: pausing every worker for ${humanDuration(Math.max(0, e.resumeAt - ctx.io.clock.now()))}`);
     else if (e.type === 'retry') ctx.logger.debug(`retry ${e.attempt} in ${humanDuration(e.delayMs)}: ${e.error}`);
   };
 
@@ -154,12 +149,9 @@ function exitFor(ctx: Context, s: RunStats): number {
   return EXIT.OK;
 }
 
-/** How a run that did not end cleanly says so: one stderr line, or under --json the error object. */
+/** How a run that did not end cleanly says so: a warning (an error when the quota stopped it), or the JSON object. */
 function runEnd(ctx: Context, exit: number, code: string, message: string): number {
-  if (ctx.opts.json) ctx.io.stderr.write(`${JSON.stringify({ error: ctx.clean(message), code, host: null, exit })}\n`);
-  else if (exit === EXIT.QUOTA) ctx.logger.error(message);
-  else ctx.logger.warn(message);
-  return exit;
+  return report(ctx, { message, code, host: null, exit, level: exit === EXIT.QUOTA ? 'error' : 'warn' });
 }
 
 function printPlan(ctx: Context, s: RunStats, rpm: number | null, windowMs: number): void {
@@ -215,7 +207,8 @@ async function openRunStore(ctx: Context) {
   const { tmpdir } = await import('node:os');
   const { join } = await import('node:path');
   const { openCache } = await import('../store/cache.js');
-  const dir = await mkdtemp(join(tmpdir(), 'domain-intel-run-'));
+  // The run's own TMPDIR (its io.env), which for the process is what tmpdir() reads.
+  const dir = await mkdtemp(join(ctx.io.env.TMPDIR || tmpdir(), 'domain-intel-run-'));
   const temp = await openCache({ dir });
   ctx.onClose(async () => {
     temp.close();

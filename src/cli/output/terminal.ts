@@ -37,7 +37,7 @@ export function sanitizeForTerminal(s: string): string {
 }
 
 /** Whether to colour output written to `stream`: NO_COLOR, then FORCE_COLOR, then TTY and TERM. */
-export function colorEnabled(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv = process.env): boolean {
+export function colorEnabled(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv): boolean {
   // https://no-color.org: present and non-empty disables colour, whatever else is set.
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
   if (env.FORCE_COLOR !== undefined) return env.FORCE_COLOR !== '0' && env.FORCE_COLOR !== 'false';
