@@ -1,6 +1,7 @@
-// The built CLI (bin/domain-intel.js -> dist/cli.js), spawned the way a user or a cron job runs it, against
-// the sandbox over real HTTP. Every run gets its own config and cache directories; stdout, stderr and the
-// exit code are all checked, and the sandbox is asked what was requested and what was charged.
+// Every command against the sandbox over real HTTP, run in-process through main(io) (test/helpers/cli.ts);
+// a few runs spawn the built bin (bin/domain-intel.js -> dist/cli.js) the way a user or a cron job does, to
+// check the process around main. Every run gets its own config and cache directories; stdout, stderr and
+// the exit code are all checked, and the sandbox is asked what was requested and what was charged.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,6 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { runInProcess } from '../helpers/cli.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BIN = join(ROOT, 'bin', 'domain-intel.js');
@@ -62,11 +64,20 @@ interface Result {
 const ANSI = /\x1b\[/;
 const STACK_LINE = /^\s{4}at /m;
 
-/**
- * Runs the built CLI to its end. Whatever the command, piped stdout carries no ANSI escape and stderr no
- * stack trace: both are checked on every run.
- */
-function runCli(args: string[], opts: { env: NodeJS.ProcessEnv; input?: string }): Promise<Result> {
+/** Whatever the command, piped stdout carries no ANSI escape and stderr no stack trace: checked on every run. */
+function checked(args: string[], r: Result): Result {
+  expect(r.stdout, `stdout of ${args.join(' ')}`).not.toMatch(ANSI);
+  expect(r.stderr, `stderr of ${args.join(' ')}`).not.toMatch(STACK_LINE);
+  return r;
+}
+
+/** Runs the CLI in-process to its end. */
+async function runCli(args: string[], opts: { env: NodeJS.ProcessEnv; input?: string }): Promise<Result> {
+  return checked(args, await runInProcess(args, opts));
+}
+
+/** Runs the built bin in a process of its own to its end. */
+function spawnCli(args: string[], opts: { env: NodeJS.ProcessEnv; input?: string }): Promise<Result> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], {
       cwd: ROOT,
@@ -80,11 +91,7 @@ function runCli(args: string[], opts: { env: NodeJS.ProcessEnv; input?: string }
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
     child.on('error', reject);
     if (opts.input !== undefined) child.stdin?.end(opts.input);
-    child.on('close', (code) => {
-      expect(stdout, `stdout of ${args.join(' ')}`).not.toMatch(ANSI);
-      expect(stderr, `stderr of ${args.join(' ')}`).not.toMatch(STACK_LINE);
-      resolve({ code, stdout, stderr });
-    });
+    child.on('close', (code) => resolve(checked(args, { code, stdout, stderr })));
   });
 }
 
@@ -133,9 +140,9 @@ describe('against a sandbox with the key in the environment', () => {
   });
 
   describe('lookup', () => {
-    it('prints the profile as JSON when piped, and the quota on stderr', async () => {
+    it('prints the profile as JSON when piped, and the quota on stderr (the bin, in a process)', async () => {
       const host = held[0] as string;
-      const r = await runCli(['lookup', host], { env });
+      const r = await spawnCli(['lookup', host], { env });
       expect(r.code).toBe(0);
       const profile = JSON.parse(r.stdout) as { domain: string };
       expect(profile.domain).toBe(host);
@@ -424,8 +431,8 @@ describe('against a sandbox with the key in the environment', () => {
   });
 
   describe('usage errors', () => {
-    it('an unknown command suggests the right one', async () => {
-      const r = await runCli(['lokup', 'x.com'], { env });
+    it('an unknown command suggests the right one (the bin, in a process)', async () => {
+      const r = await spawnCli(['lokup', 'x.com'], { env });
       expect(r.code).toBe(2); // the documented usage code, not commander's own 1
       expect(r.stderr).toMatch(/unknown command 'lokup'/);
       expect(r.stderr).toMatch(/Did you mean lookup\?/);
@@ -675,8 +682,8 @@ describe('help and version (no service needed)', () => {
     expect(r.stdout).toMatch(/\nExamples:\n {2}domain-intel lookup /);
   });
 
-  it('--version prints the package.json version', async () => {
-    const r = await runCli(['--version'], { env: envFor(freshHome(), null) });
+  it('--version prints the package.json version (the bin, in a process)', async () => {
+    const r = await spawnCli(['--version'], { env: envFor(freshHome(), null) });
     expect(r.code).toBe(0);
     expect(r.stdout.trim()).toBe(PKG_VERSION);
     expect(r.stderr).toBe('');

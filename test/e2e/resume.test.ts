@@ -1,9 +1,11 @@
+// Resuming a run by running it again. The first run is a real process, killed (SIGKILL) or interrupted
+// (SIGINT) halfway, since only a process can be; the re-runs need no process boundary and run in-process.
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import { assertBuilt, cliEnv, runCli, startCli } from '../helpers/cli.js';
+import { assertBuilt, cliEnv, runInProcess, startCli } from '../helpers/cli.js';
 
 let sb: Sandbox;
 let dir: string;
@@ -46,7 +48,7 @@ describe('resume by re-running', () => {
     const spentBefore = sb.charges().total;
     expect(spentBefore).toBeLessThan(1500);
 
-    const second = await runCli(['batch', file, '-o', out, '--rate', '100000/1m', '--quiet'], { env });
+    const second = await runInProcess(['batch', file, '-o', out, '--rate', '100000/1m', '--quiet'], { env });
     expect(second.code).toBe(0);
     const total = sb.charges().total;
     // Only the distinct hosts, plus at most the batches that were in flight when the process died.
@@ -58,7 +60,7 @@ describe('resume by re-running', () => {
     expect(readdirSync(dir).filter((f) => f.includes('.tmp'))).toEqual([]);
 
     sb.resetCounters();
-    const third = await runCli(['batch', file, '-o', out, '--rate', '100000/1m'], { env });
+    const third = await runInProcess(['batch', file, '-o', out, '--rate', '100000/1m'], { env });
     expect(third.code).toBe(0);
     expect(sb.charges().total).toBe(0);
     expect(third.stderr).toMatch(/lookups 0 spent · 1,500 from cache/);
@@ -86,7 +88,7 @@ describe('resume by re-running', () => {
 
     // Everything paid for landed in the cache: the re-run pays only for the rest.
     sb.resetCounters();
-    const again = await runCli(['batch', file, '-o', out, '--rate', '100000/1m', '--quiet'], { env });
+    const again = await runInProcess(['batch', file, '-o', out, '--rate', '100000/1m', '--quiet'], { env });
     expect(again.code).toBe(0);
     expect(sb.charges().total).toBe(2000 - spent);
   });

@@ -1,9 +1,15 @@
-// Spawning the built CLI the way a user would, with settings and cache isolated in a temp dir.
+// Running the CLI in tests: in-process through main(io) with fake streams (runInProcess: what most tests
+// use), or spawning the built bin the way a user would (runCli: for what needs a real process, such as
+// signals, a closed pipe or the bin itself). Settings and cache are isolated in a temp dir either way.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { EventEmitter } from 'node:events';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PassThrough, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import type { Io, StopSignal } from '../../src/cli/io.js';
+import { main } from '../../src/cli/main.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const BIN = join(ROOT, 'bin', 'domain-intel.js');
@@ -52,4 +58,86 @@ export function startCli(args: string[], opts: { env: NodeJS.ProcessEnv; input?:
 /** Runs the CLI to the end. */
 export function runCli(args: string[], opts: { env: NodeJS.ProcessEnv; input?: string; cwd?: string }): Promise<CliResult> {
   return startCli(args, opts).done;
+}
+
+export interface InProcessOptions {
+  /** The whole environment of the run: nothing is inherited from the test process. */
+  env: Record<string, string | undefined>;
+  /** What stdin holds; it ends after this (empty by default, like `< /dev/null`). */
+  input?: string | Buffer;
+  stdoutTTY?: boolean;
+  stderrTTY?: boolean;
+  /** Terminal width reported by stdout and stderr (when they are terminals). */
+  columns?: number;
+}
+
+export interface InProcessResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** A stream that keeps what is written to it and says it is (or is not) a terminal `columns` wide. */
+function captureStream(tty: boolean, columns: number): { stream: NodeJS.WriteStream; text: () => string } {
+  const chunks: Buffer[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer | string, _encoding, done) {
+      chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
+      done();
+    },
+  });
+  if (tty) {
+    // What a terminal offers beyond a stream, as far as the CLI (and ora) use it.
+    const ok = (...args: unknown[]) => {
+      const cb = args.at(-1);
+      if (typeof cb === 'function') cb();
+      return true;
+    };
+    Object.assign(stream, {
+      isTTY: true,
+      columns,
+      rows: 24,
+      cursorTo: ok,
+      moveCursor: ok,
+      clearLine: ok,
+      clearScreenDown: ok,
+      getColorDepth: () => 4,
+      hasColors: () => true,
+      getWindowSize: () => [columns, 24],
+    });
+  }
+  return { stream: stream as unknown as NodeJS.WriteStream, text: () => Buffer.concat(chunks).toString('utf8') };
+}
+
+/**
+ * Starts the CLI's main(io) inside this process: fake streams, the given environment, signals sent with
+ * `signal`. `done` resolves with the exit code and what was written, when main returns (or exits at once,
+ * on a second Ctrl-C).
+ */
+export function startInProcess(args: string[], opts: InProcessOptions): { signal: (name: StopSignal) => void; done: Promise<InProcessResult> } {
+  const columns = opts.columns ?? 80;
+  const out = captureStream(opts.stdoutTTY === true, columns);
+  const err = captureStream(opts.stderrTTY === true, columns);
+  const stdin = new PassThrough();
+  stdin.end(opts.input ?? '');
+  const signals = new EventEmitter();
+  let exited: (code: number) => void = () => {};
+  const exit = new Promise<number>((resolve) => (exited = resolve));
+  const io: Io = {
+    argv: args,
+    env: Object.fromEntries(Object.entries(opts.env).filter(([, v]) => v !== undefined)),
+    stdin: stdin as unknown as NodeJS.ReadStream,
+    stdout: out.stream,
+    stderr: err.stream,
+    clock: { now: () => Date.now() },
+    signals: { on: (name, fn) => void signals.on(name, fn), off: (name, fn) => void signals.off(name, fn) },
+    exit: (code) => exited(code),
+  };
+  const done = Promise.race([main(io), exit]).then((code) => ({ code, stdout: out.text(), stderr: err.text() }));
+  return { signal: (name) => void signals.emit(name), done };
+}
+
+/** Runs the CLI's main(io) inside this process to its end. */
+export function runInProcess(args: string[], opts: InProcessOptions): Promise<InProcessResult> {
+  return startInProcess(args, opts).done;
 }

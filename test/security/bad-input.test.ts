@@ -9,7 +9,7 @@ import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { columnsFor } from '../../src/pipeline/write.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import { STACK_FRAME, requireBuild, runCli, tempHome, type CliResult, type TempHome } from './helpers.js';
+import { STACK_FRAME, runCli, tempHome, type CliResult, type TempHome } from './helpers.js';
 
 // A hang would run to the 20 s kill; a healthy refusal takes well under a second, even on a loaded machine.
 const FAST_MS = 8_000;
@@ -18,7 +18,6 @@ let sb: Sandbox;
 let home: TempHome;
 let n = 0;
 beforeAll(async () => {
-  requireBuild();
   sb = await startSandbox({ port: 0 });
   home = tempHome(sb);
 });
@@ -39,7 +38,7 @@ async function batchFile(
   mkdirSync(dir);
   const out = join(dir, 'out.csv');
   if (opts.existing !== undefined) writeFileSync(out, opts.existing);
-  const r = await runCli(['batch', file, '-o', out, ...(opts.extra ?? [])], { env: home.env(), cwd: home.root, timeoutMs: 20_000 });
+  const r = await runCli(['batch', file, '-o', out, ...(opts.extra ?? [])], { env: home.env(), timeoutMs: 20_000 });
   return { r, file, dir, out };
 }
 
@@ -105,7 +104,7 @@ describe.concurrent('batch refuses unreadable input cleanly', () => {
     mkdirSync(dir);
     const bytes = randomBytes(4096);
     bytes[10] = 0;
-    const r = await runCli(['batch', '-', '-o', join(dir, 'out.csv')], { env: home.env(), cwd: home.root, input: bytes });
+    const r = await runCli(['batch', '-', '-o', join(dir, 'out.csv')], { env: home.env(), input: bytes });
     expect(r.code).toBe(2);
     expect(r.stderr.trim()).toMatch(/^error: stdin:\d+: looks like a binary file/);
     expect(readdirSync(dir)).toEqual([]);
@@ -113,7 +112,7 @@ describe.concurrent('batch refuses unreadable input cleanly', () => {
 
   it('a missing file and a directory: exit 2, one line', async () => {
     for (const target of [home.path('no-such.csv'), home.root]) {
-      const r = await runCli(['batch', target, '-o', home.path('never.csv')], { env: home.env(), cwd: home.root });
+      const r = await runCli(['batch', target, '-o', home.path('never.csv')], { env: home.env() });
       expect(r.code).toBe(2);
       expect(r.stderr.trim().split('\n')).toHaveLength(1);
       expect(r.stderr).toContain(target);

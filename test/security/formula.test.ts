@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { neutraliseCell } from '../../src/pipeline/write.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { FORMULAS, startHostileService } from './hostile-service.js';
-import { requireBuild, runCli, tempHome, type TempHome, type TestServer } from './helpers.js';
+import { runCli, tempHome, type TempHome, type TestServer } from './helpers.js';
 
 const readCsv = (text: string, delimiter = ','): string[][] => parse(text, { delimiter, record_delimiter: '\n', relax_column_count: true });
 
@@ -54,7 +54,6 @@ describe.concurrent('batch: passed-through cells (against the sandbox)', () => {
   let sb: Sandbox;
   let home: TempHome;
   beforeAll(async () => {
-    requireBuild();
     sb = await startSandbox({ port: 0 });
     home = tempHome(sb);
   });
@@ -102,7 +101,7 @@ describe.concurrent('batch: passed-through cells (against the sandbox)', () => {
       ),
     );
 
-    const safe = await runCli(['batch', file], { env: home.env(), cwd: home.root });
+    const safe = await runCli(['batch', file], { env: home.env() });
     expect(safe.code, safe.stderr).toBe(0);
     const out = readCsv(safe.stdout);
     expect(out).toHaveLength(rows.length);
@@ -111,7 +110,7 @@ describe.concurrent('batch: passed-through cells (against the sandbox)', () => {
     const statusAt = out[0]!.indexOf('status');
     expect(out.slice(1).map((r) => r[statusAt])).toEqual(['found', 'found', 'found', 'invalid', 'found']);
 
-    const raw = await runCli(['batch', file, '--raw'], { env: home.env(), cwd: home.root });
+    const raw = await runCli(['batch', file, '--raw'], { env: home.env() });
     expect(raw.code, raw.stderr).toBe(0);
     expect(readCsv(raw.stdout).map((r) => r.slice(0, 4))).toEqual(rows.map(([input]) => input));
   });
@@ -126,12 +125,12 @@ describe.concurrent('batch: passed-through cells (against the sandbox)', () => {
         { delimiter: '\t', quoted_match: /[\r\t]/ },
       ),
     );
-    const tsv = await runCli(['batch', file, '-o', home.path('out.tsv')], { env: home.env(), cwd: home.root });
+    const tsv = await runCli(['batch', file, '-o', home.path('out.tsv')], { env: home.env() });
     expect(tsv.code, tsv.stderr).toBe(0);
     const { readFileSync } = await import('node:fs');
     expect(readCsv(readFileSync(home.path('out.tsv'), 'utf8'), '\t').map((r) => r.slice(0, 4))).toEqual(rows.map(([, expected]) => expected));
 
-    const json = await runCli(['batch', file, '--format', 'ndjson'], { env: home.env(), cwd: home.root });
+    const json = await runCli(['batch', file, '--format', 'ndjson'], { env: home.env() });
     expect(json.code, json.stderr).toBe(0);
     const objs = json.stdout
       .trim()
@@ -146,7 +145,6 @@ describe.concurrent('our own columns, filled by a hostile service', () => {
   let home: TempHome;
   const key = `di_live_${'ab12'.repeat(12)}`;
   beforeAll(async () => {
-    requireBuild();
     service = await startHostileService('formula');
     home = tempHome({ baseUrl: service.baseUrl, key });
     writeFileSync(home.path('hosts.txt'), 'first.example\nsecond.example\n');
@@ -157,7 +155,7 @@ describe.concurrent('our own columns, filled by a hostile service', () => {
   });
 
   it('neutralises formulas the service sent in every appended column, keeps numbers, and --raw keeps them exact', async () => {
-    const safe = await runCli(['batch', home.path('hosts.txt')], { env: home.env(), cwd: home.root });
+    const safe = await runCli(['batch', home.path('hosts.txt')], { env: home.env() });
     expect(safe.code, safe.stderr).toBe(0);
     const [header, ...rows] = readCsv(safe.stdout);
     expect(rows).toHaveLength(2);
@@ -172,7 +170,7 @@ describe.concurrent('our own columns, filled by a hostile service', () => {
       expect(col(row, 'traffic_visits')).toBe('1500');
     }
 
-    const raw = await runCli(['batch', home.path('hosts.txt'), '--raw'], { env: home.env(), cwd: home.root });
+    const raw = await runCli(['batch', home.path('hosts.txt'), '--raw'], { env: home.env() });
     expect(raw.code, raw.stderr).toBe(0);
     const [rawHeader, ...rawRows] = readCsv(raw.stdout);
     for (const row of rawRows) {
@@ -181,13 +179,13 @@ describe.concurrent('our own columns, filled by a hostile service', () => {
   });
 
   it('single lookups, catalog and tech in CSV are neutralised too', async () => {
-    const one = await runCli(['lookup', 'third.example', '--format', 'csv'], { env: home.env(), cwd: home.root });
+    const one = await runCli(['lookup', 'third.example', '--format', 'csv'], { env: home.env() });
     expect(one.code, one.stderr).toBe(0);
     const [header, row] = readCsv(one.stdout);
     expect(row![header!.indexOf('registrar')]).toBe(`'${FORMULAS.registrar}`);
     expect(row![header!.indexOf('platform')]).toBe(`'${FORMULAS.platform}`);
 
-    const catalog = await runCli(['catalog', '--format', 'csv'], { env: home.env(), cwd: home.root });
+    const catalog = await runCli(['catalog', '--format', 'csv'], { env: home.env() });
     expect(catalog.code, catalog.stderr).toBe(0);
     expect(readCsv(catalog.stdout)).toEqual([
       ['category', 'tech', 'domains'],
@@ -195,7 +193,7 @@ describe.concurrent('our own columns, filled by a hostile service', () => {
       ["'=1+1", '-3', '0'],
     ]);
 
-    const tech = await runCli(['tech', 'Known', '--format', 'csv'], { env: home.env(), cwd: home.root });
+    const tech = await runCli(['tech', 'Known', '--format', 'csv'], { env: home.env() });
     expect(tech.code, tech.stderr).toBe(0);
     expect(readCsv(tech.stdout)).toEqual([
       ['tech', 'domains'],
@@ -204,19 +202,19 @@ describe.concurrent('our own columns, filled by a hostile service', () => {
   });
 
   it('--raw keeps them exact on single lookups, several lookups, catalog and tech too', async () => {
-    const one = await runCli(['lookup', 'third.example', '--format', 'csv', '--raw'], { env: home.env(), cwd: home.root });
+    const one = await runCli(['lookup', 'third.example', '--format', 'csv', '--raw'], { env: home.env() });
     expect(one.code, one.stderr).toBe(0);
     const [header, row] = readCsv(one.stdout);
     expect(row![header!.indexOf('registrar')]).toBe(FORMULAS.registrar);
-    const many = await runCli(['lookup', 'third.example', 'fourth.example', '--format', 'csv', '--raw', '--no-cache'], { env: home.env(), cwd: home.root });
+    const many = await runCli(['lookup', 'third.example', 'fourth.example', '--format', 'csv', '--raw', '--no-cache'], { env: home.env() });
     expect(many.code, many.stderr).toBe(0);
     const [h2, ...rows] = readCsv(many.stdout);
     const found = rows.filter((r) => r[h2!.indexOf('status')] === 'found');
     expect(found.length).toBeGreaterThan(0);
     for (const r of found) expect(r[h2!.indexOf('registrar')]).toBe(FORMULAS.registrar);
-    const catalog = await runCli(['catalog', '--format', 'csv', '--raw'], { env: home.env(), cwd: home.root });
+    const catalog = await runCli(['catalog', '--format', 'csv', '--raw'], { env: home.env() });
     expect(readCsv(catalog.stdout)[1]).toEqual(['=1+1', '@SUM(2)', '5']);
-    const tech = await runCli(['tech', 'Known', '--format', 'csv', '--raw'], { env: home.env(), cwd: home.root });
+    const tech = await runCli(['tech', 'Known', '--format', 'csv', '--raw'], { env: home.env() });
     expect(readCsv(tech.stdout)).toEqual([
       ['tech', 'domains'],
       ['=Known()', '3'],

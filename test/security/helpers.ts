@@ -1,6 +1,6 @@
-// Shared set-up for the hostile-input and secrets suite: spawning the built CLI with a sealed environment
-// (every file it may write lands under one temp root), walking what it wrote, and tiny node:http servers
-// that play a hostile or broken service.
+// Shared set-up for the hostile-input and secrets suite: running the CLI (in-process, or the built bin where
+// a test needs a process) with a sealed environment (every file it may write lands under one temp root),
+// walking what it wrote, and tiny node:http servers that play a hostile or broken service.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startInProcess } from '../helpers/cli.js';
 
 export const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 export const BIN = join(ROOT, 'bin', 'domain-intel.js');
@@ -23,7 +24,7 @@ export interface CliResult {
   signal: NodeJS.Signals | null;
   stdout: string;
   stderr: string;
-  /** Wall time from spawn to exit. */
+  /** Wall time from start to exit. */
   ms: number;
   /** Highest resident set size seen while it ran (Linux /proc sampling), in bytes; null elsewhere. */
   peakRss: number | null;
@@ -33,15 +34,33 @@ export interface CliResult {
 export interface RunOptions {
   env: Record<string, string | undefined>;
   input?: string | Buffer;
-  cwd?: string;
-  /** Kill the CLI after this long (the test then fails on `timedOut`), default 15 s. */
+  /** Stop the CLI after this long (the test then fails on `timedOut`), default 15 s. */
   timeoutMs?: number;
+}
+
+/** Runs the CLI in-process (main(io), test/helpers/cli.ts); a run past its time is stopped by two Ctrl-Cs. */
+export async function runCli(args: string[], opts: RunOptions): Promise<CliResult> {
+  const started = Date.now();
+  const run = startInProcess(args, { env: opts.env, ...(opts.input === undefined ? {} : { input: opts.input }) });
+  let timedOut = false;
+  const stopper = setTimeout(() => {
+    timedOut = true;
+    run.signal('SIGINT');
+    run.signal('SIGINT');
+  }, opts.timeoutMs ?? 15_000);
+  const r = await run.done;
+  clearTimeout(stopper);
+  return { ...r, signal: null, ms: Date.now() - started, peakRss: null, timedOut };
+}
+
+export interface SpawnOptions extends RunOptions {
+  cwd?: string;
   /** Sample /proc/<pid>/status every 10 ms for the peak RSS. */
   sampleRss?: boolean;
 }
 
 /** Runs `bin/domain-intel.js` asynchronously (an in-process sandbox must keep serving meanwhile). */
-export function runCli(args: string[], opts: RunOptions): Promise<CliResult> {
+export function spawnCli(args: string[], opts: SpawnOptions): Promise<CliResult> {
   const started = Date.now();
   return new Promise((done, fail) => {
     const child = spawn(process.execPath, [BIN, ...args], {

@@ -9,7 +9,7 @@ import { DomainIntelClient } from '../../src/api/client.js';
 import { NetworkError, ProtocolError } from '../../src/api/errors.js';
 import { isRetryable } from '../../src/api/retry.js';
 import { startSandbox, type FaultRates } from '../../src/sandbox/index.js';
-import { STACK_FRAME, SAMPLE_CSV, fakeKey, requireBuild, runCli, sendJson, startServer, tempHome, type TestServer } from './helpers.js';
+import { STACK_FRAME, SAMPLE_CSV, fakeKey, requireBuild, runCli, sendJson, spawnCli, startServer, tempHome, type TestServer } from './helpers.js';
 
 interface Row {
   line: number;
@@ -33,7 +33,7 @@ async function faulty(kind: keyof FaultRates) {
   return {
     sb,
     home,
-    run: (args: string[]) => runCli(args, { env: home.env(), cwd: home.root }),
+    run: (args: string[]) => runCli(args, { env: home.env() }),
     async close() {
       home.remove();
       await sb.close();
@@ -154,7 +154,7 @@ describe('a batch answer about the wrong hosts', () => {
     });
     const home = tempHome({ baseUrl: server.baseUrl, key: fakeKey('wrong-hosts') });
     try {
-      const r = await runCli(['lookup', 'aa.example', 'bb.example', 'cc.example', '--format', 'ndjson', '--retries', '0'], { env: home.env(), cwd: home.root });
+      const r = await runCli(['lookup', 'aa.example', 'bb.example', 'cc.example', '--format', 'ndjson', '--retries', '0'], { env: home.env() });
       expect(r.code, r.stderr).toBe(4);
       const rows = ndjson(r.stdout);
       expect(rows.map((x) => [x.host, x.status])).toEqual([
@@ -270,7 +270,7 @@ describe('an absurd answer size', () => {
     const server = await endlessServer(100 * 1024 * 1024);
     const home = tempHome({ baseUrl: server.baseUrl, key: fakeKey('big-cli') });
     try {
-      const r = await runCli(['lookup', 'x.com', '--retries', '3'], { env: home.env(), cwd: home.root, sampleRss: true, timeoutMs: 20_000 });
+      const r = await spawnCli(['lookup', 'x.com', '--retries', '3'], { env: home.env(), cwd: home.root, sampleRss: true, timeoutMs: 20_000 });
       expect(r.timedOut).toBe(false);
       expect(r.code, r.stderr).toBe(7);
       expect(r.stderr).toMatch(/exceeded 33554432 bytes; refused/);
@@ -318,7 +318,7 @@ describe.concurrent('an answer that trickles', () => {
     const server = await trickle();
     const home = tempHome({ baseUrl: server.baseUrl, key: fakeKey('slow-cli') });
     try {
-      const r = await runCli(['lookup', 'x.com', '--timeout', '600ms', '--retries', '0'], { env: home.env(), cwd: home.root });
+      const r = await runCli(['lookup', 'x.com', '--timeout', '600ms', '--retries', '0'], { env: home.env() });
       expect(r.code, r.stderr).toBe(7);
       expect(r.ms).toBeLessThan(5_000);
       expect(r.stderr.trim()).toMatch(/^error: domain: no answer within 600 ms$/);

@@ -1,4 +1,4 @@
-// End-to-end properties through the spawned CLI (the library-level ones live in test/pipeline/roundtrip.test.ts
+// End-to-end properties through the whole CLI, run in-process (the library-level ones live in test/pipeline/roundtrip.test.ts
 // and normalise.test.ts; these check that the whole program keeps the same promises):
 // - any CSV (ragged rows included) through `batch --raw` keeps every input cell (header included) exactly,
 //   and without --raw every cell is exactly neutraliseCell(cell);
@@ -14,9 +14,9 @@ import { normaliseHost } from '../../src/pipeline/normalise.js';
 import { HOST_HEADERS } from '../../src/pipeline/read.js';
 import { columnsFor, neutraliseCell } from '../../src/pipeline/write.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import { STACK_FRAME, requireBuild, runCli, tempHome, type TempHome } from './helpers.js';
+import { STACK_FRAME, runCli, tempHome, type TempHome } from './helpers.js';
 
-// Few runs of large cases: each run spawns the CLI, which is what costs time here.
+// Few runs of large cases: each run is a whole CLI run (a batch through the sandbox).
 const CSV_RUNS = 12;
 const LINE_RUNS = 6;
 
@@ -24,7 +24,6 @@ let sb: Sandbox;
 let home: TempHome;
 let n = 0;
 beforeAll(async () => {
-  requireBuild();
   sb = await startSandbox({ port: 0 });
   home = tempHome(sb);
 });
@@ -82,9 +81,7 @@ describe('e2e: CSV through batch', () => {
         const text = (t.bom ? '\ufeff' : '') + stringify([t.headers, ...t.rows], { record_delimiter: t.crlf ? '\r\n' : '\n', quoted_match: /[\r\n]/ });
         const file = home.path(`prop-${++n}.csv`);
         writeFileSync(file, text);
-        const [rawRun, safeRun] = await Promise.all(
-          [true, false].map((raw) => runCli(['batch', file, ...(raw ? ['--raw'] : [])], { env: home.env(), cwd: home.root })),
-        );
+        const [rawRun, safeRun] = await Promise.all([true, false].map((raw) => runCli(['batch', file, ...(raw ? ['--raw'] : [])], { env: home.env() })));
         for (const [raw, r] of [
           [true, rawRun!],
           [false, safeRun!],
@@ -136,7 +133,7 @@ describe('e2e: any value through batch', () => {
         fc.pre(!lines[0]!.startsWith('\ufeff')); // a BOM at the very start is the file's, not the value's
         const file = home.path(`lines-${++n}.txt`);
         writeFileSync(file, `${lines.join('\n')}\n`);
-        const r = await runCli(['batch', file, '--input-format', 'lines', '--format', 'ndjson'], { env: home.env(), cwd: home.root });
+        const r = await runCli(['batch', file, '--input-format', 'lines', '--format', 'ndjson'], { env: home.env() });
         expect(r.code, r.stderr).toBe(0);
         const rows = r.stdout
           .trim()

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { maskKey } from '../../src/store/keys.js';
-import { STACK_FRAME, SAMPLE_CSV, modeOf, requireBuild, runCli, startServer, tempHome, walkFiles, type CliResult, type TempHome } from './helpers.js';
+import { STACK_FRAME, SAMPLE_CSV, modeOf, runCli, startServer, tempHome, walkFiles, type CliResult, type TempHome } from './helpers.js';
 
 /** The secret part of a key (after the last '_'): windows of it must appear nowhere. */
 function secretPart(key: string): string {
@@ -29,7 +29,6 @@ function leakedWindow(text: string, secrets: string[], size: number): string | n
 
 let sb: Sandbox;
 beforeAll(async () => {
-  requireBuild();
   sb = await startSandbox({ port: 0 });
 });
 afterAll(async () => {
@@ -82,7 +81,7 @@ describe.concurrent('the API key never leaks', () => {
     ];
     const results: Record<string, CliResult> = {};
     for (const step of steps) {
-      results[step.name] = await runCli(step.args, { env: step.env, cwd: home.root, ...(step.input === undefined ? {} : { input: step.input }) });
+      results[step.name] = await runCli(step.args, { env: step.env, ...(step.input === undefined ? {} : { input: step.input }) });
     }
     const codes = Object.fromEntries(steps.map((s) => [s.name, results[s.name]!.code]));
     // commander's own usage errors exit 1; what matters there is that the key was not taken from argv.
@@ -154,7 +153,7 @@ describe.concurrent('the API key never leaks', () => {
     try {
       const before = sb.requests().length;
       for (const key of [`${sb.key}\nX-Injected: 1`, `${sb.key.slice(0, 20)}\r\n${sb.key.slice(20)}`, `${sb.key}\u001b[2J`]) {
-        const r = await runCli(['lookup', sb.hostList()[0]!, '--retries', '4'], { env: home2.env({ DOMAIN_INTEL_API_KEY: key }), cwd: home2.root });
+        const r = await runCli(['lookup', sb.hostList()[0]!, '--retries', '4'], { env: home2.env({ DOMAIN_INTEL_API_KEY: key }) });
         expect(r.code, r.stderr).toBe(6);
         expect(r.stderr).not.toMatch(STACK_FRAME);
         expect(r.stderr).not.toMatch(/retrying/); // a local refusal is not a network failure
@@ -178,7 +177,7 @@ describe.concurrent('settings permissions', () => {
       const file = join(home.configDir, 'config.json');
       writeFileSync(file, JSON.stringify({ keys: { work: sb.key }, activeKey: 'work' }));
       chmodSync(file, 0o644);
-      const r = await runCli(['config', 'show'], { env: home.env({ DOMAIN_INTEL_API_KEY: undefined }), cwd: home.root });
+      const r = await runCli(['config', 'show'], { env: home.env({ DOMAIN_INTEL_API_KEY: undefined }) });
       expect(r.code, r.stderr).toBe(0);
       expect(r.stderr).toContain(`warning: fixed permissions on ${home.configDir} (were 0755)`);
       expect(r.stderr).toContain(`warning: fixed permissions on ${file} (were 0644)`);
@@ -186,7 +185,7 @@ describe.concurrent('settings permissions', () => {
       expect(modeOf(file)).toBe(0o600);
       expect(r.stdout + r.stderr).not.toContain(sb.key);
       // Fixed once: the next run has nothing to say.
-      const again = await runCli(['config', 'show'], { env: home.env({ DOMAIN_INTEL_API_KEY: undefined }), cwd: home.root });
+      const again = await runCli(['config', 'show'], { env: home.env({ DOMAIN_INTEL_API_KEY: undefined }) });
       expect(again.code).toBe(0);
       expect(again.stderr).not.toContain('fixed permissions');
     } finally {
@@ -197,7 +196,7 @@ describe.concurrent('settings permissions', () => {
   it('creates a missing config dir 0700 and the settings file 0600', async () => {
     const home = tempHome(sb);
     try {
-      const r = await runCli(['keys', 'add', 'work'], { env: home.env({ DOMAIN_INTEL_API_KEY: undefined }), input: sb.key, cwd: home.root });
+      const r = await runCli(['keys', 'add', 'work'], { env: home.env({ DOMAIN_INTEL_API_KEY: undefined }), input: sb.key });
       expect(r.code, r.stderr).toBe(0);
       expect(modeOf(home.configDir)).toBe(0o700);
       expect(modeOf(join(home.configDir, 'config.json'))).toBe(0o600);
@@ -214,23 +213,22 @@ describe.concurrent('where the key may travel', () => {
     try {
       const host = sb.hostList()[5]!;
       const before = sb.requests().length;
-      const flag = await runCli(['--base-url', 'http://example.com/api/v1', 'lookup', host], { env: home.env(), cwd: home.root });
+      const flag = await runCli(['--base-url', 'http://example.com/api/v1', 'lookup', host], { env: home.env() });
       expect(flag.code).toBe(2);
       expect(flag.stderr).toMatch(/refusing plain http:\/\/ to example\.com/);
       expect(flag.stderr.trim().split('\n')).toHaveLength(1);
-      const viaEnv = await runCli(['lookup', host], { env: home.env({ DOMAIN_INTEL_BASE_URL: 'http://example.com/api/v1' }), cwd: home.root });
+      const viaEnv = await runCli(['lookup', host], { env: home.env({ DOMAIN_INTEL_BASE_URL: 'http://example.com/api/v1' }) });
       expect(viaEnv.code).toBe(2);
       expect(viaEnv.stderr).toContain('DOMAIN_INTEL_BASE_URL');
-      const lookalike = await runCli(['--base-url', 'http://127.0.0.1.nip.io/api/v1', 'lookup', host], { env: home.env(), cwd: home.root });
+      const lookalike = await runCli(['--base-url', 'http://127.0.0.1.nip.io/api/v1', 'lookup', host], { env: home.env() });
       expect(lookalike.code).toBe(2);
-      const creds = await runCli(['--base-url', `https://user:${sb.key}@example.com/api/v1`, 'lookup', host], { env: home.env(), cwd: home.root });
+      const creds = await runCli(['--base-url', `https://user:${sb.key}@example.com/api/v1`, 'lookup', host], { env: home.env() });
       expect(creds.code).toBe(2);
       expect(leakedWindow(creds.stderr + creds.stdout, [sb.key], 6)).toBeNull();
       expect(sb.requests().length).toBe(before);
 
       const loopback = await runCli(['--base-url', `http://127.0.0.1:${new URL(sb.url).port}/api/v1`, 'lookup', host, '--no-cache'], {
         env: home.env({ DOMAIN_INTEL_BASE_URL: undefined }),
-        cwd: home.root,
       });
       expect(loopback.code, loopback.stderr).toBe(0);
       expect(JSON.parse(loopback.stdout)).toMatchObject({ domain: host });
@@ -258,10 +256,10 @@ describe.concurrent('where the key may travel', () => {
     });
     const home = tempHome({ baseUrl: redirector.baseUrl, key: sb.key });
     try {
-      const one = await runCli(['lookup', 'abc.com', '--retries', '0'], { env: home.env(), cwd: home.root });
+      const one = await runCli(['lookup', 'abc.com', '--retries', '0'], { env: home.env() });
       expect(one.code).toBe(7);
       expect(one.stderr).toMatch(/unexpected answer 307/);
-      const many = await runCli(['lookup', 'abc.com', 'def.com', '--retries', '0', '--format', 'ndjson'], { env: home.env(), cwd: home.root });
+      const many = await runCli(['lookup', 'abc.com', 'def.com', '--retries', '0', '--format', 'ndjson'], { env: home.env() });
       expect(many.code).toBe(7);
       const rows = many.stdout
         .trim()
@@ -293,8 +291,8 @@ describe.concurrent('where the key may travel', () => {
     const home = tempHome({ baseUrl: echo.baseUrl, key: sb.key });
     try {
       const out = join(home.root, 'rows.csv');
-      const many = await runCli(['lookup', 'abc.com', 'def.com', '--retries', '0', '--format', 'csv', '-o', out], { env: home.env(), cwd: home.root });
-      const one = await runCli(['lookup', 'abc.com', '--retries', '0', '--json', '--debug'], { env: home.env(), cwd: home.root });
+      const many = await runCli(['lookup', 'abc.com', 'def.com', '--retries', '0', '--format', 'csv', '-o', out], { env: home.env() });
+      const one = await runCli(['lookup', 'abc.com', '--retries', '0', '--json', '--debug'], { env: home.env() });
       expect(many.code).toBe(7);
       expect(one.code).toBe(2);
       const csv = readFileSync(out, 'utf8');

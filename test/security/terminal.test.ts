@@ -160,7 +160,6 @@ describe.concurrent('e2e: hostile input on the command line', () => {
   let sb: Sandbox;
   let home: TempHome;
   beforeAll(async () => {
-    requireBuild();
     sb = await startSandbox({ port: 0 });
     home = tempHome(sb);
   });
@@ -176,7 +175,7 @@ describe.concurrent('e2e: hostile input on the command line', () => {
       [['employees', '\x1b]8;;http://evil.example/\x07evil.com\x1b]8;;\x07'], 'evil.com'],
       [['--json', 'lookup', '\u202emoc.live'], 'moc.live'],
     ];
-    const results = await Promise.all(cases.map(([args]) => runCli(args, { env: home.env(), cwd: home.root })));
+    const results = await Promise.all(cases.map(([args]) => runCli(args, { env: home.env() })));
     for (const [i, [args, shown]] of cases.entries()) {
       const r = results[i]!;
       expect(r.code, r.stderr).toBe(2);
@@ -191,14 +190,13 @@ describe.concurrent('e2e: hostile input on the command line', () => {
   });
 
   it('hostile cells and file names reach stderr and tables inert', async () => {
-    const missing = await runCli(['batch', home.path('\x1b[31mnope\x07.csv')], { env: home.env(), cwd: home.root });
+    const missing = await runCli(['batch', home.path('\x1b[31mnope\x07.csv')], { env: home.env() });
     expect(missing.code).toBe(2);
     expect(firstHazard(missing.stderr)).toBeNull();
     expect(missing.stderr).toContain('nope');
 
     const table = await runCli(['lookup', sb.hostList()[0]!, `${ESCAPES.title}a.com`, `b.com${ESCAPES.osc8}`, '--format', 'table'], {
       env: home.env(),
-      cwd: home.root,
     });
     expect(table.code, table.stderr).toBe(0);
     expectInert(table.stdout, 'stdout');
@@ -232,7 +230,7 @@ describe.concurrent('e2e: a service that answers with escape sequences', () => {
     let shown = '';
     // Independent commands, run side by side, each with its own config and cache.
     const homes = Object.keys(runs).map(() => tempHome({ baseUrl: service.baseUrl, key: `di_live_${'cd34'.repeat(12)}` }));
-    const results = await Promise.all(Object.values(runs).map((args, i) => runCli(args, { env: homes[i]!.env(), cwd: homes[i]!.root })));
+    const results = await Promise.all(Object.values(runs).map((args, i) => runCli(args, { env: homes[i]!.env() })));
     for (const h of homes) h.remove();
     for (const [i, [name]] of Object.entries(runs).entries()) {
       const r = results[i]!;
@@ -264,7 +262,7 @@ describe.concurrent('e2e: a service that answers with escape sequences', () => {
       expect(shown).toMatch(/^input,status,host/);
       expectInert(shown, 'csv on a terminal');
       for (const v of ['RED', 'CLICK', 'TITLE']) expect(shown).toContain(v);
-      const piped = await runCli(args, { env: h.env(), cwd: h.root });
+      const piped = await runCli(args, { env: h.env() });
       expect(piped.code).toBe(0);
       expect(firstHazard(piped.stdout)).not.toBeNull(); // data, unaltered, for the program reading the pipe
     } finally {
@@ -273,10 +271,7 @@ describe.concurrent('e2e: a service that answers with escape sequences', () => {
   });
 
   it('error messages built from service text are inert: a hostile 404 code, suggestions from a hostile catalog', async () => {
-    const [r, json] = await Promise.all([
-      runCli(['tech', 'Nope'], { env: home.env(), cwd: home.root }),
-      runCli(['--json', 'tech', 'WordPres'], { env: home.env(), cwd: home.root }),
-    ]);
+    const [r, json] = await Promise.all([runCli(['tech', 'Nope'], { env: home.env() }), runCli(['--json', 'tech', 'WordPres'], { env: home.env() })]);
     expect(r.code, r.stderr).toBe(8);
     expectInert(r.stderr, 'tech 404');
     expect(r.stderr).not.toMatch(STACK_FRAME);
