@@ -1,5 +1,6 @@
 // Packaging (issue 7): the tarball `npm pack` makes holds only what a user needs, installs globally into a
-// clean prefix and runs there. One install only: better-sqlite3 may compile natively, which takes minutes.
+// clean prefix and runs there. One install only: better-sqlite3 may compile natively, which takes minutes,
+// so this runs in `npm run test:pack` (and .ci/run), not in `npm test`.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,8 +26,8 @@ let sb: Sandbox;
 beforeAll(async () => {
   assertBuilt();
   dir = mkdtempSync(join(tmpdir(), 'di-pack-'));
-  // dist/ is already built (npm test builds first), so prepack's build is skipped: it would race the other
-  // test files that run the built bin.
+  // dist/ is already built (npm run test:pack builds first), so prepack's build is skipped: it would race
+  // other test files that run the built bin.
   const packed = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], { cwd: ROOT, maxBuffer: 16 * 1024 * 1024 });
   const [result] = JSON.parse(packed.stdout) as PackResult[];
   if (!result) throw new Error(`npm pack printed no result: ${packed.stdout}`);
