@@ -109,20 +109,27 @@ function captureStream(tty: boolean, columns: number): { stream: NodeJS.WriteStr
   return { stream: stream as unknown as NodeJS.WriteStream, text: () => Buffer.concat(chunks).toString('utf8') };
 }
 
-/**
- * Starts the CLI's main(io) inside this process: fake streams, the given environment, signals sent with
- * `signal`. `done` resolves with the exit code and what was written, when main returns (or exits at once,
- * on a second Ctrl-C).
- */
-export function startInProcess(args: string[], opts: InProcessOptions): { signal: (name: StopSignal) => void; done: Promise<InProcessResult> } {
+/** An io of fake streams and signals: what main(io) gets in a test, and what it wrote so far. */
+export interface FakeIo {
+  io: Io;
+  stdout(): string;
+  stderr(): string;
+  /** Sends SIGINT or SIGTERM to whatever listens through io.signals. */
+  signal(name: StopSignal): void;
+  /** Resolves with the code io.exit was called with (a second Ctrl-C); never, if it was not. */
+  exited: Promise<number>;
+}
+
+/** Builds a FakeIo for `args`. */
+export function fakeIo(args: string[], opts: InProcessOptions): FakeIo {
   const columns = opts.columns ?? 80;
   const out = captureStream(opts.stdoutTTY === true, columns);
   const err = captureStream(opts.stderrTTY === true, columns);
   const stdin = new PassThrough();
   stdin.end(opts.input ?? '');
   const signals = new EventEmitter();
-  let exited: (code: number) => void = () => {};
-  const exit = new Promise<number>((resolve) => (exited = resolve));
+  let exit: (code: number) => void = () => {};
+  const exited = new Promise<number>((resolve) => (exit = resolve));
   const io: Io = {
     argv: args,
     env: Object.fromEntries(Object.entries(opts.env).filter(([, v]) => v !== undefined)),
@@ -131,10 +138,19 @@ export function startInProcess(args: string[], opts: InProcessOptions): { signal
     stderr: err.stream,
     clock: { now: () => Date.now() },
     signals: { on: (name, fn) => void signals.on(name, fn), off: (name, fn) => void signals.off(name, fn) },
-    exit: (code) => exited(code),
+    exit: (code) => exit(code),
   };
-  const done = Promise.race([main(io), exit]).then((code) => ({ code, stdout: out.text(), stderr: err.text() }));
-  return { signal: (name) => void signals.emit(name), done };
+  return { io, stdout: out.text, stderr: err.text, signal: (name) => void signals.emit(name), exited };
+}
+
+/**
+ * Starts the CLI's main(io) inside this process with a FakeIo. `done` resolves with the exit code and what
+ * was written, when main returns (or exits at once, on a second Ctrl-C).
+ */
+export function startInProcess(args: string[], opts: InProcessOptions): { signal: (name: StopSignal) => void; done: Promise<InProcessResult> } {
+  const fake = fakeIo(args, opts);
+  const done = Promise.race([main(fake.io), fake.exited]).then((code) => ({ code, stdout: fake.stdout(), stderr: fake.stderr() }));
+  return { signal: fake.signal, done };
 }
 
 /** Runs the CLI's main(io) inside this process to its end. */

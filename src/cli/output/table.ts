@@ -43,6 +43,7 @@ function scalarText(value: unknown): string {
   try {
     return JSON.stringify(value) ?? String(value);
   } catch {
+    // A cycle or a BigInt inside makes JSON.stringify throw: the cell still shows something.
     return String(value);
   }
 }

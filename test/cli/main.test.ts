@@ -1,0 +1,70 @@
+// main(io): the whole CLI as a function of its io. Each call parses with a program of its own and returns
+// the exit code; nothing carries over from one call to the next.
+import { describe, expect, it } from 'vitest';
+import { VERSION } from '../../src/version.js';
+import { fakeIo, runInProcess, startInProcess } from '../helpers/cli.js';
+import { main } from '../../src/cli/main.js';
+import { startSandbox } from '../../src/sandbox/index.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const env = { NO_COLOR: '1', HOME: '/nonexistent' };
+
+describe('main(io)', () => {
+  it('--help and --version write to io.stdout and return 0; the help is wrapped to io.stdout.columns on a terminal', async () => {
+    const help = await runInProcess(['--help'], { env, stdoutTTY: true, columns: 100 });
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/^Usage: domain-intel /);
+    const wrapped = help.stdout.slice(0, help.stdout.indexOf('Examples:')).split('\n');
+    const widest = Math.max(...wrapped.map((l) => l.length));
+    expect(widest).toBeLessThanOrEqual(100);
+    expect(widest).toBeGreaterThan(80); // not commander's default of 80 off a terminal
+    expect(help.stderr).toBe('');
+    const version = await runInProcess(['--version'], { env });
+    expect(version).toEqual({ code: 0, stdout: `${VERSION}\n`, stderr: '' });
+  });
+
+  it('a usage error is returned as 2, and options of one call never reach the next', async () => {
+    const fake = fakeIo(['--json', 'lookup', 'x.com', '--format', 'xml'], { env });
+    expect(await main(fake.io)).toBe(2);
+    expect(JSON.parse(fake.stderr())).toMatchObject({ code: 'usage', exit: 2 });
+    // The same mistake without --json: text, so --json did not stick to a shared program.
+    const again = await runInProcess(['lookup', 'x.com', '--format', 'xml'], { env });
+    expect(again.code).toBe(2);
+    expect(again.stderr).toMatch(/^error: option '-f, --format <format>' argument 'xml' is invalid/);
+  });
+
+  it('a Ctrl-C through io.signals stops a batch in-process: what was answered is written, exit 130', async () => {
+    const sb = await startSandbox({ port: 0, rpm: 0, latencyMs: 20 });
+    const home = mkdtempSync(join(tmpdir(), 'di-main-'));
+    try {
+      const hosts = sb.hostList().slice(0, 2000);
+      const run = startInProcess(['batch', '-', '--concurrency', '1', '--format', 'ndjson'], {
+        env: {
+          ...env,
+          DOMAIN_INTEL_BASE_URL: sb.baseUrl,
+          DOMAIN_INTEL_API_KEY: sb.key,
+          DOMAIN_INTEL_CONFIG_DIR: join(home, 'c'),
+          DOMAIN_INTEL_CACHE_DIR: join(home, 'd'),
+        },
+        input: hosts.join('\n'),
+      });
+      while (sb.charges().total < 200) await new Promise((r) => setTimeout(r, 10));
+      run.signal('SIGINT');
+      const r = await run.done;
+      expect(r.code).toBe(130);
+      expect(r.stderr).toMatch(/interrupted: answers so far are cached/);
+      const answered = r.stdout
+        .split('\n')
+        .filter(Boolean)
+        .filter((l) => /"status":"(found|missing)"/.test(l));
+      expect(answered.length).toBeGreaterThan(0);
+      expect(answered.length).toBeLessThan(hosts.length);
+      expect(answered.length).toBe(sb.charges().total); // every lookup paid for is written
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+      await sb.close();
+    }
+  });
+});
