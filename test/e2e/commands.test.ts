@@ -285,6 +285,29 @@ describe('against a sandbox with the key in the environment', () => {
       expect(p.stderr).not.toMatch(ANSI);
     });
 
+    it('in-process, stderr a terminal and stdout a pipe: the table has no colour, the quota line on stderr has', async () => {
+      const env = envFor(home, sb, { NO_COLOR: undefined, FORCE_COLOR: undefined, TERM: 'xterm' });
+      const r = await runInProcess(['traffic', trafficHost, '--format', 'table'], { env, stderrTTY: true });
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain(trafficHost);
+      expect(r.stdout).not.toMatch(ANSI);
+      expect(r.stderr).toMatch(/lookups left/);
+      expect(r.stderr).toMatch(ANSI);
+    });
+
+    it('in-process, stdout a terminal: a single lookup is a table (not JSON), in colour unless NO_COLOR', async () => {
+      const host = held[5] as string;
+      const coloured = await runInProcess(['lookup', host], { env: envFor(home, sb, { NO_COLOR: undefined, TERM: 'xterm' }), stdoutTTY: true, columns: 100 });
+      expect(coloured.code).toBe(0);
+      expect(() => JSON.parse(coloured.stdout)).toThrow();
+      expect(coloured.stdout).toContain(host);
+      expect(coloured.stdout).toMatch(ANSI);
+      const plain = await runInProcess(['lookup', host], { env, stdoutTTY: true, columns: 100 });
+      expect(plain.code).toBe(0);
+      expect(plain.stdout).toContain(host);
+      expect(plain.stdout).not.toMatch(ANSI);
+    });
+
     // stderr on a terminal, stdout into a pipe: the table's colour follows stdout, not stderr.
     it.skipIf(!existsSync('/usr/bin/script'))('a table into a pipe has no colour while stderr is a terminal', async () => {
       const env = envFor(home, sb, { NO_COLOR: undefined, FORCE_COLOR: undefined });
