@@ -1,9 +1,9 @@
-// The one error renderer and the one map from error to exit code.
+// The one error renderer (the map from error to exit code is tested in exit-codes.test.ts).
 import { Writable } from 'node:stream';
 import { CommanderError } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { AbortedError, InputError, InvalidKeyError, NetworkError, NotFoundError, QuotaExhaustedError, UsageError } from '../../src/api/errors.js';
-import { EXIT, exitCodeFor } from '../../src/cli/exit-codes.js';
+import { InvalidKeyError, NotFoundError } from '../../src/api/errors.js';
+import { EXIT } from '../../src/cli/exit-codes.js';
 import { createLogger, redact } from '../../src/cli/output/logger.js';
 import { createStyle, sanitizeForTerminal } from '../../src/cli/output/terminal.js';
 import { failureOf, report, reportUsage } from '../../src/cli/report.js';
@@ -19,28 +19,10 @@ function target(json: boolean) {
       done();
     },
   });
-  const logger = createLogger({ stream: stderr, style: createStyle(false), quiet: true, debug: false, json, secrets: [KEY] });
+  const logger = createLogger({ stream: stderr, style: createStyle(false), quiet: true, debug: false, secrets: [KEY] });
   const to = { opts: { json }, io: { stderr }, logger, clean: (t: string) => sanitizeForTerminal(redact(t, [KEY])), redact: (t: string) => redact(t, [KEY]) };
   return { to, text: () => text };
 }
-
-describe('exitCodeFor', () => {
-  it('maps each kind of error to its documented code', () => {
-    expect(exitCodeFor(new UsageError('x'))).toBe(EXIT.USAGE);
-    expect(exitCodeFor(new InputError('x', 'f.csv', 3))).toBe(EXIT.USAGE);
-    expect(exitCodeFor(new InvalidKeyError('x', { code: 'invalid_key' }))).toBe(EXIT.INVALID_KEY);
-    expect(exitCodeFor(new QuotaExhaustedError('x', { code: 'quota_exhausted' }))).toBe(EXIT.QUOTA);
-    expect(exitCodeFor(new NotFoundError('x', { code: 'not_found' }))).toBe(EXIT.NOT_FOUND);
-    expect(exitCodeFor(new AbortedError())).toBe(EXIT.INTERRUPTED);
-    expect(exitCodeFor(new NetworkError('x', { code: 'timeout' }))).toBe(EXIT.NETWORK);
-    expect(exitCodeFor(new TypeError('a bug'))).toBe(EXIT.FAILURE);
-  });
-
-  it("gives commander's usage errors the usage code, and its --help and --version 0", () => {
-    expect(exitCodeFor(new CommanderError(1, 'commander.unknownOption', "error: unknown option '--x'"))).toBe(EXIT.USAGE);
-    expect(exitCodeFor(new CommanderError(0, 'commander.helpDisplayed', '(outputHelp)'))).toBe(EXIT.OK);
-  });
-});
 
 describe('report', () => {
   it('writes one error line, with the hint, through the logger', () => {

@@ -10,7 +10,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startInProcess } from '../helpers/cli.js';
 
-export const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
+const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 export const BIN = join(ROOT, 'bin', 'domain-intel.js');
 export const SAMPLE_CSV = join(ROOT, 'fixtures', 'sample.csv');
 
@@ -165,7 +165,7 @@ export function modeOf(path: string): number {
 export const STACK_FRAME = /^\s+at .+(:\d+:\d+\)?|\(native\)|<anonymous>\)?)$/m;
 
 /** Bytes a terminal acts on: ESC, BEL, other C0 controls but TAB/LF, DEL, C1 controls, bidi embeddings/overrides/isolates. */
-export const TERMINAL_HAZARD = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/;
+const TERMINAL_HAZARD = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/;
 
 /** Describes the first hazardous character in `s` and where, for readable failures. */
 export function firstHazard(s: string): string | null {
