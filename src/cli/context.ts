@@ -3,6 +3,7 @@
 import type { Command } from 'commander';
 import { hintFor } from './hints.js';
 import type { Io } from './io.js';
+import { givenOptions, type Opts } from './options.js';
 import { createLogger, redact, type Logger } from './output/logger.js';
 import { colorEnabled, createStyle, sanitizeForTerminal, type Style } from './output/terminal.js';
 import { createServices, type Services } from './services.js';
@@ -12,8 +13,13 @@ export interface CommandModule {
   default(ctx: Context): Promise<number>;
 }
 
-export interface Context extends Services {
-  readonly opts: Record<string, unknown>;
+/** What command C gets; C is the command's path ('cache prune'), or a union for a module serving several. */
+export type Context<C extends string = string> = CommandContext<Opts<C>>;
+
+// Generic over the options, not the command: TypeScript then compares two contexts by their options.
+interface CommandContext<O> extends Services {
+  /** The parsed options, typed from the option table (cli/options.ts). */
+  readonly opts: O;
   /** The commander command being run. */
   readonly command: Command;
   readonly args: Record<string, unknown>;
@@ -39,7 +45,7 @@ export interface Context extends Services {
 
 /** Builds the context for one run of a command. */
 export function createContext(cmd: Command, args: Record<string, unknown>, io: Io): Context {
-  const opts = cmd.optsWithGlobals() as Record<string, unknown>;
+  const opts = cmd.optsWithGlobals<Opts<string>>();
   const secrets: string[] = [];
   const style = createStyle(colorEnabled(io.stderr, io.env));
   const logger = createLogger({
@@ -53,7 +59,7 @@ export function createContext(cmd: Command, args: Record<string, unknown>, io: I
   const closers: (() => Promise<void> | void)[] = [];
   const onClose = (fn: () => Promise<void> | void): void => void closers.push(fn);
   const stops = watchStops(io);
-  const services = createServices({ opts, env: io.env, logger, secrets, onClose });
+  const services = createServices({ opts, flags: givenOptions(cmd), env: io.env, logger, secrets, onClose });
 
   return {
     opts,

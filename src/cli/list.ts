@@ -9,6 +9,7 @@ import { RateLimiter } from '../pipeline/schedule.js';
 import type { RunStats } from '../pipeline/stats.js';
 import type { EnrichedRow, RunKind } from '../pipeline/types.js';
 import type { Context } from './context.js';
+import type { EnrichCommand } from './options.js';
 import { EXIT } from './exit-codes.js';
 import { report } from './report.js';
 import { humanDuration } from './output/format.js';
@@ -24,12 +25,12 @@ export interface ListSpec {
 }
 
 /** Runs an enrichment described by the command's options; returns the exit code. */
-export async function runList(ctx: Context, spec: ListSpec): Promise<number> {
+export async function runList(ctx: Context<EnrichCommand>, spec: ListSpec): Promise<number> {
   const o = ctx.opts;
   const input = await openSource(ctx, spec);
-  const requested = o.format as string | undefined;
+  const requested = o.format;
   // Lists from the command line default like single lookups; files default to CSV (any size streams).
-  const format = 'args' in spec.source ? pickFormat(requested, ctx.io.stdout.isTTY) : ((requested ?? 'csv') as 'csv' | 'json' | 'ndjson' | 'table');
+  const format = 'args' in spec.source ? pickFormat(requested, ctx.io.stdout.isTTY) : (requested ?? 'csv');
   const config = await ctx.config();
   const [client, store] = await Promise.all([ctx.client(), openRunStore(ctx)]);
   const settings = await ctx.settings();
@@ -51,11 +52,11 @@ export async function runList(ctx: Context, spec: ListSpec): Promise<number> {
     client,
     store,
     limiter,
-    maxAgeMs: o.maxAge as number,
+    maxAgeMs: o.maxAge,
     refresh: o.refresh === true,
-    concurrency: o.concurrency as number,
-    retries: o.retries as number,
-    maxLookups: (o.maxLookups as number | undefined) ?? null,
+    concurrency: o.concurrency,
+    retries: o.retries,
+    maxLookups: o.maxLookups ?? null,
     signal: stop,
   };
 
@@ -91,7 +92,7 @@ export async function runList(ctx: Context, spec: ListSpec): Promise<number> {
   };
 
   const { openOutput } = await import('../pipeline/write.js');
-  const target = o.output as string | undefined;
+  const target = o.output;
   let stats: RunStats;
   if (format === 'table') {
     // A table needs every row to align its columns: only for lists small enough to read on a screen.
@@ -110,8 +111,8 @@ export async function runList(ctx: Context, spec: ListSpec): Promise<number> {
         {
           stream: out.stream,
           format,
-          prefix: o.prefix as string,
-          fields: o.fields as string[] | undefined,
+          prefix: o.prefix,
+          fields: o.fields,
           raw: o.raw === true,
           ...terminalCells(ctx, out.stream),
         },
@@ -131,7 +132,7 @@ export async function runList(ctx: Context, spec: ListSpec): Promise<number> {
   return exitFor(ctx, stats);
 }
 
-function exitFor(ctx: Context, s: RunStats): number {
+function exitFor(ctx: Context<EnrichCommand>, s: RunStats): number {
   if (s.stoppedBy === 'closed') return EXIT.PIPE;
   if (s.stoppedBy === 'aborted') {
     return runEnd(ctx, EXIT.INTERRUPTED, 'interrupted', 'interrupted: answers so far are cached; run the same command again to resume');
@@ -171,14 +172,14 @@ function printPlan(ctx: Context, s: RunStats, rpm: number | null, windowMs: numb
   else ctx.io.stderr.write(`${lines.join('\n')}\n`);
 }
 
-function openSource(ctx: Context, spec: ListSpec): Promise<() => JobInput> {
+function openSource(ctx: Context<EnrichCommand>, spec: ListSpec): Promise<() => JobInput> {
   const o = ctx.opts;
   if ('args' in spec.source) {
     const records = spec.source.args.map((value, i) => ({ line: i + 1, cells: [value], value }));
     return Promise.resolve(() => ({ records, fileName: 'arguments' }));
   }
   const file = spec.source.file;
-  const common = { ...(o.column === undefined ? {} : { column: o.column as string }), format: o.inputFormat as 'auto' };
+  const common = { ...(o.column === undefined ? {} : { column: o.column }), format: o.inputFormat };
   if (file === '-') {
     let used = false;
     return Promise.resolve(() => {
@@ -222,7 +223,7 @@ async function openRunStore(ctx: Context) {
  * and refuse elsewhere unless --allow-partial. Only files are planned ahead (stdin can be read once); a
  * stdin run simply stops at the quota with its partial output.
  */
-async function checkQuota(ctx: Context, spec: ListSpec, input: () => JobInput, base: Parameters<typeof runJob>[2]): Promise<void> {
+async function checkQuota(ctx: Context<EnrichCommand>, spec: ListSpec, input: () => JobInput, base: Parameters<typeof runJob>[2]): Promise<void> {
   if (ctx.opts.allowPartial || !('file' in spec.source) || spec.source.file === '-') return;
   const { readLastQuota } = await import('../store/quota-memo.js');
   const last = await readLastQuota({ dir: (await ctx.config()).cacheDir });

@@ -1,15 +1,29 @@
-// Option value parsers, run by commander at parse time so a bad value is a usage error before anything is
-// sent (ARCHITECTURE habit 3). Kept free of heavy imports: this file loads for every command, even --help.
-import { InvalidArgumentError } from 'commander';
-import { parseDuration as parseDurationRule, parseRate as parseRateRule } from '../store/config.js';
+// Every option of the CLI, declared once (ARCHITECTURE habit 11): flags and argument, parser, default, help
+// text, the commands that take it, and the stored setting and environment variable it maps to. The table
+// drives commander (main.ts), the config resolver (store/config.ts), the type of `ctx.opts` (Opts, below),
+// shell completion (commands/completion.ts) and the README's option reference (options-doc.ts, `npm run
+// docs`). Parsers run at parse time, so a bad value is a usage error before anything is sent (habit 3).
+// Kept free of heavy imports: this file loads for every command, even --help.
+import { type Command, InvalidArgumentError, Option } from 'commander';
+import { PLAN_NAMES } from '../api/types.js';
+import { DEFAULT_MAX_AGE_MS, durationText, parseDuration, parseRate } from '../store/values.js';
 
-export const FORMATS = ['table', 'json', 'ndjson', 'csv'] as const;
-export const BATCH_FORMATS = ['csv', 'json', 'ndjson'] as const;
-export const PLAN_CHOICES = ['pro', 'business', 'business-plus'] as const;
-export const INPUT_FORMATS = ['auto', 'csv', 'tsv', 'lines'] as const;
+const FORMATS = ['table', 'json', 'ndjson', 'csv'] as const;
+const BATCH_FORMATS = ['csv', 'json', 'ndjson'] as const;
+const INPUT_FORMATS = ['auto', 'csv', 'tsv', 'lines'] as const;
+
+/** The commands that take options of their own, by path; every command takes the global options. */
+export type CommandPath = 'lookup' | 'batch' | 'traffic' | 'employees' | 'tech' | 'catalog' | 'cache prune' | 'sandbox' | 'completion';
+const ENRICH = ['lookup', 'batch', 'traffic', 'employees'] as const;
+/** The commands that enrich hosts (cli/list.ts runs them on lists). */
+export type EnrichCommand = (typeof ENRICH)[number];
+const FROM_FILE = ['batch', 'traffic', 'employees'] as const;
+
+/** commander's flags for --version, which it declares itself (main.ts); completion offers them too. */
+export const VERSION_FLAGS = '-V, --version';
 
 /** A whole number >= min. */
-export function intOption(min: number) {
+function intOption(min: number) {
   return (value: string): number => {
     if (!/^\d+$/.test(value.trim())) throw new InvalidArgumentError(`expected a whole number, got ${JSON.stringify(value)}`);
     const n = Number.parseInt(value, 10);
@@ -18,29 +32,219 @@ export function intOption(min: number) {
   };
 }
 
-/** A duration such as 500ms, 45s, 90m, 12h, 30d, 2w, in ms (the rule lives in store/config.ts). */
-export function parseDuration(value: string): number {
-  return asOptionError(() => parseDurationRule(value));
-}
-
-/** A rate such as 300/1m, 20/1s or a plain 600 (per minute). */
-export function parseRate(value: string): { requests: number; windowMs: number } {
-  return asOptionError(() => parseRateRule(value));
-}
-
 // commander reports an InvalidArgumentError as "option '--x <v>' argument 'y' is invalid. <message>".
-function asOptionError<T>(fn: () => T): T {
-  try {
-    return fn();
-  } catch (err) {
-    throw new InvalidArgumentError((err as Error).message);
-  }
+function asOptionError<T>(rule: (value: string) => T): (value: string) => T {
+  return (value) => {
+    try {
+      return rule(value);
+    } catch (err) {
+      throw new InvalidArgumentError((err as Error).message);
+    }
+  };
 }
+
+/** A duration such as 500ms, 45s, 90m, 12h, 30d, 2w, in ms. */
+const duration = asOptionError(parseDuration);
+/** A rate such as 300/1m, 20/1s or a plain 600 (per minute). */
+const rate = asOptionError(parseRate);
 
 /** A comma-separated list. */
-export function listOption(value: string): string[] {
+function list(value: string): string[] {
   return value
     .split(',')
     .map((s) => s.trim())
     .filter((s) => s !== '');
+}
+
+/** A number from 0 to 1. */
+function probability(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0 || n > 1) throw new InvalidArgumentError('expected a number from 0 to 1');
+  return n;
+}
+
+/** One option. `default` is applied by commander, except for a setting, which the config resolver applies. */
+export interface OptionRow {
+  /** As commander reads them: short and long flag, and `<argument>` when the option takes a value. */
+  flags: string;
+  help: string;
+  commands: 'global' | readonly CommandPath[];
+  parse?: (value: string) => unknown;
+  choices?: readonly string[];
+  default?: unknown;
+  /** The default as help writes it, when not as commander would (a number of ms as "30d"). */
+  show?: (value: number) => string;
+  /** The stored setting (`config set <long flag>`), between the default and the environment. */
+  setting?: 'baseUrl' | 'plan' | 'rpm';
+  env?: `DOMAIN_INTEL_${string}`;
+  hidden?: true;
+  /** Where one command words it differently or offers fewer choices. */
+  per?: Partial<Record<CommandPath, { help?: string; choices?: readonly string[] }>>;
+}
+
+/** The options, in the order help lists them; a key is commander's attribute name for the long flag. */
+export const OPTIONS = {
+  baseUrl: {
+    flags: '--base-url <url>',
+    help: 'service base URL ending in /api/v1',
+    commands: 'global',
+    // Checked by the config resolver, not here: commander would quote the rejected value, and a URL
+    // with user:password@ in it carries a secret.
+    default: 'https://api.domain-intel.example/api/v1',
+    setting: 'baseUrl',
+    env: 'DOMAIN_INTEL_BASE_URL',
+  },
+  plan: {
+    flags: '--plan <plan>',
+    help: 'your plan: sets the request rate',
+    commands: 'global',
+    choices: PLAN_NAMES,
+    setting: 'plan',
+    env: 'DOMAIN_INTEL_PLAN',
+  },
+  rpm: {
+    flags: '--rpm <n>',
+    help: 'requests per minute, overriding the plan; 0: no pacing',
+    commands: 'global',
+    parse: intOption(0),
+    setting: 'rpm',
+    env: 'DOMAIN_INTEL_RPM',
+  },
+  rate: { flags: '--rate <n/window>', help: 'advanced: requests per window, e.g. 300/1m or 20/1s', commands: 'global', parse: rate },
+  timeout: { flags: '--timeout <duration>', help: 'per-request timeout', commands: 'global', parse: duration, default: 30_000, show: durationText },
+  quiet: { flags: '-q, --quiet', help: 'no quota line, no summary; warnings and errors only', commands: 'global' },
+  json: { flags: '--json', help: 'errors as JSON objects on stderr ({error, code, host, exit})', commands: 'global' },
+  debug: { flags: '--debug', help: 'request log and stack traces on stderr (the key is redacted)', commands: 'global' },
+
+  input: { flags: '-i, --input <file>', help: 'enrich every host of a file or - (stdin)', commands: ['traffic', 'employees'] },
+  format: {
+    flags: '-f, --format <format>',
+    help: 'output format',
+    commands: [...ENRICH, 'tech', 'catalog'],
+    choices: FORMATS,
+    per: { batch: { choices: BATCH_FORMATS } },
+  },
+  output: { flags: '-o, --output <file>', help: 'write to FILE, replaced only when complete (- for stdout)', commands: ENRICH },
+  raw: { flags: '--raw', help: 'do not neutralise spreadsheet formulas in CSV cells', commands: [...ENRICH, 'tech', 'catalog'] },
+  column: { flags: '--column <name|index>', help: 'the host column, by header name or 1-based index', commands: FROM_FILE },
+  inputFormat: { flags: '--input-format <format>', help: 'how to read the input', commands: FROM_FILE, choices: INPUT_FORMATS, default: 'auto' },
+  prefix: { flags: '--prefix <text>', help: 'prefix for the appended columns, to avoid clashes with yours', commands: FROM_FILE, default: '' },
+  fields: { flags: '--fields <list>', help: 'appended columns to write, comma-separated (see --help)', commands: FROM_FILE, parse: list },
+  strict: { flags: '--strict', help: 'exit 3 when any row is invalid', commands: FROM_FILE },
+  category: { flags: '--category <slug>', help: 'only this category', commands: ['catalog'] },
+  dryRun: { flags: '--dry-run', help: 'read and plan, spend nothing: print lookups and requests needed', commands: ENRICH },
+  maxLookups: { flags: '--max-lookups <n>', help: 'hard budget: never spend more than N lookups', commands: ENRICH, parse: intOption(0) },
+  allowPartial: { flags: '--allow-partial', help: 'run even when the quota left cannot cover the lookups needed', commands: ENRICH },
+  cache: { flags: '--no-cache', help: 'neither read nor write the local cache', commands: ENRICH },
+  refresh: {
+    flags: '--refresh',
+    help: 'fetch again what the cache holds',
+    commands: [...ENRICH, 'catalog'],
+    per: { catalog: { help: 'fetch the catalog again' } },
+  },
+  maxAge: {
+    flags: '--max-age <duration>',
+    help: 'oldest cached answer to use',
+    commands: [...ENRICH, 'cache prune'],
+    parse: duration,
+    default: DEFAULT_MAX_AGE_MS,
+    show: durationText,
+    per: { 'cache prune': { help: 'age limit' } },
+  },
+  retries: { flags: '--retries <n>', help: 'retries for 5xx, timeouts and broken answers', commands: ENRICH, parse: intOption(0), default: 4 },
+  concurrency: { flags: '--concurrency <n>', help: 'requests in flight', commands: ENRICH, parse: intOption(1), default: 8 },
+  progress: { flags: '--progress', help: 'show progress even when stderr is not a terminal', commands: ENRICH },
+
+  port: { flags: '--port <n>', help: 'port (0 picks a free one)', commands: ['sandbox'], parse: intOption(0), default: 8787 },
+  quota: { flags: '--quota <n>', help: 'lookups included this month', commands: ['sandbox'], parse: intOption(0) },
+  windowMs: { flags: '--window-ms <n>', help: 'rate window length in ms', commands: ['sandbox'], parse: intOption(10), default: 60_000 },
+  latencyMs: { flags: '--latency-ms <n>', help: 'added latency per request', commands: ['sandbox'], parse: intOption(0), default: 0 },
+  failRate: { flags: '--fail-rate <p>', help: 'share of requests answered 503', commands: ['sandbox'], parse: probability, default: 0 },
+  seed: { flags: '--seed <s>', help: 'dataset and fault seed', commands: ['sandbox'], default: '1' },
+  hosts: { flags: '--hosts <n>', help: 'hosts in the dataset', commands: ['sandbox'], parse: intOption(1), default: 5000 },
+
+  names: {
+    flags: '--names <what>',
+    help: 'list stored key names or cached technology names (used by the scripts)',
+    commands: ['completion'],
+    hidden: true,
+  },
+} as const satisfies Record<string, OptionRow>;
+
+export type OptionName = keyof typeof OPTIONS;
+type Table = typeof OPTIONS;
+
+// The type of ctx.opts, computed from the table: each option's value is what its parser returns (or one
+// of its choices, a string, a boolean); it is always there when commander fills a default.
+type Value<R> = R extends { parse: (value: string) => infer T }
+  ? T
+  : R extends { choices: readonly (infer T)[] }
+    ? T
+    : R extends { flags: `--no-${string}` }
+      ? boolean
+      : R extends { flags: `${string}<${string}>` }
+        ? string
+        : true;
+type Filled<R> = R extends { flags: `--no-${string}` } ? true : R extends { default: unknown } ? (R extends { setting: string } ? false : true) : false;
+type TakenBy<R> = R extends { commands: readonly (infer C)[] } ? C : string;
+
+/**
+ * The parsed options of the command(s) C: the global options, and the options C takes. Under a union of
+ * commands (a module serving several), an option only some of them take may be absent.
+ */
+export type Opts<C extends string> = {
+  [K in OptionName as [C] extends [TakenBy<Table[K]>] ? K : never]: Filled<Table[K]> extends true ? Value<Table[K]> : Value<Table[K]> | undefined;
+} & {
+  [K in OptionName as [C] extends [TakenBy<Table[K]>] ? never : C extends TakenBy<Table[K]> ? K : never]?: Value<Table[K]> | undefined;
+};
+
+/** Any option, as typed on a command line. */
+export type GivenOptions = { [K in OptionName]?: Value<Table[K]> | undefined };
+
+const rows = Object.entries(OPTIONS) as [OptionName, OptionRow][];
+
+/** The options of one command (or 'global'), in table order, with that command's wording and choices. */
+export function optionsOf(path: CommandPath | 'global'): (OptionRow & { name: OptionName })[] {
+  return rows
+    .filter(([, row]) => (row.commands === 'global' ? path === 'global' : path !== 'global' && row.commands.includes(path)))
+    .map(([name, row]) => ({ ...row, ...(path === 'global' ? {} : row.per?.[path]), name }));
+}
+
+/** The path of a command below the program ('cache prune'); '' for the program itself. */
+export function commandPath(cmd: Command): string {
+  const names: string[] = [];
+  for (let c: Command | null = cmd; c?.parent; c = c.parent) names.unshift(c.name());
+  return names.join(' ');
+}
+
+/** The text after "(env ...)" in help: the environment variable, when the option has one. */
+export function helpText(row: Pick<OptionRow, 'help' | 'env'>): string {
+  return row.env === undefined ? row.help : `${row.help} (env ${row.env})`;
+}
+
+/** Adds the table's options for `cmd` (the global ones to the program) and returns it. */
+export function addOptions(cmd: Command): Command {
+  const path = commandPath(cmd);
+  for (const row of optionsOf(path === '' ? 'global' : (path as CommandPath))) {
+    const option = new Option(row.flags, helpText(row));
+    if (row.choices) option.choices(row.choices);
+    if (row.parse) option.argParser(row.parse);
+    if (row.default !== undefined && row.setting === undefined) {
+      option.default(row.default, typeof row.default === 'number' ? row.show?.(row.default) : undefined);
+    }
+    if (row.hidden) option.hideHelp();
+    cmd.addOption(option);
+  }
+  return cmd;
+}
+
+/** The options given on the command line, without commander's defaults: the "flags" layer of the config. */
+export function givenOptions(cmd: Command): GivenOptions {
+  const all = cmd.optsWithGlobals();
+  return Object.fromEntries(rows.filter(([name]) => cmd.getOptionValueSourceWithGlobals(name) === 'cli').map(([name]) => [name, all[name]]));
+}
+
+/** True when `ctx` runs `path`: narrows the options of a module that serves several subcommands. */
+export function runs<X extends { command: Command }, C extends CommandPath>(ctx: X, path: C): ctx is X & { opts: Opts<C> } {
+  return commandPath(ctx.command) === path;
 }

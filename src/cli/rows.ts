@@ -3,6 +3,7 @@ import { stringify } from 'csv-stringify/sync';
 import type { EnrichedRow, RunKind } from '../pipeline/types.js';
 import { createRowWriter, flatten, neutraliseCell } from '../pipeline/write.js';
 import type { Context } from './context.js';
+import type { EnrichCommand } from './options.js';
 import { renderTable, type Column } from './output/table.js';
 import { sanitizeForTerminal, type Style } from './output/terminal.js';
 
@@ -12,7 +13,7 @@ export function terminalCells(ctx: Context, stream: NodeJS.WritableStream): { cl
 }
 
 /** Writes rows through the pipeline's writer (the same columns and rules as `batch`). */
-export async function writeRows(ctx: Context, opts: { kind: RunKind; format: 'csv' | 'json' | 'ndjson'; rows: EnrichedRow[] }): Promise<void> {
+export async function writeRows(ctx: Context<EnrichCommand>, opts: { kind: RunKind; format: 'csv' | 'json' | 'ndjson'; rows: EnrichedRow[] }): Promise<void> {
   const writer = createRowWriter(ctx.io.stdout, {
     format: opts.format,
     kind: opts.kind,
@@ -25,7 +26,7 @@ export async function writeRows(ctx: Context, opts: { kind: RunKind; format: 'cs
 }
 
 /** Writes a small CSV (header and rows) to stdout, neutralising formula-like cells unless --raw. */
-export async function writeCsv(ctx: Context, header: string[], rows: (string | number)[][]): Promise<void> {
+export async function writeCsv(ctx: Context<'tech' | 'catalog'>, header: string[], rows: (string | number)[][]): Promise<void> {
   const clean = terminalCells(ctx, ctx.io.stdout).cleanCell ?? ((s: string) => s);
   const safe = (v: string | number) => (typeof v === 'number' ? v : clean(ctx.opts.raw === true ? v : neutraliseCell(v)));
   ctx.io.stdout.write(stringify([header, ...rows.map((r) => r.map(safe))], { record_delimiter: '\n' }));

@@ -6,6 +6,7 @@ import type { QuotaInfo } from '../api/types.js';
 import type { AnswerCache } from '../store/cache.js';
 import type { ResolvedConfig } from '../store/config.js';
 import type { Settings } from '../store/settings.js';
+import type { GivenOptions, Opts } from './options.js';
 import type { Logger } from './output/logger.js';
 
 export interface Services {
@@ -22,7 +23,9 @@ export interface Services {
 }
 
 export interface ServiceDeps {
-  opts: Record<string, unknown>;
+  opts: Opts<string>;
+  /** The options typed on the command line (not commander's defaults): the flags layer of the config. */
+  flags: GivenOptions;
   env: NodeJS.ProcessEnv;
   logger: Logger;
   /** The key is added here once known, so every message can mask it. */
@@ -32,7 +35,7 @@ export interface ServiceDeps {
 }
 
 /** The services of one command, none created yet. */
-export function createServices({ opts, env, logger, secrets, onClose }: ServiceDeps): Services {
+export function createServices({ opts, flags, env, logger, secrets, onClose }: ServiceDeps): Services {
   let settingsP: Promise<Settings> | undefined;
   let configP: Promise<ResolvedConfig> | undefined;
   let clientP: Promise<DomainIntelClient> | undefined;
@@ -55,20 +58,11 @@ export function createServices({ opts, env, logger, secrets, onClose }: ServiceD
       configP ??= (async () => {
         const [{ resolveConfig }, settings] = await Promise.all([import('../store/config.js'), services.settings()]);
         const config = resolveConfig({
-          flags: {
-            baseUrl: opts.baseUrl as string | undefined,
-            plan: opts.plan as string | undefined,
-            // --rpm 0 means no pacing (below): the limiter runs open and learns from a 429 if one comes.
-            rpm: opts.rpm === 0 ? undefined : (opts.rpm as number | undefined),
-            rate: opts.rate as { requests: number; windowMs: number } | undefined,
-            maxAgeMs: opts.maxAge as number | undefined,
-            cache: opts.cache as boolean | undefined,
-          },
+          flags,
           env,
           settings,
           onWarning: (w) => logger.warn(w),
         });
-        if (opts.rpm === 0) config.rpm = null;
         if (config.key) {
           secrets.push(config.key.key);
           keySource = config.key.source === 'env' ? 'the key in DOMAIN_INTEL_API_KEY' : `the stored key "${config.key.name ?? ''}"`;
@@ -87,7 +81,7 @@ export function createServices({ opts, env, logger, secrets, onClose }: ServiceD
         const client = new DomainIntelClient({
           baseUrl: config.baseUrl,
           apiKey: config.key.key,
-          timeoutMs: opts.timeout as number,
+          timeoutMs: opts.timeout,
           windowMs: config.windowMs,
           onQuota: (q) => {
             lastQuota = q;

@@ -7,6 +7,7 @@ import { normaliseHost } from '../pipeline/normalise.js';
 import { lookupOne } from '../pipeline/one.js';
 import type { RunKind } from '../pipeline/types.js';
 import type { Context } from './context.js';
+import type { EnrichCommand } from './options.js';
 import { EXIT } from './exit-codes.js';
 import { humanDuration, relativeAge } from './output/format.js';
 import { pickFormat, toJson, type Format } from './output/render.js';
@@ -19,7 +20,7 @@ export interface SingleSpec<T> {
 }
 
 /** Looks one host up (cache first) and prints it in the chosen format; returns the exit code. */
-export async function single<T>(ctx: Context, spec: SingleSpec<T>): Promise<number> {
+export async function single<T>(ctx: Context<EnrichCommand>, spec: SingleSpec<T>): Promise<number> {
   const n = normaliseHost(spec.raw);
   if (!n.ok) throw new UsageError(`not a plausible hostname: ${JSON.stringify(spec.raw)} (${n.reason})`, 'bad_host');
   const host = n.host;
@@ -28,7 +29,7 @@ export async function single<T>(ctx: Context, spec: SingleSpec<T>): Promise<numb
   const format: Format = pickFormat(ctx.opts.format, ctx.io.stdout.isTTY);
   if (ctx.opts.dryRun) {
     const store = await ctx.store();
-    const hit = store?.getMany(endpoint, [key], ctx.opts.maxAge as number).get(key);
+    const hit = store?.getMany(endpoint, [key], ctx.opts.maxAge).get(key);
     ctx.logger.info(hit && !ctx.opts.refresh ? `${host}: cached, costs nothing` : `${host}: 1 lookup needed`);
     return EXIT.OK;
   }
@@ -39,9 +40,9 @@ export async function single<T>(ctx: Context, spec: SingleSpec<T>): Promise<numb
     key,
     fetch: () => spec.fetch(client, host),
     store,
-    maxAgeMs: ctx.opts.maxAge as number,
+    maxAgeMs: ctx.opts.maxAge,
     refresh: ctx.opts.refresh === true,
-    retries: ctx.opts.retries as number,
+    retries: ctx.opts.retries,
     signal: ctx.interrupted,
     onRetry: ({ delayMs, error, rateLimited }) =>
       ctx.logger.warn(rateLimited ? `rate limited; waiting ${humanDuration(delayMs)}` : `${error.message}; retrying in ${humanDuration(delayMs)}`),

@@ -1,56 +1,23 @@
 // The one config resolver (ARCHITECTURE habit 4): defaults < stored settings < environment < flags, for every
-// setting, so `config show` can say where each value came from. Also the value parsers the CLI runs at
-// option-parse time, throwing UsageError so the library and the CLI report bad values alike.
+// option of the table (cli/options.ts) that maps to a stored setting or an environment variable, so `config
+// show` can say where each value came from.
 import { normaliseBaseUrl } from '../api/base-url.js';
 import { UsageError } from '../api/errors.js';
-import { PLAN_NAMES, PLANS, type PlanName } from '../api/types.js';
-import { checkKeyShape, resolveKey, type ResolvedKey } from './keys.js';
+import { PLANS, type PlanName } from '../api/types.js';
+import { type GivenOptions, OPTIONS, type OptionRow } from '../cli/options.js';
+import { checkKeyShape, KEY_ENV, resolveKey, type ResolvedKey } from './keys.js';
 import { cacheDir as defaultCacheDir, type Env } from './paths.js';
-import type { SettingsReader } from './settings.js';
+import type { SettingsReader, StoredSettings } from './settings.js';
+import { MINUTE_MS, parsePlan, parseRate, type Rate } from './values.js';
 
 // One base-URL rule for the whole project: the client enforces the same function.
 export { isLoopbackHost, normaliseBaseUrl } from '../api/base-url.js';
 
-/**
- * Placeholder for the production service. Configurable through --base-url, DOMAIN_INTEL_BASE_URL or
- * `domain-intel config set base-url`, e.g. to point at the local sandbox.
- */
-export const DEFAULT_BASE_URL = 'https://api.domain-intel.example/api/v1';
-/** Cached answers older than this are fetched again, unless --max-age says otherwise. */
-export const DEFAULT_MAX_AGE_MS = 30 * 86_400_000;
-export const MINUTE_MS = 60_000;
-
-export const ENV_VARS = {
-  key: 'DOMAIN_INTEL_API_KEY',
-  baseUrl: 'DOMAIN_INTEL_BASE_URL',
-  plan: 'DOMAIN_INTEL_PLAN',
-  rpm: 'DOMAIN_INTEL_RPM',
-} as const;
-
-/** A request rate: at most `requests` starts in any `windowMs`. */
-export interface Rate {
-  requests: number;
-  windowMs: number;
-}
-
 /** Where a resolved value came from. 'plan' means derived from the plan's limit; 'learned' from past 429s. */
 export type ConfigSource = 'default' | 'stored' | 'env' | 'flag' | 'plan' | 'learned';
 
-/** Command-line values, already parsed by commander; undefined means "not given". */
-export interface ConfigFlags {
-  baseUrl?: string | undefined;
-  plan?: string | undefined;
-  /** --rpm: requests per minute. */
-  rpm?: number | undefined;
-  /** --rate: requests per window; wins over --rpm. */
-  rate?: Rate | string | undefined;
-  /** Use this stored key instead of the environment's or the active one. */
-  keyName?: string | undefined;
-  cacheDir?: string | undefined;
-  maxAgeMs?: number | undefined;
-  /** false for --no-cache. */
-  cache?: boolean | undefined;
-}
+/** The options given on the command line that the resolver reads; undefined means "not given". */
+export type ConfigFlags = Pick<GivenOptions, 'baseUrl' | 'plan' | 'rpm' | 'rate' | 'maxAge' | 'cache'>;
 
 /** Everything a command needs to talk to the service, resolved once. */
 export interface ResolvedConfig {
@@ -70,6 +37,7 @@ export interface ResolvedConfig {
 }
 
 export interface ResolveConfigOptions {
+  /** Only what was given on the command line: commander's defaults would hide the lower layers. */
   flags?: ConfigFlags;
   env?: Env;
   /** Stored settings; null when they could not or should not be read. */
@@ -77,49 +45,53 @@ export interface ResolveConfigOptions {
   onWarning?: (message: string) => void;
 }
 
-const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
+type SettingKey = NonNullable<OptionRow['setting']>;
+/** What one layer says about the settings; a key is absent where the layer is silent. */
+type Said = { baseUrl?: string; plan?: PlanName /** The rate (from --rate too); null: no pacing. */; rpm?: Rate | null };
+type Layer = [source: 'flag' | 'env' | 'stored', said: Said];
 
-/** Parses a duration such as 500ms, 45s, 90m, 12h, 30d or 2w into ms; throws UsageError. */
-export function parseDuration(value: string): number {
-  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d|w)\s*$/i.exec(value);
-  const unit = UNITS[m?.[2]?.toLowerCase() ?? ''];
-  if (!m || unit === undefined) {
-    throw new UsageError(`expected a duration like 30d, 12h, 90m, 45s or 500ms, got ${JSON.stringify(value)}`, 'bad_duration');
-  }
-  const ms = Math.round(Number(m[1]) * unit);
-  if (!Number.isSafeInteger(ms)) throw new UsageError(`duration ${JSON.stringify(value)} is too long`, 'bad_duration');
-  return ms;
+/**
+ * How a setting reads from the text of an environment variable (`where`) and from the settings file, and
+ * what `config set` stores for a text.
+ */
+const READ: {
+  [K in SettingKey]: { text(value: string, where: string): Said[K]; stored(settings: StoredSettings): Said[K]; set(value: string): StoredSettings[K] };
+} = {
+  baseUrl: {
+    text: (url, where) => withWhere(where, () => normaliseBaseUrl(url)),
+    stored: ({ baseUrl }) => (baseUrl ? withWhere('stored base-url', () => normaliseBaseUrl(baseUrl)) : undefined),
+    set: normaliseBaseUrl,
+  },
+  plan: { text: parsePlan, stored: ({ plan }) => plan ?? undefined, set: (plan) => parsePlan(plan) },
+  // DOMAIN_INTEL_RPM also takes a rate such as 20/1s; a stored rpm is per minute.
+  rpm: {
+    text: (rpm, where) => withWhere(where, () => parseRate(rpm)),
+    stored: ({ rpm }) => (rpm ? perMinute(rpm) : undefined),
+    set: (rpm) => {
+      if (!/^\d+$/.test(rpm) || Number(rpm) < 1) throw new UsageError(`rpm must be a whole number of at least 1, got ${JSON.stringify(rpm)}`);
+      return Number(rpm);
+    },
+  },
+};
+
+/** The options that are also settings: `config set <name>` takes the long flag's name (base-url). */
+const settingRows = (Object.values(OPTIONS) as OptionRow[]).flatMap((row) =>
+  row.setting && row.env ? [{ setting: row.setting, env: row.env, name: row.flags.replace(/^.*--([\w-]+).*$/, '$1') }] : [],
+);
+
+/** The names `config set` and `config unset` take. */
+export const SETTING_NAMES = settingRows.map((row) => row.name);
+
+/** The stored setting a `config set|unset` name stands for; throws UsageError for any other name. */
+export function settingNamed(name: string | undefined): SettingKey {
+  const row = settingRows.find((r) => r.name === name);
+  if (!row) throw new UsageError(`unknown setting ${JSON.stringify(name)}; settable: ${SETTING_NAMES.join(', ')}`);
+  return row.setting;
 }
 
-/** Parses a rate such as 300/1m, 20/1s, 300/m or a plain 600 (per minute); throws UsageError. */
-export function parseRate(value: string): Rate {
-  const m = /^\s*(\d+)\s*(?:\/\s*(\S.*?))?\s*$/.exec(value);
-  if (!m) throw new UsageError(`expected a rate like 300/1m, 20/1s or 600 (per minute), got ${JSON.stringify(value)}`, 'bad_rate');
-  const requests = Number(m[1]);
-  if (!Number.isSafeInteger(requests) || requests < 1) throw new UsageError('a rate needs at least 1 request', 'bad_rate');
-  const window = m[2];
-  // "300/m" reads as "300 per 1 minute".
-  const windowMs = window === undefined ? MINUTE_MS : parseDuration(/^\d/.test(window) ? window : `1${window}`);
-  if (windowMs < 10) throw new UsageError('a rate window must be at least 10ms', 'bad_rate');
-  return { requests, windowMs };
-}
-
-/** Checks a plan name; throws UsageError naming where the bad value came from. */
-export function parsePlan(value: string, where = 'plan'): PlanName {
-  const plan = value.trim().toLowerCase();
-  if ((PLAN_NAMES as string[]).includes(plan)) return plan as PlanName;
-  throw new UsageError(`${where}: unknown plan ${JSON.stringify(value)}; expected one of ${PLAN_NAMES.join(', ')}`, 'bad_plan');
-}
-
-/** One layer's say on the rate: an explicit rate wins over one derived from the layer's plan. */
-function layerRate(rate: Rate | null, plan: PlanName | null): { rate: Rate; derived: boolean } | null {
-  if (rate) return { rate, derived: false };
-  if (plan) return { rate: { requests: PLANS[plan].perMinute, windowMs: MINUTE_MS }, derived: true };
-  return null;
-}
-
-function nonEmpty(value: string | undefined): string | undefined {
-  return value === undefined || value.trim() === '' ? undefined : value.trim();
+/** Checks a value for `config set`, as it will be stored; throws UsageError. */
+export function settingValue<K extends SettingKey>(key: K, value: string): StoredSettings[K] {
+  return READ[key].set(value);
 }
 
 /** Resolves every setting with one precedence: defaults < stored settings < environment < flags. */
@@ -128,78 +100,84 @@ export function resolveConfig(options: ResolveConfigOptions = {}): ResolvedConfi
   const env = options.env ?? process.env;
   const stored = options.settings?.getAll() ?? null;
 
-  const envBaseUrl = nonEmpty(env[ENV_VARS.baseUrl]);
-  const envPlanText = nonEmpty(env[ENV_VARS.plan]);
-  const envRpmText = nonEmpty(env[ENV_VARS.rpm]);
-  const envPlan = envPlanText === undefined ? null : parsePlan(envPlanText, ENV_VARS.plan);
-  const envRate = envRpmText === undefined ? null : withWhere(ENV_VARS.rpm, () => parseRate(envRpmText));
-  const flagPlan = flags.plan === undefined ? null : parsePlan(flags.plan, '--plan');
-  const flagRate =
-    typeof flags.rate === 'string'
-      ? withWhere('--rate', () => parseRate(flags.rate as string))
-      : (flags.rate ?? (flags.rpm === undefined ? null : checkRpm(flags.rpm)));
-
-  // Base URL: every candidate is normalised, so a bad stored value is reported, not silently skipped.
-  let baseUrl = DEFAULT_BASE_URL;
-  let baseUrlSource: ConfigSource = 'default';
-  if (flags.baseUrl !== undefined) [baseUrl, baseUrlSource] = [withWhere('--base-url', () => normaliseBaseUrl(flags.baseUrl as string)), 'flag'];
-  else if (envBaseUrl !== undefined) [baseUrl, baseUrlSource] = [withWhere(ENV_VARS.baseUrl, () => normaliseBaseUrl(envBaseUrl)), 'env'];
-  else if (stored?.baseUrl) [baseUrl, baseUrlSource] = [withWhere('stored base-url', () => normaliseBaseUrl(stored.baseUrl as string)), 'stored'];
-
-  const [plan, planSource]: [PlanName | null, ConfigSource] = flagPlan
-    ? [flagPlan, 'flag']
-    : envPlan
-      ? [envPlan, 'env']
-      : stored?.plan
-        ? [stored.plan, 'stored']
-        : [null, 'default'];
-
-  // The highest layer that says anything about speed decides it: `--plan business` beats a stored rpm.
-  const storedRate = stored?.rpm ? { requests: stored.rpm, windowMs: MINUTE_MS } : null;
-  const layers: [ConfigSource, ReturnType<typeof layerRate>][] = [
-    ['flag', layerRate(flagRate, flagPlan)],
-    ['env', layerRate(envRate, envPlan)],
-    ['stored', layerRate(storedRate, stored?.plan ?? null)],
+  // Every candidate is checked, so a bad stored or environment value is reported, not silently skipped.
+  const fromEnv: Said = {};
+  const fromStored: Said = {};
+  for (const { setting, env: name } of settingRows) {
+    const text = nonEmpty(env[name]);
+    if (text !== undefined) assign(fromEnv, setting, READ[setting].text(text, name));
+    if (stored) assign(fromStored, setting, READ[setting].stored(stored));
+  }
+  const layers: Layer[] = [
+    ['flag', fromFlags(flags)],
+    ['env', fromEnv],
+    ['stored', fromStored],
   ];
+  const first = <K extends keyof Said>(key: K) => layers.find(([, said]) => said[key] !== undefined);
+
+  const baseUrlLayer = first('baseUrl');
+  const planLayer = first('plan');
+  // The highest layer that says anything about speed decides it: `--plan business` beats a stored rpm, and
+  // within a layer an explicit rate beats the one its plan implies.
+  const speedLayer = layers.find(([, said]) => said.rpm !== undefined || said.plan !== undefined);
   // Nothing known: no guess. Assuming the smallest plan would waste most of a larger plan's limit on every
   // run; instead the limiter learns the limit from the first 429 (a pause until its reset, then paced) and
   // the learned figure is stored for next time.
   let rate: { requests: number | null; windowMs: number } = { requests: null, windowMs: MINUTE_MS };
   let rateSource: ConfigSource = 'default';
-  const chosen = layers.find(([, l]) => l !== null);
-  if (chosen?.[1]) [rate, rateSource] = [chosen[1].rate, chosen[1].derived ? 'plan' : chosen[0]];
-  else if (stored?.learnedRpm) [rate, rateSource] = [{ requests: stored.learnedRpm, windowMs: MINUTE_MS }, 'learned'];
+  if (speedLayer) {
+    const [source, said] = speedLayer;
+    if (said.rpm !== undefined) [rate, rateSource] = [said.rpm ?? rate, source];
+    else if (said.plan) [rate, rateSource] = [perMinute(PLANS[said.plan].perMinute), 'plan'];
+  } else if (stored?.learnedRpm) [rate, rateSource] = [perMinute(stored.learnedRpm), 'learned'];
 
-  const key = resolveKey({ settings: options.settings ?? null, env, name: flags.keyName ?? null });
+  const key = resolveKey({ settings: options.settings ?? null, env });
   // Stored keys were checked when added; the environment's is only warned about, since the service decides.
   const keyProblem = key?.source === 'env' ? checkKeyShape(key.key) : null;
-  if (keyProblem !== null) options.onWarning?.(`${ENV_VARS.key} does not look like an API key: ${keyProblem}`);
-  const cacheDir = flags.cacheDir ?? defaultCacheDir(env);
-  const maxAgeMs = flags.maxAgeMs ?? DEFAULT_MAX_AGE_MS;
+  if (keyProblem !== null) options.onWarning?.(`${KEY_ENV} does not look like an API key: ${keyProblem}`);
+  const maxAgeMs = flags.maxAge ?? OPTIONS.maxAge.default;
   if (!(maxAgeMs >= 0)) throw new UsageError('--max-age must not be negative', 'bad_duration');
 
   return {
-    baseUrl,
-    plan,
+    baseUrl: baseUrlLayer?.[1].baseUrl ?? OPTIONS.baseUrl.default,
+    plan: planLayer?.[1].plan ?? null,
     rpm: rate.requests,
     windowMs: rate.windowMs,
     key,
-    cacheDir,
+    cacheDir: defaultCacheDir(env),
     maxAgeMs,
     useCache: flags.cache !== false,
     sources: {
-      baseUrl: baseUrlSource,
-      plan: planSource,
+      baseUrl: baseUrlLayer?.[0] ?? 'default',
+      plan: planLayer?.[0] ?? 'default',
       rate: rateSource,
-      cacheDir: flags.cacheDir !== undefined ? 'flag' : nonEmpty(env.DOMAIN_INTEL_CACHE_DIR) !== undefined ? 'env' : 'default',
-      maxAgeMs: flags.maxAgeMs !== undefined ? 'flag' : 'default',
+      cacheDir: nonEmpty(env.DOMAIN_INTEL_CACHE_DIR) !== undefined ? 'env' : 'default',
+      maxAgeMs: flags.maxAge !== undefined ? 'flag' : 'default',
     },
   };
 }
 
-function checkRpm(rpm: number): Rate {
-  if (!Number.isSafeInteger(rpm) || rpm < 1) throw new UsageError('--rpm must be a whole number of at least 1', 'bad_rate');
-  return { requests: rpm, windowMs: MINUTE_MS };
+/** The flags layer: commander parsed the values already, except the base URL (see its row in the table). */
+function fromFlags(flags: ConfigFlags): Said {
+  const said: Said = {};
+  if (flags.baseUrl !== undefined) said.baseUrl = withWhere('--base-url', () => normaliseBaseUrl(flags.baseUrl as string));
+  if (flags.plan !== undefined) said.plan = flags.plan;
+  // --rpm 0 means no pacing: the limiter runs open and learns from a 429 if one comes. --rate wins over --rpm.
+  if (flags.rpm !== undefined) said.rpm = flags.rpm === 0 ? null : perMinute(flags.rpm);
+  if (flags.rate !== undefined) said.rpm = flags.rate;
+  return said;
+}
+
+function assign<K extends keyof Said>(said: Said, key: K, value: Said[K]): void {
+  if (value !== undefined) said[key] = value;
+}
+
+function perMinute(requests: number): Rate {
+  return { requests, windowMs: MINUTE_MS };
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
 }
 
 // Prefixes a UsageError with the flag or variable that carried the bad value, so the user knows what to fix.

@@ -14,7 +14,7 @@ export const KEY_PATTERN = /^[A-Za-z][A-Za-z0-9]*_(?:[A-Za-z0-9]+_)*[0-9a-f]{48}
 const KEY_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 /** The environment variable whose key overrides the stored active key. */
-const KEY_ENV = 'DOMAIN_INTEL_API_KEY';
+export const KEY_ENV = 'DOMAIN_INTEL_API_KEY';
 
 /** A key ready to use, and where it came from. */
 export interface ResolvedKey {

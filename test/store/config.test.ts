@@ -1,38 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/api/errors.js';
-import { DEFAULT_BASE_URL, DEFAULT_MAX_AGE_MS, normaliseBaseUrl, parseDuration, parseRate, resolveConfig } from '../../src/store/config.js';
+import { OPTIONS } from '../../src/cli/options.js';
+import { type ConfigFlags, normaliseBaseUrl, resolveConfig, SETTING_NAMES, settingNamed, settingValue } from '../../src/store/config.js';
 import { addKey } from '../../src/store/keys.js';
 import { memorySettings } from '../../src/store/settings.js';
+import { DEFAULT_MAX_AGE_MS } from '../../src/store/values.js';
 import { fakeKey } from './helpers.js';
-
-describe('parseDuration', () => {
-  it('reads every unit', () => {
-    expect(parseDuration('30d')).toBe(30 * 86_400_000);
-    expect(parseDuration('12h')).toBe(12 * 3_600_000);
-    expect(parseDuration('90m')).toBe(90 * 60_000);
-    expect(parseDuration('45s')).toBe(45_000);
-    expect(parseDuration('500ms')).toBe(500);
-    expect(parseDuration('2w')).toBe(14 * 86_400_000);
-    expect(parseDuration(' 1.5h ')).toBe(5_400_000);
-    expect(parseDuration('0s')).toBe(0);
-  });
-  it('throws UsageError on anything else', () => {
-    for (const bad of ['', '30', 'd', '-5m', '3y', '5 minutes', '1e3s', 'abc']) expect(() => parseDuration(bad), bad).toThrow(UsageError);
-  });
-});
-
-describe('parseRate', () => {
-  it('reads requests per window, a plain number being per minute', () => {
-    expect(parseRate('300/1m')).toEqual({ requests: 300, windowMs: 60_000 });
-    expect(parseRate('20/1s')).toEqual({ requests: 20, windowMs: 1000 });
-    expect(parseRate('600')).toEqual({ requests: 600, windowMs: 60_000 });
-    expect(parseRate('300/m')).toEqual({ requests: 300, windowMs: 60_000 });
-    expect(parseRate('10 / 500ms')).toEqual({ requests: 10, windowMs: 500 });
-  });
-  it('throws UsageError on bad rates', () => {
-    for (const bad of ['', '0', '0/1m', '-1', 'ten', '300/', '300/1y', '5/1ms', '1.5/1m']) expect(() => parseRate(bad), bad).toThrow(UsageError);
-  });
-});
 
 describe('normaliseBaseUrl', () => {
   it('accepts https and loopback http, dropping a trailing slash', () => {
@@ -66,7 +39,7 @@ describe('resolveConfig', () => {
   it('falls back to the defaults', () => {
     const c = resolveConfig({ env: { DOMAIN_INTEL_CACHE_DIR: '/c' }, settings: memorySettings() });
     expect(c).toMatchObject({
-      baseUrl: DEFAULT_BASE_URL,
+      baseUrl: OPTIONS.baseUrl.default,
       plan: null,
       rpm: null,
       windowMs: 60_000,
@@ -76,7 +49,7 @@ describe('resolveConfig', () => {
       useCache: true,
     });
     expect(c.sources).toEqual({ baseUrl: 'default', plan: 'default', rate: 'default', cacheDir: 'env', maxAgeMs: 'default' });
-    expect(resolveConfig({ env: {}, settings: null }).baseUrl).toBe(DEFAULT_BASE_URL);
+    expect(resolveConfig({ env: {}, settings: null }).baseUrl).toBe(OPTIONS.baseUrl.default);
   });
 
   it('applies defaults < stored < env < flags for every setting', async () => {
@@ -88,7 +61,7 @@ describe('resolveConfig', () => {
       DOMAIN_INTEL_RPM: '200',
       DOMAIN_INTEL_API_KEY: fakeKey('2222'),
     };
-    const flags = { baseUrl: 'https://flag.example/api/v1', plan: 'business-plus', rpm: 500 };
+    const flags: ConfigFlags = { baseUrl: 'https://flag.example/api/v1', plan: 'business-plus', rpm: 500 };
 
     const stored = resolveConfig({ env: {}, settings });
     expect(stored).toMatchObject({ baseUrl: 'https://stored.example/api/v1', plan: 'pro', rpm: 30, key: { source: 'stored', name: 'main' } });
@@ -113,7 +86,10 @@ describe('resolveConfig', () => {
     expect(resolveConfig({ env: { DOMAIN_INTEL_PLAN: 'business', DOMAIN_INTEL_RPM: '20/1s' }, settings })).toMatchObject({ rpm: 20, windowMs: 1000 });
     // --rate beats --rpm.
     expect(resolveConfig({ env: {}, settings, flags: { rpm: 10, rate: { requests: 5, windowMs: 1000 } } })).toMatchObject({ rpm: 5, windowMs: 1000 });
-    expect(resolveConfig({ env: {}, settings, flags: { rate: '7/1s' } })).toMatchObject({ rpm: 7, windowMs: 1000 });
+    expect(resolveConfig({ env: { DOMAIN_INTEL_PLAN: 'business' }, settings, flags: { rate: { requests: 7, windowMs: 1000 } } })).toMatchObject({
+      rpm: 7,
+      windowMs: 1000,
+    });
     // A learned limit is used only when nothing else is known.
     const learned = resolveConfig({ env: {}, settings: memorySettings({ learnedRpm: 45 }) });
     expect(learned).toMatchObject({ rpm: 45 });
@@ -128,26 +104,95 @@ describe('resolveConfig', () => {
     expect(() => resolveConfig({ env: {}, settings: memorySettings({ baseUrl: 'http://x.example/api/v1' }) })).toThrow(/stored base-url/);
   });
 
-  it('takes cache and key flags, and warns about an odd-looking environment key', async () => {
+  it('takes the cache flags, and warns about an odd-looking environment key', async () => {
     const settings = memorySettings();
     await addKey(settings, 'a', fakeKey('1111'));
-    await addKey(settings, 'b', fakeKey('2222'));
     const warnings: string[] = [];
     const c = resolveConfig({
-      env: { DOMAIN_INTEL_API_KEY: 'typo-key' },
+      env: { DOMAIN_INTEL_API_KEY: 'typo-key', DOMAIN_INTEL_CACHE_DIR: '/tmp/c' },
       settings,
-      flags: { cacheDir: '/tmp/c', maxAgeMs: 1000, cache: false },
+      flags: { maxAge: 1000, cache: false },
       onWarning: (m) => warnings.push(m),
     });
     expect(c).toMatchObject({ cacheDir: '/tmp/c', maxAgeMs: 1000, useCache: false, key: { key: 'typo-key', source: 'env' } });
-    expect(c.sources).toMatchObject({ cacheDir: 'flag', maxAgeMs: 'flag' });
+    expect(c.sources).toMatchObject({ cacheDir: 'env', maxAgeMs: 'flag' });
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toContain('DOMAIN_INTEL_API_KEY');
     expect(warnings[0]).not.toContain('typo-key');
-    expect(resolveConfig({ env: { DOMAIN_INTEL_API_KEY: fakeKey() }, settings, flags: { keyName: 'b' } }).key).toEqual({
-      key: fakeKey('2222'),
-      source: 'stored',
-      name: 'b',
+    // The stored active key serves when the environment has none.
+    expect(resolveConfig({ env: {}, settings }).key).toEqual({ key: fakeKey('1111'), source: 'stored', name: 'a' });
+  });
+
+  // Each option of the table that is also a setting, through every layer: the value and the source reported.
+  const LAYERS = {
+    baseUrl: {
+      stored: 'https://stored.example/api/v1',
+      env: ['https://env.example/api/v1/', 'https://env.example/api/v1'],
+      flag: 'https://flag.example/api/v1',
+    },
+    plan: { stored: 'pro', env: ['Business', 'business'], flag: 'business-plus' },
+    rpm: { stored: 30, env: ['45/1s', 45], flag: 60 },
+  } as const;
+
+  for (const [name, row] of Object.entries(OPTIONS).filter(([, r]) => 'setting' in r)) {
+    it(`${row.flags.split(' ')[0]}: default < stored < ${'env' in row ? row.env : ''} < flag`, () => {
+      const layers = LAYERS[name as keyof typeof LAYERS];
+      const env = 'env' in row ? row.env : '';
+      const read = (c: ReturnType<typeof resolveConfig>) =>
+        name === 'rpm'
+          ? { value: c.rpm, source: c.sources.rate }
+          : name === 'plan'
+            ? { value: c.plan, source: c.sources.plan }
+            : { value: c.baseUrl, source: c.sources.baseUrl };
+      const stored = memorySettings({ [name]: layers.stored });
+      expect(read(resolveConfig({ env: {}, settings: memorySettings() }))).toEqual({
+        value: 'default' in row ? row.default : null,
+        source: 'default',
+      });
+      expect(read(resolveConfig({ env: {}, settings: stored }))).toEqual({ value: layers.stored, source: 'stored' });
+      expect(read(resolveConfig({ env: { [env]: String(layers.env[0]) }, settings: stored }))).toEqual({ value: layers.env[1], source: 'env' });
+      expect(read(resolveConfig({ env: { [env]: String(layers.env[0]) }, settings: stored, flags: { [name]: layers.flag } }))).toEqual({
+        value: layers.flag,
+        source: 'flag',
+      });
+      // A blank variable says nothing; a bad one is an error naming it.
+      expect(read(resolveConfig({ env: { [env]: '  ' }, settings: stored }))).toEqual({ value: layers.stored, source: 'stored' });
+      expect(() => resolveConfig({ env: { [env]: 'gold://' }, settings: stored })).toThrow(new RegExp(`^${env}: `));
     });
+  }
+
+  it('--rpm 0 turns pacing off over every lower layer, learned limits too', () => {
+    const settings = memorySettings({ rpm: 30, learnedRpm: 45 });
+    const c = resolveConfig({ env: { DOMAIN_INTEL_PLAN: 'business', DOMAIN_INTEL_RPM: '20/1s' }, settings, flags: { rpm: 0 } });
+    expect(c).toMatchObject({ rpm: null, windowMs: 60_000, plan: 'business' });
+    expect(c.sources).toMatchObject({ rate: 'flag', plan: 'env' });
+  });
+
+  it('falls back to the default --max-age when none is given', () => {
+    const c = resolveConfig({ env: {}, settings: null });
+    expect(c.maxAgeMs).toBe(DEFAULT_MAX_AGE_MS);
+    expect(c.maxAgeMs).toBe(OPTIONS.maxAge.default);
+    expect(() => resolveConfig({ env: {}, flags: { maxAge: -1 } })).toThrow(/--max-age/);
+  });
+});
+
+describe('config set and unset', () => {
+  it('take the settings by the name of their long flag', () => {
+    expect(SETTING_NAMES).toEqual(['base-url', 'plan', 'rpm']);
+    expect(settingNamed('base-url')).toBe('baseUrl');
+    expect(settingNamed('plan')).toBe('plan');
+    expect(settingNamed('rpm')).toBe('rpm');
+    expect(() => settingNamed('baseUrl')).toThrow(/unknown setting "baseUrl"; settable: base-url, plan, rpm/);
+    expect(() => settingNamed(undefined)).toThrow(UsageError);
+  });
+
+  it('store a checked value', () => {
+    expect(settingValue('baseUrl', 'https://x.example/api/v1/')).toBe('https://x.example/api/v1');
+    expect(settingValue('plan', 'Pro')).toBe('pro');
+    expect(settingValue('rpm', '120')).toBe(120);
+    expect(() => settingValue('rpm', '20/1s')).toThrow(/rpm must be a whole number of at least 1, got "20\/1s"/);
+    expect(() => settingValue('rpm', '0')).toThrow(UsageError);
+    expect(() => settingValue('plan', 'gold')).toThrow(/unknown plan/);
+    expect(() => settingValue('baseUrl', 'http://example.com/api/v1')).toThrow(/in clear/);
   });
 });

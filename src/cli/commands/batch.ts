@@ -2,7 +2,7 @@
 import type { Context } from '../context.js';
 import { runList } from '../list.js';
 
-export default async function batch(ctx: Context): Promise<number> {
+export default async function batch(ctx: Context<'batch'>): Promise<number> {
   const file = (ctx.args.file as string | undefined) ?? '-';
   return runList(ctx, { kind: 'profile', source: { file } });
 }

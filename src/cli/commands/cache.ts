@@ -2,10 +2,11 @@
 import { UsageError } from '../../api/errors.js';
 import type { Context } from '../context.js';
 import { EXIT } from '../exit-codes.js';
+import { runs } from '../options.js';
 import { groupedNumber, humanDuration } from '../output/format.js';
 import { renderKeyValue } from '../output/table.js';
 
-export default async function cache(ctx: Context): Promise<number> {
+export default async function cache(ctx: Context<'cache stats' | 'cache clear' | 'cache prune'>): Promise<number> {
   const [{ CacheCorruptError }, { removeCacheFiles }] = await Promise.all([import('../../store/errors.js'), import('../../store/schema.js')]);
   if (ctx.args.sub === 'clear') {
     // A damaged file cannot be opened to be cleared: remove it instead, which is what clearing means.
@@ -48,7 +49,8 @@ export default async function cache(ctx: Context): Promise<number> {
       ctx.logger.info(`removed ${groupedNumber(store.clear())} cached answers`);
       return EXIT.OK;
     case 'prune':
-      ctx.logger.info(`removed ${groupedNumber(store.prune(ctx.opts.maxAge as number))} answers older than ${humanDuration(ctx.opts.maxAge as number)}`);
+      if (!runs(ctx, 'cache prune')) break; // --max-age is prune's alone
+      ctx.logger.info(`removed ${groupedNumber(store.prune(ctx.opts.maxAge))} answers older than ${humanDuration(ctx.opts.maxAge)}`);
       return EXIT.OK;
   }
   throw new UsageError(`unknown cache subcommand ${String(ctx.args.sub)}`);

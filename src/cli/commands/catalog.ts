@@ -8,10 +8,10 @@ import { relativeAge } from '../output/format.js';
 import { catalogView, pickFormat, toJson } from '../output/render.js';
 import { writeCsv } from '../rows.js';
 
-export default async function catalog(ctx: Context): Promise<number> {
+export default async function catalog(ctx: Context<'catalog'>): Promise<number> {
   const { categories, cachedAt } = await loadCatalog(ctx, ctx.opts.refresh === true);
   if (cachedAt !== null) ctx.logger.info(`catalog from the cache, fetched ${relativeAge(Date.now() - cachedAt)} (--refresh fetches again)`);
-  const wanted = ctx.opts.category as string | undefined;
+  const wanted = ctx.opts.category;
   const shown = wanted === undefined ? categories : categories.filter((c) => c.category === wanted);
   if (wanted !== undefined && shown.length === 0) {
     const names = categories.map((c) => c.category);

@@ -322,9 +322,9 @@ async function names(ctx: Context, what: string): Promise<void> {
   } else throw new UsageError(`--names takes keys or tech, got ${JSON.stringify(what)}`);
 }
 
-export default async function completion(ctx: Context): Promise<number> {
+export default async function completion(ctx: Context<'completion'>): Promise<number> {
   const shell = ctx.args.shell as string | undefined;
-  const what = ctx.opts.names as string | undefined;
+  const what = ctx.opts.names;
   if (what !== undefined) {
     await names(ctx, what);
     return EXIT.OK;

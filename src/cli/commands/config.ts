@@ -4,11 +4,9 @@ import type { Context } from '../context.js';
 import { EXIT } from '../exit-codes.js';
 import { renderKeyValue } from '../output/table.js';
 
-const SETTABLE = ['plan', 'rpm', 'base-url'] as const;
-
 export default async function config(ctx: Context): Promise<number> {
   const settings = await ctx.settings();
-  const { parsePlan, normaliseBaseUrl } = await import('../../store/config.js');
+  const { settingNamed, settingValue } = await import('../../store/config.js');
   const { maskKey } = await import('../../store/keys.js');
   const setting = ctx.args.setting as string | undefined;
   switch (ctx.args.sub) {
@@ -32,21 +30,13 @@ export default async function config(ctx: Context): Promise<number> {
       return EXIT.OK;
     }
     case 'set': {
-      const value = ctx.args.value as string;
-      if (setting === 'plan') await settings.set('plan', parsePlan(value));
-      else if (setting === 'rpm') {
-        if (!/^\d+$/.test(value) || Number(value) < 1) throw new UsageError(`rpm must be a whole number of at least 1, got ${JSON.stringify(value)}`);
-        await settings.set('rpm', Number(value));
-      } else if (setting === 'base-url') await settings.set('baseUrl', normaliseBaseUrl(value));
-      else throw new UsageError(`unknown setting ${JSON.stringify(setting)}; settable: ${SETTABLE.join(', ')}`);
+      const key = settingNamed(setting);
+      await settings.set(key, settingValue(key, ctx.args.value as string));
       ctx.logger.info(`${setting} set`);
       return EXIT.OK;
     }
     case 'unset': {
-      const name = setting === 'base-url' ? 'baseUrl' : setting;
-      if (name !== 'plan' && name !== 'rpm' && name !== 'baseUrl')
-        throw new UsageError(`unknown setting ${JSON.stringify(setting)}; settable: ${SETTABLE.join(', ')}`);
-      await settings.set(name, null);
+      await settings.set(settingNamed(setting), null);
       ctx.logger.info(`${setting} unset`);
       return EXIT.OK;
     }

@@ -5,9 +5,9 @@ import type { Context } from '../context.js';
 import { employeesView } from '../output/render.js';
 import { single } from '../single.js';
 
-export default async function employees(ctx: Context): Promise<number> {
+export default async function employees(ctx: Context<'employees'>): Promise<number> {
   const host = ctx.args.host as string | undefined;
-  const input = ctx.opts.input as string | undefined;
+  const input = ctx.opts.input;
   if (input !== undefined && host !== undefined) throw new UsageError('give either a host or --input, not both');
   if (input !== undefined) return (await import('../list.js')).runList(ctx, { kind: 'employees', source: { file: input } });
   if (host === undefined) throw new UsageError('employees needs a host, or --input FILE (- for stdin)');

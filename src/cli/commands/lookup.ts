@@ -4,7 +4,7 @@ import type { Context } from '../context.js';
 import { profileView } from '../output/render.js';
 import { single } from '../single.js';
 
-export default async function lookup(ctx: Context): Promise<number> {
+export default async function lookup(ctx: Context<'lookup'>): Promise<number> {
   const hosts = ctx.args.hosts as string[];
   if (hosts.length === 1) {
     return single(ctx, {

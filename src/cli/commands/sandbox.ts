@@ -2,24 +2,24 @@
 import type { Context } from '../context.js';
 import { EXIT } from '../exit-codes.js';
 
-export default async function sandbox(ctx: Context): Promise<number> {
+export default async function sandbox(ctx: Context<'sandbox'>): Promise<number> {
   const { startSandbox } = await import('../../sandbox/index.js');
   const o = ctx.opts;
   const sb = await startSandbox({
-    port: o.port as number,
-    plan: (o.plan as 'pro' | 'business' | 'business-plus' | undefined) ?? 'business',
-    ...(o.quota === undefined ? {} : { quota: o.quota as number }),
-    ...(o.rpm === undefined ? {} : { rpm: o.rpm as number }),
-    windowMs: o.windowMs as number,
-    latencyMs: o.latencyMs as number,
-    seed: o.seed as string,
-    hosts: o.hosts as number,
-    faults: { unavailable: o.failRate as number },
+    port: o.port,
+    plan: o.plan ?? 'business',
+    ...(o.quota === undefined ? {} : { quota: o.quota }),
+    ...(o.rpm === undefined ? {} : { rpm: o.rpm }),
+    windowMs: o.windowMs,
+    latencyMs: o.latencyMs,
+    seed: o.seed,
+    hosts: o.hosts,
+    faults: { unavailable: o.failRate },
   });
   const hosts = sb.hostList().slice(0, 3).join(' ');
   // What the user needs to point the CLI at it goes to stdout (it is this command's data); the rest to stderr.
   ctx.io.stdout.write(`DOMAIN_INTEL_BASE_URL=${sb.baseUrl}\nDOMAIN_INTEL_API_KEY=${sb.key}\n`);
-  ctx.logger.info(`sandbox listening on ${sb.url} (plan ${String(o.plan ?? 'business')}, window ${String(o.windowMs)} ms); try:`);
+  ctx.logger.info(`sandbox listening on ${sb.url} (plan ${o.plan ?? 'business'}, window ${o.windowMs} ms); try:`);
   ctx.logger.info(`  export DOMAIN_INTEL_BASE_URL=${sb.baseUrl} DOMAIN_INTEL_API_KEY=<the key above>; domain-intel lookup ${hosts}`);
   ctx.logger.info('charges so far: GET /__sandbox/charges; Ctrl-C stops it');
   await new Promise<void>((resolve) => {

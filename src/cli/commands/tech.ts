@@ -8,7 +8,7 @@ import { EXIT } from '../exit-codes.js';
 import { pickFormat, technologyView, toJson } from '../output/render.js';
 import { writeCsv } from '../rows.js';
 
-export default async function tech(ctx: Context): Promise<number> {
+export default async function tech(ctx: Context<'tech'>): Promise<number> {
   const name = ctx.args.name as string;
   const client = await ctx.client();
   try {

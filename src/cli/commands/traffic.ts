@@ -5,9 +5,9 @@ import type { Context } from '../context.js';
 import { trafficView } from '../output/render.js';
 import { single } from '../single.js';
 
-export default async function traffic(ctx: Context): Promise<number> {
+export default async function traffic(ctx: Context<'traffic'>): Promise<number> {
   const host = ctx.args.host as string | undefined;
-  const input = ctx.opts.input as string | undefined;
+  const input = ctx.opts.input;
   if (input !== undefined && host !== undefined) throw new UsageError('give either a host or --input, not both');
   if (input !== undefined) return (await import('../list.js')).runList(ctx, { kind: 'traffic', source: { file: input } });
   if (host === undefined) throw new UsageError('traffic needs a host, or --input FILE (- for stdin)');
