@@ -203,11 +203,18 @@ export type GivenOptions = { [K in OptionName]?: Value<Table[K]> | undefined };
 
 const rows = Object.entries(OPTIONS) as [OptionName, OptionRow][];
 
-/** The options of one command (or 'global'), in table order, with that command's wording and choices. */
-export function optionsOf(path: CommandPath | 'global'): (OptionRow & { name: OptionName })[] {
-  return rows
-    .filter(([, row]) => (row.commands === 'global' ? path === 'global' : path !== 'global' && row.commands.includes(path)))
-    .map(([name, row]) => ({ ...row, ...(path === 'global' ? {} : row.per?.[path]), name }));
+/**
+ * The options of the command at `path` ('cache prune'), or the global ones for '' (the program), in table
+ * order, with that command's wording and choices.
+ */
+export function optionsOf(path: string): (OptionRow & { name: OptionName })[] {
+  const taken = (row: OptionRow) => (row.commands === 'global' ? path === '' : (row.commands as readonly string[]).includes(path));
+  return rows.filter(([, row]) => taken(row)).map(([name, row]) => ({ ...row, ...row.per?.[path as CommandPath], name }));
+}
+
+/** The flags of an option: ['-f', '--format'] for '-f, --format <format>'. */
+export function flagsOf(row: Pick<OptionRow, 'flags'>): string[] {
+  return row.flags.split(/[ ,]+/).filter((word) => word.startsWith('-'));
 }
 
 /** The path of a command below the program ('cache prune'); '' for the program itself. */
@@ -224,8 +231,7 @@ export function helpText(row: Pick<OptionRow, 'help' | 'env'>): string {
 
 /** Adds the table's options for `cmd` (the global ones to the program) and returns it. */
 export function addOptions(cmd: Command): Command {
-  const path = commandPath(cmd);
-  for (const row of optionsOf(path === '' ? 'global' : (path as CommandPath))) {
+  for (const row of optionsOf(commandPath(cmd))) {
     const option = new Option(row.flags, helpText(row));
     if (row.choices) option.choices(row.choices);
     if (row.parse) option.argParser(row.parse);

@@ -3,11 +3,12 @@
 // Stored key names and cached catalog names come from `domain-intel completion --names`, so the CLI is
 // put on PATH as `domain-intel` and the catalog is fetched once from the sandbox to fill the cache.
 import { execFile, execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { flagsOf, OPTIONS, type OptionRow, optionsOf } from '../../src/cli/options.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { assertBuilt, BIN, cliEnv, runCli } from '../helpers/cli.js';
 
@@ -118,6 +119,22 @@ describe('bash', () => {
     expect(await bashComplete('lookup', '--format', '')).toEqual(['table', 'json', 'ndjson', 'csv']);
     expect(await bashComplete('--plan', 'b')).toEqual(['business', 'business-plus']);
     expect(await bashComplete('cache', 'prune', '--m')).toEqual(['--max-age']);
+  });
+
+  it('offers each command the options the option table gives it, hidden ones aside', () => {
+    const script = readFileSync(scripts.bash as string, 'utf8');
+    const rows = Object.values(OPTIONS) as OptionRow[];
+    const paths = new Set(rows.flatMap((row) => (row.commands === 'global' ? [] : row.commands)));
+    for (const path of ['', 'keys use', ...paths]) {
+      const words = new RegExp(`^    "${path}"\\) words="([^"]*)";;$`, 'm').exec(script)?.[1]?.split(' ');
+      expect(words, `no completion for "${path}"`).toBeDefined();
+      for (const row of [...optionsOf(path), ...optionsOf('')]) {
+        for (const flag of flagsOf(row)) {
+          if (row.hidden) expect(words, `${path} ${flag}`).not.toContain(flag);
+          else expect(words, `${path} ${flag}`).toContain(flag);
+        }
+      }
+    }
   });
 
   it('offers the shells after `completion`, and never the hidden --names', async () => {

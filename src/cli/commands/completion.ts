@@ -1,5 +1,6 @@
-// `domain-intel completion bash|zsh|fish`: completion scripts generated from the program itself, so they
-// never drift from the real commands and options. Stored key names and cached catalog names are completed
+// `domain-intel completion bash|zsh|fish`: completion scripts generated from the program's commands and the
+// option table, so they never drift from the real commands and options. Stored key names and cached catalog
+// names are completed
 // through `domain-intel completion --names keys|tech`, which reads local files only and never the network
 // (a Tab press must be instant and free; `domain-intel catalog` fills the cache).
 import type { Command } from 'commander';
@@ -7,6 +8,7 @@ import { closest } from '../../api/closest.js';
 import { UsageError } from '../../api/errors.js';
 import type { Context } from '../context.js';
 import { EXIT } from '../exit-codes.js';
+import { commandPath, flagsOf, optionsOf, VERSION_FLAGS } from '../options.js';
 
 const SHELLS = ['bash', 'zsh', 'fish'] as const;
 
@@ -35,24 +37,27 @@ const POSITIONALS: Record<string, Positional> = {
   batch: 'files',
 };
 
+// commander's own options: help on every command, the version on the program (main.ts).
 const HELP: OptionSpec = { flags: ['-h', '--help'], value: false, choices: [], file: false };
+const VERSION: OptionSpec = { flags: flagsOf({ flags: VERSION_FLAGS }), value: false, choices: [], file: false };
 
-function optionsOf(cmd: Command): OptionSpec[] {
-  return cmd.options
+/** The visible options the table gives the command at `path` ('' for the program: the global options). */
+function specsOf(path: string): OptionSpec[] {
+  return optionsOf(path)
     .filter((o) => !o.hidden)
-    .map((o) => ({
-      flags: [o.short, o.long].filter((x): x is string => typeof x === 'string'),
-      value: o.required || o.optional,
-      choices: o.argChoices ?? [],
-      file: /<file>/.test(o.flags),
-    }));
+    .map((o) => ({ flags: flagsOf(o), value: o.flags.includes('<'), choices: o.choices ?? [], file: /<file>/.test(o.flags) }));
 }
 
 /** Every command of the program with its visible options; global options are valid after any command. */
-function walk(cmd: Command, globals: OptionSpec[], path: string[] = []): Spec[] {
-  const subs = cmd.commands.filter((c) => !(c as unknown as { _hidden?: boolean })._hidden);
-  const here: Spec = { path, options: [...optionsOf(cmd), ...globals, HELP], subcommands: subs.map((c) => c.name()) };
-  return [here, ...subs.flatMap((c) => walk(c, globals, [...path, c.name()]))];
+function walk(cmd: Command, globals: OptionSpec[]): Spec[] {
+  // Subcommands as help lists them, less the `help` command commander adds there.
+  const subs = cmd
+    .createHelp()
+    .visibleCommands(cmd)
+    .filter((c) => cmd.commands.includes(c));
+  const path = commandPath(cmd);
+  const here: Spec = { path: path === '' ? [] : path.split(' '), options: [...specsOf(path), ...globals, HELP], subcommands: subs.map((c) => c.name()) };
+  return [here, ...subs.flatMap((c) => walk(c, globals))];
 }
 
 function root(cmd: Command): Command {
@@ -63,13 +68,12 @@ function root(cmd: Command): Command {
 
 /** The program's specs; `--version` belongs to the top level only. */
 function programSpecs(program: Command): Spec[] {
-  const globals = optionsOf(program).filter((o) => !o.flags.includes('--version'));
-  const [top, ...rest] = walk(program, globals);
+  const [top, ...rest] = walk(program, specsOf(''));
   if (!top) return [];
-  return [{ ...top, options: [...optionsOf(program), HELP] }, ...rest];
+  return [{ ...top, options: [VERSION, ...specsOf(''), HELP] }, ...rest];
 }
 
-const flagsOf = (s: Spec): string[] => s.options.flatMap((o) => o.flags);
+const specFlags = (s: Spec): string[] => s.options.flatMap((o) => o.flags);
 const valueFlags = (specs: Spec[]): string[] => [...new Set(specs.flatMap((s) => s.options.filter((o) => o.value).flatMap((o) => o.flags)))];
 
 /**
@@ -109,7 +113,7 @@ function bash(specs: Spec[]): string {
   const valueCases = choiceCases(specs)
     .map(({ keys, choices }) => `    ${casePatterns(keys)}) COMPREPLY=($(compgen -W "${choices}" -- "$cur"));;`)
     .join('\n');
-  const wordCases = specs.map((s) => `    "${s.path.join(' ')}") words="${[...s.subcommands, ...new Set(flagsOf(s))].join(' ')}";;`).join('\n');
+  const wordCases = specs.map((s) => `    "${s.path.join(' ')}") words="${[...s.subcommands, ...new Set(specFlags(s))].join(' ')}";;`).join('\n');
   const positionalCases = Object.entries(POSITIONALS)
     .map(([path, p]) => {
       const action =
@@ -204,7 +208,7 @@ function zsh(specs: Spec[]): string {
   const valueCases = choiceCases(specs)
     .map(({ keys, choices }) => `    ${casePatterns(keys)}) compadd -- ${choices};;`)
     .join('\n');
-  const wordCases = specs.map((s) => `    "${s.path.join(' ')}") cands=(${[...s.subcommands, ...new Set(flagsOf(s))].join(' ')});;`).join('\n');
+  const wordCases = specs.map((s) => `    "${s.path.join(' ')}") cands=(${[...s.subcommands, ...new Set(specFlags(s))].join(' ')});;`).join('\n');
   const positionalCases = Object.entries(POSITIONALS)
     .map(([path, p]) => {
       const action =
