@@ -5,6 +5,7 @@
 // (seen.ts, SQLite past that), and answers go to the store, which later duplicates read back.
 import type { DomainIntelClient } from '../api/client.js';
 import { retryLimits } from '../api/retry.js';
+import { DEFAULT_MAX_AGE_MS } from '../store/values.js';
 import { type AnswerStore, memoryStore } from './answer-store.js';
 import { Dispatcher, type InputState } from './dispatcher.js';
 import { intake, type RecordSource } from './intake.js';
@@ -63,8 +64,6 @@ export interface EnrichRun<K extends RunKind> {
   readonly stats: RunStats;
 }
 
-const DAY = 86_400_000;
-
 /** Starts an enrichment of `records`; nothing is read until `rows()` is iterated. */
 export function enrich<K extends RunKind>(records: RecordSource, o: EnrichOptions<K>): EnrichRun<K> {
   const spec = KINDS[o.kind];
@@ -96,7 +95,16 @@ export function enrich<K extends RunKind>(records: RecordSource, o: EnrichOption
     onProgress: o.onProgress,
     onEvent: o.onEvent,
   });
-  const planner = new Planner({ spec, store, seen, stats, maxAgeMs: o.maxAgeMs ?? 30 * DAY, refresh: o.refresh === true, dryRun: o.dryRun === true, clock });
+  const planner = new Planner({
+    spec,
+    store,
+    seen,
+    stats,
+    maxAgeMs: o.maxAgeMs ?? DEFAULT_MAX_AGE_MS,
+    refresh: o.refresh === true,
+    dryRun: o.dryRun === true,
+    clock,
+  });
   const target: PlanTarget = {
     settled: (record, status, host, reason, data, cached) => void buffer.add(record, status, host, reason, data, cached),
     waiting: (key) => waiting.has(key),
