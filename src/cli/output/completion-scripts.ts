@@ -1,0 +1,273 @@
+// Shell completion scripts for bash, zsh and fish, drawn from a description of the program's commands and
+// options (commands/completion.ts builds it from commander's commands and the option table).
+/** The shells completion scripts are written for. */
+export const SHELLS = ['bash', 'zsh', 'fish'] as const;
+
+/** An option as completion needs it. */
+export interface OptionSpec {
+  flags: string[];
+  /** Takes a value (`--format json`), so the word after it is not a command or an argument. */
+  value: boolean;
+  choices: readonly string[];
+  /** The value is a file name (`<file>` in the option's flags). */
+  file: boolean;
+}
+
+/** A command (its path of names; none for the program) with the options valid after it and its subcommands. */
+export interface Spec {
+  path: string[];
+  options: OptionSpec[];
+  subcommands: string[];
+}
+
+/** What the first argument of a command completes to; commands not listed take hosts or free text. */
+type Positional = { words: readonly string[] } | { names: 'keys' | 'tech' } | 'files';
+const POSITIONALS: Record<string, Positional> = {
+  completion: { words: SHELLS },
+  'keys use': { names: 'keys' },
+  'keys remove': { names: 'keys' },
+  tech: { names: 'tech' },
+  batch: 'files',
+};
+
+const specFlags = (s: Spec): string[] => s.options.flatMap((o) => o.flags);
+const valueFlags = (specs: Spec[]): string[] => [...new Set(specs.flatMap((s) => s.options.filter((o) => o.value).flatMap((o) => o.flags)))];
+
+/**
+ * Case patterns `path|flag` for the options whose value has choices, grouped by choice list. An option with
+ * the same choices wherever it appears (a global one) gets one pattern `*|flag`.
+ */
+function choiceCases(specs: Spec[]): { keys: string[]; choices: string }[] {
+  const byFlag = new Map<string, Map<string, string[]>>(); // flag -> choices -> paths
+  for (const s of specs) {
+    for (const o of s.options.filter((x) => x.choices.length > 0)) {
+      for (const f of o.flags) {
+        const lists = byFlag.get(f) ?? new Map<string, string[]>();
+        const choices = o.choices.join(' ');
+        lists.set(choices, [...(lists.get(choices) ?? []), s.path.join(' ')]);
+        byFlag.set(f, lists);
+      }
+    }
+  }
+  const byChoices = new Map<string, string[]>();
+  for (const [flag, lists] of byFlag) {
+    for (const [choices, paths] of lists) {
+      const keys = lists.size === 1 && paths.length === specs.length ? [`*|${flag}`] : paths.map((p) => `${p}|${flag}`);
+      byChoices.set(choices, [...(byChoices.get(choices) ?? []), ...keys]);
+    }
+  }
+  return [...byChoices].map(([choices, keys]) => ({ keys, choices }));
+}
+
+/** Shell case patterns `"a"|"b"` for a list of words (all generated words are free of quotes). */
+const patterns = (words: string[]): string => words.map((w) => `"${w}"`).join('|');
+/** Like `patterns`, keeping a leading `*` a wildcard. */
+const casePatterns = (keys: string[]): string => keys.map((k) => (k.startsWith('*') ? `*"${k.slice(1)}"` : `"${k}"`)).join('|');
+const fileFlags = (specs: Spec[]): string[] => [...new Set(specs.flatMap((s) => s.options.filter((o) => o.file).flatMap((o) => o.flags)))];
+
+/** The bash script: a completion function registered with `complete`. */
+export function bash(specs: Spec[]): string {
+  const known = specs.filter((s) => s.path.length > 0).map((s) => s.path.join(' '));
+  const valueCases = choiceCases(specs)
+    .map(({ keys, choices }) => `    ${casePatterns(keys)}) COMPREPLY=($(compgen -W "${choices}" -- "$cur"));;`)
+    .join('\n');
+  const wordCases = specs.map((s) => `    "${s.path.join(' ')}") words="${[...s.subcommands, ...new Set(specFlags(s))].join(' ')}";;`).join('\n');
+  const positionalCases = Object.entries(POSITIONALS)
+    .map(([path, p]) => {
+      const action =
+        p === 'files'
+          ? 'return' // empty: bash's own file completion (-o default) quotes names and marks directories
+          : 'words' in p
+            ? `COMPREPLY=($(compgen -W "${p.words.join(' ')}" -- "$cur")); return`
+            : `_domain_intel_quoted < <(domain-intel completion --names ${p.names} 2>/dev/null); return`;
+      return `      "${path}") ${action};;`;
+    })
+    .join('\n');
+  return `# bash completion for domain-intel
+# Install: domain-intel completion bash > ~/.local/share/bash-completion/completions/domain-intel
+
+# Adds the candidates on stdin (one a line) that start with the word being completed to COMPREPLY, each
+# quoted for the shell so a name with spaces or quotes stays one word. A word opened with a quote gets the
+# bare names: readline completes inside the quote and closes it.
+_domain_intel_quoted() {
+  local typed="$cur" quote="" line q
+  case "$typed" in
+    \\'*) quote="'"; typed="\${typed:1}";;
+    \\"*) quote='"'; typed="\${typed:1}";;
+    *) typed="\${typed//\\\\/}";;
+  esac
+  while IFS= read -r line; do
+    [[ -n "$line" && "$line" == "$typed"* ]] || continue
+    if [[ -n "$quote" ]]; then COMPREPLY+=("$line"); else printf -v q '%q' "$line"; COMPREPLY+=("$q"); fi
+  done
+}
+
+_domain_intel_takes_value() {
+  case "$1" in
+    ${patterns(valueFlags(specs))}) return 0;;
+  esac
+  return 1
+}
+
+_domain_intel_known() {
+  case "$1" in
+    ${patterns(known)}) return 0;;
+  esac
+  return 1
+}
+
+_domain_intel() {
+  local cur="\${COMP_WORDS[COMP_CWORD]}" prev="" opt="" path="" words="" w i npos=0 ended=0
+  COMPREPLY=()
+  (( COMP_CWORD > 0 )) && prev="\${COMP_WORDS[COMP_CWORD-1]}"
+  # The command is the run of known words, skipping options and their values; what follows is arguments.
+  for ((i = 1; i < COMP_CWORD; i++)); do
+    w="\${COMP_WORDS[i]}"
+    if (( ! ended )) && [[ "$w" == "--" ]]; then ended=1; continue; fi
+    if (( ! ended )) && [[ "$w" == -?* ]]; then
+      if _domain_intel_takes_value "$w"; then
+        ((i++))
+        [[ "\${COMP_WORDS[i]}" == "=" ]] && ((i++)) # --format=json arrives as three words
+      fi
+      continue
+    fi
+    if (( npos == 0 )) && _domain_intel_known "\${path:+$path }$w"; then path="\${path:+$path }$w"; else ((npos++)); fi
+  done
+  # The value of an option: its choices, or files (bash's default completion) for anything else.
+  if [[ "$cur" == "=" ]]; then opt="$prev"; cur=""
+  elif [[ "$prev" == "=" ]] && (( COMP_CWORD > 1 )); then opt="\${COMP_WORDS[COMP_CWORD-2]}"
+  else opt="$prev"
+  fi
+  if (( ! ended )) && _domain_intel_takes_value "$opt"; then
+    case "$path|$opt" in
+${valueCases}
+    esac
+    return
+  fi
+  if (( ended )) || [[ "$cur" != -* ]]; then
+    if (( npos == 0 )); then
+      case "$path" in
+${positionalCases}
+      esac
+    fi
+    (( ended )) && return
+  fi
+  case "$path" in
+${wordCases}
+  esac
+  COMPREPLY=($(compgen -W "$words" -- "$cur"))
+}
+complete -o default -F _domain_intel domain-intel
+`;
+}
+
+/** The zsh script: a function for fpath (autoloaded) or to source. */
+export function zsh(specs: Spec[]): string {
+  const known = specs.filter((s) => s.path.length > 0).map((s) => s.path.join(' '));
+  const valueCases = choiceCases(specs)
+    .map(({ keys, choices }) => `    ${casePatterns(keys)}) compadd -- ${choices};;`)
+    .join('\n');
+  const wordCases = specs.map((s) => `    "${s.path.join(' ')}") cands=(${[...s.subcommands, ...new Set(specFlags(s))].join(' ')});;`).join('\n');
+  const positionalCases = Object.entries(POSITIONALS)
+    .map(([path, p]) => {
+      const action =
+        p === 'files'
+          ? '_files; return'
+          : 'words' in p
+            ? `compadd -- ${p.words.join(' ')}; return`
+            : `cands=("\${(@f)$(domain-intel completion --names ${p.names} 2>/dev/null)}"); compadd -- "\${(@)cands:#}"; return`;
+      return `      "${path}") ${action};;`;
+    })
+    .join('\n');
+  return `#compdef domain-intel
+# zsh completion for domain-intel
+# Install: domain-intel completion zsh > "\${fpath[1]}/_domain-intel"   (or: source <(domain-intel completion zsh))
+_domain_intel() {
+  local -a cands
+  local cur="\${words[CURRENT]}" opt="\${words[CURRENT-1]}" cmdpath="" w
+  integer i npos=0 ended=0
+  # The command is the run of known words, skipping options and their values; what follows is arguments.
+  for (( i = 2; i < CURRENT; i++ )); do
+    w="\${words[i]}"
+    if (( ! ended )) && [[ "$w" == "--" ]]; then ended=1; continue; fi
+    if (( ! ended )) && [[ "$w" == -?* ]]; then
+      [[ "$w" != *=* ]] && _domain_intel_takes_value "$w" && (( i++ ))
+      continue
+    fi
+    if (( npos == 0 )) && _domain_intel_known "\${cmdpath:+$cmdpath }$w"; then cmdpath="\${cmdpath:+$cmdpath }$w"; else (( npos++ )); fi
+  done
+  if (( ! ended )) && _domain_intel_takes_value "$opt"; then
+    case "$cmdpath|$opt" in
+${valueCases}
+    ${casePatterns(fileFlags(specs).map((f) => `*|${f}`))}) _files;;
+    esac
+    return
+  fi
+  if (( ended )) || [[ "$cur" != -* ]]; then
+    if (( npos == 0 )); then
+      case "$cmdpath" in
+${positionalCases}
+      esac
+    fi
+    (( ended )) && return
+  fi
+  case "$cmdpath" in
+${wordCases}
+  esac
+  compadd -a cands
+}
+_domain_intel_takes_value() {
+  case "$1" in
+    ${patterns(valueFlags(specs))}) return 0;;
+  esac
+  return 1
+}
+_domain_intel_known() {
+  case "$1" in
+    ${patterns(known)}) return 0;;
+  esac
+  return 1
+}
+# Autoloaded from fpath as _domain-intel, complete now; sourced, register.
+if [[ "\${funcstack[1]}" == "_domain-intel" ]]; then _domain_intel "$@"; else compdef _domain_intel domain-intel; fi
+`;
+}
+
+/** A fish string in single quotes. */
+const fishQuote = (s: string): string => `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+
+/** The fish script: one `complete` line per candidate. */
+export function fish(specs: Spec[]): string {
+  const lines = [
+    '# fish completion for domain-intel',
+    '# Install: domain-intel completion fish > ~/.config/fish/completions/domain-intel.fish',
+    'complete -c domain-intel -f',
+  ];
+  const top = specs.find((s) => s.path.length === 0);
+  const option = (o: OptionSpec, cond: string): string => {
+    const parts = ['complete -c domain-intel'];
+    if (cond) parts.push('-n', fishQuote(cond));
+    for (const f of o.flags) parts.push(f.startsWith('--') ? `-l ${f.slice(2)}` : `-s ${f.slice(1)}`);
+    if (o.choices.length > 0) parts.push('-x -a', fishQuote(o.choices.join(' ')));
+    else if (o.file) parts.push('-r -F');
+    else if (o.value) parts.push('-x');
+    return parts.join(' ');
+  };
+  for (const o of top?.options ?? []) lines.push(option(o, o.flags.includes('--version') ? '__fish_use_subcommand' : ''));
+  for (const sub of top?.subcommands ?? []) lines.push(`complete -c domain-intel -n __fish_use_subcommand -a ${sub}`);
+  const globalFlags = new Set((top?.options ?? []).flatMap((o) => o.flags));
+  for (const s of specs.filter((x) => x.path.length > 0)) {
+    const [first, second] = s.path;
+    const cond =
+      s.path.length === 1 ? `__fish_seen_subcommand_from ${first}` : `__fish_seen_subcommand_from ${first}; and __fish_seen_subcommand_from ${second}`;
+    const noSub = s.subcommands.length > 0 ? `${cond}; and not __fish_seen_subcommand_from ${s.subcommands.join(' ')}` : cond;
+    for (const sub of s.subcommands) lines.push(`complete -c domain-intel -n ${fishQuote(noSub)} -a ${sub}`);
+    for (const o of s.options.filter((x) => !x.flags.some((f) => globalFlags.has(f)))) lines.push(option(o, cond));
+    const positional = POSITIONALS[s.path.join(' ')];
+    if (positional === undefined) continue;
+    if (positional === 'files') lines.push(`complete -c domain-intel -n ${fishQuote(cond)} -F`);
+    else if ('words' in positional) lines.push(`complete -c domain-intel -n ${fishQuote(cond)} -a ${fishQuote(positional.words.join(' '))}`);
+    else lines.push(`complete -c domain-intel -n ${fishQuote(cond)} -a ${fishQuote(`(domain-intel completion --names ${positional.names} 2>/dev/null)`)}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
