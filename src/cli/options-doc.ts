@@ -1,7 +1,7 @@
 // The README's option reference, generated from the option table (options.ts): `npm run docs` writes it
 // between the markers, and test/cli/options.test.ts fails when the README says anything else. Not part of
 // the CLI's bundle; scripts/docs.mjs and the test load it.
-import { flagsOf, OPTIONS, type OptionRow } from './options.js';
+import { longName, OPTIONS, type OptionRow } from './options.js';
 
 export const START = '<!-- options:start -->';
 export const END = '<!-- options:end -->';
@@ -41,7 +41,6 @@ export function optionsSection(): string {
   const visible = rows.filter((row) => !row.hidden);
   const global = visible.filter((row) => row.commands === 'global');
   const local = visible.filter((row) => row.commands !== 'global');
-  const settingName = (row: OptionRow): string => (row.setting ? code(flagsOf(row).at(-1)?.slice(2) ?? '') : '');
   return [
     START,
     '<!-- generated from the option table in src/cli/options.ts by `npm run docs`: edit the table, not this section -->',
@@ -51,7 +50,7 @@ export function optionsSection(): string {
     '',
     line(['option', 'what it does', 'default', 'environment', '`config set`']),
     line(['---', '---', '---', '---', '---']),
-    ...global.map((row) => line([code(row.flags), meaning(row), defaultOf(row), row.env ? code(row.env) : '', settingName(row)])),
+    ...global.map((row) => line([code(row.flags), meaning(row), defaultOf(row), row.env ? code(row.env) : '', row.setting ? code(longName(row)) : ''])),
     '',
     'Options of the commands:',
     '',
@@ -63,7 +62,7 @@ export function optionsSection(): string {
     '',
     line(['variable', 'what it sets']),
     line(['---', '---']),
-    ...rows.flatMap((row) => (row.env ? [line([code(row.env), `as ${code(flagsOf(row).at(-1) ?? '')}`])] : [])),
+    ...rows.flatMap((row) => (row.env ? [line([code(row.env), `as ${code(`--${longName(row)}`)}`])] : [])),
     ...ENVIRONMENT.map(([name, what]) => line([code(name), what])),
     '',
     END,

@@ -217,6 +217,14 @@ export function flagsOf(row: Pick<OptionRow, 'flags'>): string[] {
   return row.flags.split(/[ ,]+/).filter((word) => word.startsWith('-'));
 }
 
+/** The long flag without its dashes ('base-url'): also the name `config set` takes for a setting. */
+export function longName(row: Pick<OptionRow, 'flags'>): string {
+  return flagsOf(row)
+    .filter((flag) => flag.startsWith('--'))
+    .join('')
+    .slice(2);
+}
+
 /** The path of a command below the program ('cache prune'); '' for the program itself. */
 export function commandPath(cmd: Command): string {
   const names: string[] = [];
@@ -225,7 +233,7 @@ export function commandPath(cmd: Command): string {
 }
 
 /** The text after "(env ...)" in help: the environment variable, when the option has one. */
-export function helpText(row: Pick<OptionRow, 'help' | 'env'>): string {
+function helpText(row: Pick<OptionRow, 'help' | 'env'>): string {
   return row.env === undefined ? row.help : `${row.help} (env ${row.env})`;
 }
 

@@ -4,7 +4,7 @@
 import { normaliseBaseUrl } from '../api/base-url.js';
 import { UsageError } from '../api/errors.js';
 import { PLANS, type PlanName } from '../api/types.js';
-import { type GivenOptions, OPTIONS, type OptionRow } from '../cli/options.js';
+import { type GivenOptions, longName, OPTIONS, type OptionRow } from '../cli/options.js';
 import { checkKeyShape, KEY_ENV, resolveKey, type ResolvedKey } from './keys.js';
 import { cacheDir as defaultCacheDir, type Env } from './paths.js';
 import type { SettingsReader, StoredSettings } from './settings.js';
@@ -76,7 +76,7 @@ const READ: {
 
 /** The options that are also settings: `config set <name>` takes the long flag's name (base-url). */
 const settingRows = (Object.values(OPTIONS) as OptionRow[]).flatMap((row) =>
-  row.setting && row.env ? [{ setting: row.setting, env: row.env, name: row.flags.replace(/^.*--([\w-]+).*$/, '$1') }] : [],
+  row.setting && row.env ? [{ setting: row.setting, env: row.env, name: longName(row) }] : [],
 );
 
 /** The names `config set` and `config unset` take. */
