@@ -13,7 +13,7 @@ const BATCH_FORMATS = ['csv', 'json', 'ndjson'] as const;
 const INPUT_FORMATS = ['auto', 'csv', 'tsv', 'lines'] as const;
 
 /** The commands that take options of their own, by path; every command takes the global options. */
-export type CommandPath = 'lookup' | 'batch' | 'traffic' | 'employees' | 'tech' | 'catalog' | 'cache prune' | 'sandbox' | 'completion';
+type CommandPath = 'lookup' | 'batch' | 'traffic' | 'employees' | 'tech' | 'catalog' | 'cache prune' | 'sandbox' | 'completion';
 const ENRICH = ['lookup', 'batch', 'traffic', 'employees'] as const;
 /** The commands that enrich hosts (cli/list.ts runs them on lists). */
 export type EnrichCommand = (typeof ENRICH)[number];
@@ -171,7 +171,7 @@ export const OPTIONS = {
   },
 } as const satisfies Record<string, OptionRow>;
 
-export type OptionName = keyof typeof OPTIONS;
+type OptionName = keyof typeof OPTIONS;
 type Table = typeof OPTIONS;
 
 // The type of ctx.opts, computed from the table: each option's value is what its parser returns (or one
@@ -232,7 +232,7 @@ export function commandPath(cmd: Command): string {
   return names.join(' ');
 }
 
-/** The text after "(env ...)" in help: the environment variable, when the option has one. */
+/** The help text, naming the environment variable when the option has one. */
 function helpText(row: Pick<OptionRow, 'help' | 'env'>): string {
   return row.env === undefined ? row.help : `${row.help} (env ${row.env})`;
 }

@@ -10,9 +10,6 @@ import { cacheDir as defaultCacheDir, type Env } from './paths.js';
 import type { SettingsReader, StoredSettings } from './settings.js';
 import { MINUTE_MS, parsePlan, parseRate, type Rate } from './values.js';
 
-// One base-URL rule for the whole project: the client enforces the same function.
-export { isLoopbackHost, normaliseBaseUrl } from '../api/base-url.js';
-
 /** Where a resolved value came from. 'plan' means derived from the plan's limit; 'learned' from past 429s. */
 export type ConfigSource = 'default' | 'stored' | 'env' | 'flag' | 'plan' | 'learned';
 

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/api/errors.js';
 import { OPTIONS } from '../../src/cli/options.js';
-import { type ConfigFlags, normaliseBaseUrl, resolveConfig, SETTING_NAMES, settingNamed, settingValue } from '../../src/store/config.js';
+import { normaliseBaseUrl } from '../../src/api/base-url.js';
+import { type ConfigFlags, resolveConfig, SETTING_NAMES, settingNamed, settingValue } from '../../src/store/config.js';
 import { addKey } from '../../src/store/keys.js';
 import { memorySettings } from '../../src/store/settings.js';
 import { DEFAULT_MAX_AGE_MS } from '../../src/store/values.js';
