@@ -11,7 +11,7 @@ import type { SettingsReader, StoredSettings } from './settings.js';
 import { MINUTE_MS, parsePlan, parseRate, type Rate } from './values.js';
 
 /** Where a resolved value came from. 'plan' means derived from the plan's limit; 'learned' from past 429s. */
-export type ConfigSource = 'default' | 'stored' | 'env' | 'flag' | 'plan' | 'learned';
+type ConfigSource = 'default' | 'stored' | 'env' | 'flag' | 'plan' | 'learned';
 
 /** The options given on the command line that the resolver reads; undefined means "not given". */
 export type ConfigFlags = Pick<GivenOptions, 'baseUrl' | 'plan' | 'rpm' | 'rate' | 'maxAge' | 'cache'>;
