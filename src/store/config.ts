@@ -44,7 +44,12 @@ export interface ResolveConfigOptions {
 
 type SettingKey = NonNullable<OptionRow['setting']>;
 /** What one layer says about the settings; a key is absent where the layer is silent. */
-type Said = { baseUrl?: string; plan?: PlanName /** The rate (from --rate too); null: no pacing. */; rpm?: Rate | null };
+interface Said {
+  baseUrl?: string;
+  plan?: PlanName;
+  /** The rate (from --rate too); null: no pacing. */
+  rpm?: Rate | null;
+}
 type Layer = [source: 'flag' | 'env' | 'stored', said: Said];
 
 /**
