@@ -65,9 +65,25 @@ const patterns = (words: string[]): string => words.map((w) => `"${w}"`).join('|
 const casePatterns = (keys: string[]): string => keys.map((k) => (k.startsWith('*') ? `*"${k.slice(1)}"` : `"${k}"`)).join('|');
 const fileFlags = (specs: Spec[]): string[] => [...new Set(specs.flatMap((s) => s.options.filter((o) => o.file).flatMap((o) => o.flags)))];
 
+/** The two shell functions bash and zsh share: does an option take a value, is a path of words a command. */
+function shellTests(specs: Spec[], gap: string): string {
+  const known = specs.filter((s) => s.path.length > 0).map((s) => s.path.join(' '));
+  return `_domain_intel_takes_value() {
+  case "$1" in
+    ${patterns(valueFlags(specs))}) return 0;;
+  esac
+  return 1
+}
+${gap}_domain_intel_known() {
+  case "$1" in
+    ${patterns(known)}) return 0;;
+  esac
+  return 1
+}`;
+}
+
 /** The bash script: a completion function registered with `complete`. */
 export function bash(specs: Spec[]): string {
-  const known = specs.filter((s) => s.path.length > 0).map((s) => s.path.join(' '));
   const valueCases = choiceCases(specs)
     .map(({ keys, choices }) => `    ${casePatterns(keys)}) COMPREPLY=($(compgen -W "${choices}" -- "$cur"));;`)
     .join('\n');
@@ -102,19 +118,7 @@ _domain_intel_quoted() {
   done
 }
 
-_domain_intel_takes_value() {
-  case "$1" in
-    ${patterns(valueFlags(specs))}) return 0;;
-  esac
-  return 1
-}
-
-_domain_intel_known() {
-  case "$1" in
-    ${patterns(known)}) return 0;;
-  esac
-  return 1
-}
+${shellTests(specs, '\n')}
 
 _domain_intel() {
   local cur="\${COMP_WORDS[COMP_CWORD]}" prev="" opt="" path="" words="" w i npos=0 ended=0
@@ -163,7 +167,6 @@ complete -o default -F _domain_intel domain-intel
 
 /** The zsh script: a function for fpath (autoloaded) or to source. */
 export function zsh(specs: Spec[]): string {
-  const known = specs.filter((s) => s.path.length > 0).map((s) => s.path.join(' '));
   const valueCases = choiceCases(specs)
     .map(({ keys, choices }) => `    ${casePatterns(keys)}) compadd -- ${choices};;`)
     .join('\n');
@@ -216,18 +219,7 @@ ${wordCases}
   esac
   compadd -a cands
 }
-_domain_intel_takes_value() {
-  case "$1" in
-    ${patterns(valueFlags(specs))}) return 0;;
-  esac
-  return 1
-}
-_domain_intel_known() {
-  case "$1" in
-    ${patterns(known)}) return 0;;
-  esac
-  return 1
-}
+${shellTests(specs, '')}
 # Autoloaded from fpath as _domain-intel, complete now; sourced, register.
 if [[ "\${funcstack[1]}" == "_domain-intel" ]]; then _domain_intel "$@"; else compdef _domain_intel domain-intel; fi
 `;
