@@ -4,7 +4,7 @@ import { UsageError } from './errors.js';
 import { API_PREFIX } from './types.js';
 
 /** True for hosts that never leave this machine. */
-export function isLoopbackHost(hostname: string): boolean {
+function isLoopbackHost(hostname: string): boolean {
   const h = hostname.replace(/^\[|\]$/g, '').toLowerCase();
   return h === 'localhost' || h === '::1' || /^127(\.\d{1,3}){3}$/.test(h);
 }

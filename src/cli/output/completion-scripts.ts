@@ -148,17 +148,7 @@ ${valueCases}
     esac
     return
   fi
-  if (( ended )) || [[ "$cur" != -* ]]; then
-    if (( npos == 0 )); then
-      case "$path" in
-${positionalCases}
-      esac
-    fi
-    (( ended )) && return
-  fi
-  case "$path" in
-${wordCases}
-  esac
+${argumentsThenWords('path', positionalCases, wordCases)}
   COMPREPLY=($(compgen -W "$words" -- "$cur"))
 }
 complete -o default -F _domain_intel domain-intel
@@ -206,17 +196,7 @@ ${valueCases}
     esac
     return
   fi
-  if (( ended )) || [[ "$cur" != -* ]]; then
-    if (( npos == 0 )); then
-      case "$cmdpath" in
-${positionalCases}
-      esac
-    fi
-    (( ended )) && return
-  fi
-  case "$cmdpath" in
-${wordCases}
-  esac
+${argumentsThenWords('cmdpath', positionalCases, wordCases)}
   compadd -a cands
 }
 ${shellTests(specs, '')}
@@ -262,4 +242,23 @@ export function fish(specs: Spec[]): string {
     else lines.push(`complete -c domain-intel -n ${fishQuote(cond)} -a ${fishQuote(`(domain-intel completion --names ${positional.names} 2>/dev/null)`)}`);
   }
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * The shell text bash and zsh share once an option's value is ruled out: after `--`, or on a word that is not
+ * an option, complete the command's arguments; otherwise its subcommands and flags. `pathVar` names the shell
+ * variable holding the command path.
+ */
+function argumentsThenWords(pathVar: string, positionalCases: string, wordCases: string): string {
+  return `  if (( ended )) || [[ "$cur" != -* ]]; then
+    if (( npos == 0 )); then
+      case "$${pathVar}" in
+${positionalCases}
+      esac
+    fi
+    (( ended )) && return
+  fi
+  case "$${pathVar}" in
+${wordCases}
+  esac`;
 }
