@@ -249,7 +249,12 @@ function confThread(dir: string, file: string): Pick<Backend, 'set' | 'delete'> 
     worker?.ref();
     const done = answered();
     worker?.postMessage(change);
-    await done;
+    try {
+      await done;
+    } catch (err) {
+      // A full disk or a read-only directory is met by users: name the file, not "unexpected failure".
+      throw new UsageError(`cannot write the settings file ${file}: ${(err as Error).message}`, 'bad_config');
+    }
   };
   return { set: (name, value) => send({ name, value }), delete: (name) => send({ name }) };
 }

@@ -140,7 +140,11 @@ describe('openSettings', () => {
     await s.set('plan', 'pro');
     fs.rmSync(s.path);
     fs.mkdirSync(s.path); // a directory where the file should be: conf cannot replace it
-    await expect(s.set('rpm', 10)).rejects.toThrow(/EISDIR|EPERM|directory/);
+    const err = await s.set('rpm', 10).catch((e: unknown) => e);
+    expect((err as Error).message).toMatch(/EISDIR|EPERM|directory/);
+    // A user can meet this (a full disk, a read-only directory): a named file and the config exit code, not a bug.
+    expect(err).toBeInstanceOf(UsageError);
+    expect((err as Error).message).toContain(`cannot write the settings file ${s.path}`);
     fs.rmdirSync(s.path);
     await s.set('rpm', 20);
     expect(JSON.parse(fs.readFileSync(s.path, 'utf8'))).toEqual({ rpm: 20 }); // conf reads the file afresh on each write
