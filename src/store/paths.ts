@@ -1,5 +1,6 @@
 // Where settings and the answer cache live. Every function takes `env` (and `platform`) as parameters so
 // tests can point them at temp directories without mutating process.env.
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -61,4 +62,25 @@ export function cacheDir(env: Env = process.env, platform: NodeJS.Platform = pro
   if (xdgCache !== undefined) return path.posix.join(xdgCache, PROJECT_NAME);
   if (platform === 'darwin') return path.posix.join(home, 'Library', 'Caches', PROJECT_NAME);
   return path.posix.join(home, '.cache', PROJECT_NAME);
+}
+
+/**
+ * `mkdir -p DIR` with `mode` for each directory it creates, one level at a time. Node's own recursive
+ * mkdirSync never returns under a filesystem such as /proc (it retries the ENOENT it gets there for ever, at
+ * full CPU): a cache or config directory set there must fail with the error, not hang the command.
+ */
+export function makeDirs(dir: string, mode: number): void {
+  const missing: string[] = [];
+  for (let d = path.resolve(dir); !fs.existsSync(d); d = path.dirname(d)) {
+    missing.push(d);
+    if (path.dirname(d) === d) break;
+  }
+  for (const d of missing.reverse()) {
+    try {
+      fs.mkdirSync(d, { mode });
+    } catch (err) {
+      // Another process (a second run) may create it between the check and here: that is what we wanted.
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+  }
 }

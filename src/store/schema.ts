@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
 import { CacheUnavailableError, checkedForDamage, sqliteCode } from './errors.js';
+import { makeDirs } from './paths.js';
 
 /** Where a cache file lives: its directory, and a file name other than the default (tests). */
 export interface CacheLocation {
@@ -27,7 +28,7 @@ export const cacheFiles = (file: string): string[] => [file, `${file}-wal`, `${f
 export async function openDatabase(where: CacheLocation): Promise<{ db: Database.Database; file: string }> {
   const file = cacheFile(where);
   try {
-    fs.mkdirSync(where.dir, { recursive: true, mode: 0o700 });
+    makeDirs(where.dir, 0o700);
     // Created 0600 before SQLite sees it; SQLite gives its -wal and -shm files the same mode.
     fs.closeSync(fs.openSync(file, 'a', 0o600));
   } catch (err) {

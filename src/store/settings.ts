@@ -7,7 +7,7 @@ import { pathToFileURL } from 'node:url';
 import type { Worker } from 'node:worker_threads';
 import { UsageError } from '../api/errors.js';
 import { PLAN_NAMES, type PlanName } from '../api/types.js';
-import { CONFIG_FILE_NAME, configDir, type Env } from './paths.js';
+import { CONFIG_FILE_NAME, configDir, type Env, makeDirs } from './paths.js';
 
 /** Everything the settings file holds. */
 export interface StoredSettings {
@@ -269,7 +269,7 @@ function secureDir(dir: string, onWarning: (m: string) => void): void {
     stat = fs.statSync(dir);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    makeDirs(dir, 0o700);
     return;
   }
   if (!stat.isDirectory()) throw new Error('not a directory');

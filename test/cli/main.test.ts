@@ -5,7 +5,7 @@ import { VERSION } from '../../src/version.js';
 import { fakeIo, runInProcess, startInProcess } from '../helpers/cli.js';
 import { main } from '../../src/cli/main.js';
 import { startSandbox } from '../../src/sandbox/index.js';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -33,6 +33,18 @@ describe('main(io)', () => {
     const again = await runInProcess(['lookup', 'x.com', '--format', 'xml'], { env });
     expect(again.code).toBe(2);
     expect(again.stderr).toMatch(/^error: option '-f, --format <format>' argument 'xml' is invalid/);
+  });
+
+  it.runIf(existsSync('/proc/self'))('a cache or settings directory that cannot be made is one line and its exit code, not a hang', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'di-main-'));
+    const cache = await runInProcess(['lookup', 'x.example'], { env: { ...env, DOMAIN_INTEL_CONFIG_DIR: home, DOMAIN_INTEL_CACHE_DIR: '/proc/di-nope' } });
+    expect(cache.code).toBe(9);
+    expect(cache.stderr).toMatch(/^error: cannot create the cache file \/proc\/di-nope\/cache\.sqlite: .*--no-cache.*DOMAIN_INTEL_CACHE_DIR/);
+    expect(cache.stderr.trim().split('\n')).toHaveLength(1);
+    const settings = await runInProcess(['config', 'show'], { env: { ...env, DOMAIN_INTEL_CONFIG_DIR: '/proc/di-nope' } });
+    expect(settings.code).toBe(2);
+    expect(settings.stderr).toMatch(/^error: cannot prepare settings directory \/proc\/di-nope: /);
+    rmSync(home, { recursive: true, force: true });
   });
 
   it('a Ctrl-C through io.signals stops a batch in-process: what was answered is written, exit 130', async () => {

@@ -1,5 +1,8 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cacheDir, configDir, configFile } from '../../src/store/paths.js';
+import { cacheDir, configDir, configFile, makeDirs } from '../../src/store/paths.js';
 
 describe('configDir', () => {
   it('honours DOMAIN_INTEL_CONFIG_DIR first', () => {
@@ -29,5 +32,22 @@ describe('cacheDir', () => {
   it('uses ~/Library/Caches on macOS and %LOCALAPPDATA% on Windows', () => {
     expect(cacheDir({ HOME: '/Users/u' }, 'darwin')).toBe('/Users/u/Library/Caches/domain-intel');
     expect(cacheDir({ LOCALAPPDATA: 'C:\\L' }, 'win32')).toBe('C:\\L\\domain-intel\\Cache');
+  });
+});
+
+describe('makeDirs', () => {
+  it('creates every missing level with the mode asked, and accepts a directory that exists', () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'di-mkdirs-'));
+    const deep = path.join(root, 'a', 'b', 'c');
+    makeDirs(deep, 0o700);
+    expect(fs.statSync(deep).isDirectory()).toBe(true);
+    if (process.platform !== 'win32') expect(fs.statSync(path.join(root, 'a')).mode & 0o777).toBe(0o700);
+    expect(() => makeDirs(deep, 0o700)).not.toThrow();
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+
+  // Node's recursive mkdirSync spins for ever there; a cache dir set under /proc must fail, not hang.
+  it.runIf(fs.existsSync('/proc/self'))('fails at once under /proc instead of hanging', () => {
+    expect(() => makeDirs('/proc/domain-intel-nope/cache', 0o700)).toThrow(/ENOENT|EACCES|EPERM/);
   });
 });
