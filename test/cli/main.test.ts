@@ -37,7 +37,11 @@ describe('main(io)', () => {
 
   it.runIf(existsSync('/proc/self'))('a cache or settings directory that cannot be made is one line and its exit code, not a hang', async () => {
     const home = mkdtempSync(join(tmpdir(), 'di-main-'));
-    const cache = await runInProcess(['lookup', 'x.example'], { env: { ...env, DOMAIN_INTEL_CONFIG_DIR: home, DOMAIN_INTEL_CACHE_DIR: '/proc/di-nope' } });
+    // A key of the right shape, so the cache is the only thing that can fail (lookup resolves both at once).
+    const key = `di_live_${'0'.repeat(48)}`;
+    const cache = await runInProcess(['lookup', 'x.example'], {
+      env: { ...env, DOMAIN_INTEL_CONFIG_DIR: home, DOMAIN_INTEL_CACHE_DIR: '/proc/di-nope', DOMAIN_INTEL_API_KEY: key },
+    });
     expect(cache.code).toBe(9);
     expect(cache.stderr).toMatch(/^error: cannot create the cache file \/proc\/di-nope\/cache\.sqlite: .*--no-cache.*DOMAIN_INTEL_CACHE_DIR/);
     expect(cache.stderr.trim().split('\n')).toHaveLength(1);
