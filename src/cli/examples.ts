@@ -1,5 +1,6 @@
-// Examples appended to each command's --help: real invocations a user can copy.
-import { columnsFor } from '../pipeline/flatten.js';
+// Examples appended to each command's --help: real invocations a user can copy. Loaded at every start, so
+// the column list comes from fields.ts (type imports only), not the run kinds behind flatten.ts.
+import { columnsOf, profileValues } from '../pipeline/fields.js';
 
 /** Lays a list out as the help text is: comma-separated, lines of at most `width` characters. */
 function wrapList(items: string[], first: string, width = 100): string {
@@ -35,7 +36,7 @@ Exit codes: 0 ok, 2 usage/input, 3 invalid rows (--strict), 4 incomplete, 5 quot
     "cut -d, -f2 export.csv | domain-intel batch - --format ndjson | jq -c '{host, tech: .data.technologies}'",
     '0 2 * * * domain-intel batch /srv/crm.csv -o /srv/crm-enriched.csv --quiet || mail -s "enrich failed: $?" ops',
   ])}
-${wrapList(columnsFor('profile'), 'Appended columns:')}.
+${wrapList(columnsOf(profileValues, 'profile'), 'Appended columns:')}.
 Re-running the same command resumes: answers already fetched come from the cache and cost nothing.
 `,
   traffic: block([

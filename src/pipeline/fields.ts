@@ -2,7 +2,7 @@
 // in order, ARE the column list (columnsFor in flatten.ts reads them), so the CSV header, the JSON --fields
 // objects and the help text cannot drift apart.
 import type { DomainProfile, EmployeesResult, TrafficHistory, TrafficMonth } from '../api/types.js';
-import type { EnrichedRow } from './types.js';
+import type { EnrichedRow, RunKind } from './types.js';
 
 /** A cell value as CSV renders it: lists already joined. */
 export type FlatValue = string | number | boolean | null;
@@ -68,4 +68,9 @@ export function employeeValues(row: EnrichedRow): Record<string, FieldValue> {
     employees_point: e?.estimated_employees?.point ?? null,
     employees_as_of: e?.as_of ?? null,
   };
+}
+
+/** The columns a value builder produces, in order: the keys of its record, read from an empty row. */
+export function columnsOf(values: (row: EnrichedRow) => Record<string, FieldValue>, kind: RunKind): string[] {
+  return Object.keys(values({ kind, line: 0, cells: [], value: '', status: 'invalid', host: null, reason: null, data: null, cached: false }));
 }

@@ -1,6 +1,6 @@
 // Our appended columns and a row's values for them, whatever the run kind (the values come from the kind's
 // spec, kinds.ts; the builders are in fields.ts).
-import type { FieldValue, FlatValue } from './fields.js';
+import { columnsOf, type FieldValue, type FlatValue } from './fields.js';
 import { KINDS } from './kinds.js';
 import type { EnrichedRow, RunKind } from './types.js';
 
@@ -12,9 +12,7 @@ const columns = new Map<RunKind, readonly string[]>();
 export function columnsFor(kind: RunKind): string[] {
   let list = columns.get(kind);
   if (!list) {
-    // The keys of the kind's value record, read once from an empty row.
-    const empty: EnrichedRow = { kind, line: 0, cells: [], value: '', status: 'invalid', host: null, reason: null, data: null, cached: false };
-    list = Object.keys(KINDS[kind].values(empty));
+    list = columnsOf(KINDS[kind].values, kind);
     columns.set(kind, list);
   }
   return [...list];
