@@ -10,6 +10,10 @@ import { sleep } from '../api/sleep.js';
 
 export { sleep };
 
+/** Where the limiter keeps its slots: in memory for one run, or shared by every run of an account (store/slots.ts). */
+// biome-ignore lint/suspicious/noEmptyInterface: contract, filled in by the limiter part
+export interface SlotStore {}
+
 export interface LimiterOptions {
   /** Requests per window; null when the plan is unknown (learned from the first 429). */
   limit: number | null;
