@@ -35,6 +35,21 @@ export function handleAdmin(controls: AdminControls, method: string, target: str
     controls.resetCounters();
     return { status: 200, body: { ok: true } };
   }
+  if (get && name === 'readings') return { status: 200, body: controls.readings() };
+  if (post && name === 'readings') {
+    const changes = jsonObject(body);
+    if (changes === null) return bad('body must be a JSON object of readings, e.g. {"allAbsent": "not-found"}');
+    try {
+      return { status: 200, body: controls.setReadings(changes) };
+    } catch (err) {
+      return bad((err as Error).message);
+    }
+  }
+  if (post && name === 'rollover') {
+    controls.rollover();
+    const { limit, remaining } = controls.charges();
+    return { status: 200, body: { ok: true, limit, remaining } };
+  }
   if (post && name === 'key') return { status: 200, body: { key: controls.newKey() } };
   if (post && name === 'pack') {
     controls.addPack();

@@ -2,11 +2,11 @@
 export { startSandbox } from './server.js';
 export { createDataset } from './dataset.js';
 export { PACK_SIZE } from './meter.js';
-export { RESET_STYLES } from './types.js';
+export { DEFAULT_READINGS, READING_CHOICES, RESET_STYLES } from './readings.js';
+export type { Readings, ResetStyle } from './readings.js';
 export type {
   ChargeReport,
   FaultRates,
-  ResetStyle,
   Sandbox,
   SandboxInfo,
   SandboxOptions,

@@ -7,6 +7,8 @@ const KEY_SHAPE = /^di_live_[0-9a-f]{48}$/;
 // RFC 9110: the scheme is case-insensitive; one or more spaces separate it from the token.
 const BEARER = /^bearer +(\S+)$/i;
 
+const bearer = (authorization: string | undefined): string | undefined => (authorization === undefined ? undefined : BEARER.exec(authorization.trim())?.[1]);
+
 const digest = (key: string): string => createHash('sha256').update(key).digest('hex');
 
 export class KeyRing {
@@ -33,10 +35,14 @@ export class KeyRing {
     this.revoked.add(hash);
   }
 
+  /** True when the Authorization header carries the primary key (revoked or not). */
+  isPrimary(authorization: string | undefined): boolean {
+    return bearer(authorization) === this.primary;
+  }
+
   /** True when the Authorization header carries a well-formed, registered, unrevoked bearer key. */
   accepts(authorization: string | undefined): boolean {
-    if (authorization === undefined) return false;
-    const key = BEARER.exec(authorization.trim())?.[1];
+    const key = bearer(authorization);
     if (key === undefined || !KEY_SHAPE.test(key)) return false;
     const hash = digest(key);
     return this.live.has(hash) && !this.revoked.has(hash);

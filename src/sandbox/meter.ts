@@ -1,5 +1,6 @@
 // The account's meter: monthly quota with packs (§8.1, §8.2), the per-window request limit, and the charge
 // log tests read to prove a lookup was never paid for twice.
+import type { Readings } from './readings.js';
 import type { ChargeReport } from './types.js';
 
 /** Lookups an add-on pack adds (§8.1). */
@@ -13,14 +14,25 @@ export interface MeterOptions {
   clock: () => number;
 }
 
-/** First instant of the month after `now`, UTC: when the allowance renews (§8.2). */
-function nextMonthStart(now: number): number {
+/** The month of `now` (UTC) as a count of months, `ahead` months on (forced rollovers). */
+function monthIndex(now: number, ahead: number): number {
   const date = new Date(now);
-  return Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1);
+  return date.getUTCFullYear() * 12 + date.getUTCMonth() + ahead;
 }
 
-function monthKey(now: number): string {
-  return new Date(now).toISOString().slice(0, 7);
+/** X-Quota-Reset in each reading of its format (§8.5 does not show one). */
+function resetText(at: number, style: Readings['quotaResetStyle']): string {
+  switch (style) {
+    case 'iso':
+      return new Date(at).toISOString();
+    case 'date':
+      return new Date(at).toISOString().slice(0, 10);
+    case 'epoch-s':
+      return String(Math.floor(at / 1000));
+    case 'http-date':
+      // toUTCString() is RFC 7231's IMF-fixdate: "Tue, 01 Dec 2026 00:00:00 GMT".
+      return new Date(at).toUTCString();
+  }
 }
 
 export class Meter {
@@ -28,11 +40,15 @@ export class Meter {
   readonly windowMs: number;
   private readonly allowance: number;
   private readonly clock: () => number;
-  private month: string;
+  private month: number;
+  /** Months the account's calendar runs ahead of the clock, one per forced rollover. */
+  private ahead = 0;
   private packs = 0;
   private used = 0;
   private windowStart = -1;
   private windowCount = 0;
+  /** Times of the requests admitted within the last windowMs, oldest first (the sliding window). */
+  private recent: number[] = [];
   private log = Meter.emptyLog();
 
   constructor(options: MeterOptions) {
@@ -40,7 +56,7 @@ export class Meter {
     this.rpm = options.rpm;
     this.windowMs = options.windowMs;
     this.clock = options.clock;
-    this.month = monthKey(this.clock());
+    this.month = monthIndex(this.clock(), 0);
   }
 
   private static emptyLog() {
@@ -57,12 +73,24 @@ export class Meter {
 
   /** The allowance renews on the first of the month; packs are taken to last one month too (not shown). */
   private rollover(): void {
-    const month = monthKey(this.clock());
+    const month = monthIndex(this.clock(), this.ahead);
     if (month !== this.month) {
       this.month = month;
       this.used = 0;
       this.packs = 0;
     }
+  }
+
+  /** Ends the month now: the allowance renews, packs lapse and X-Quota-Reset moves on a month. */
+  endMonth(): void {
+    this.ahead += 1;
+    this.rollover();
+  }
+
+  /** First instant of the account's next month (UTC): when the allowance renews (§8.2). */
+  private resetAt(): number {
+    const month = monthIndex(this.clock(), this.ahead) + 1;
+    return Date.UTC(Math.floor(month / 12), month % 12, 1);
   }
 
   limit(): number {
@@ -84,21 +112,22 @@ export class Meter {
     this.used = this.limit() - n;
   }
 
-  /** The three quota headers (§8.5); the reset is the ISO 8601 instant the next month starts. */
-  quotaHeaders(): Record<string, string> {
+  /** The three quota headers (§8.5), read now; the reset is when the next month starts, in `style`. */
+  quotaHeaders(style: Readings['quotaResetStyle']): Record<string, string> {
     return {
       'x-quota-limit': String(this.limit()),
       'x-quota-remaining': String(this.remaining()),
-      'x-quota-reset': new Date(nextMonthStart(this.clock())).toISOString(),
+      'x-quota-reset': resetText(this.resetAt(), style),
     };
   }
 
   /**
-   * Counts one request against the current fixed window (aligned to multiples of windowMs on the clock).
-   * Returns null when admitted, or the epoch ms at which the window ends when the limit is reached.
-   * Refused requests are not counted: the window is full either way.
+   * Counts one request against the limit: in fixed windows aligned to multiples of windowMs on the clock, or
+   * over the last windowMs (sliding). Both tallies are kept, so the reading can change at run time.
+   * Returns null when admitted, or the epoch ms at which a slot frees: the fixed window's end, or when the
+   * oldest counted request leaves the sliding one. Refused requests are not counted.
    */
-  admit(): number | null {
+  admit(window: Readings['window']): number | null {
     if (this.rpm <= 0) return null;
     const now = this.clock();
     const start = Math.floor(now / this.windowMs) * this.windowMs;
@@ -106,11 +135,16 @@ export class Meter {
       this.windowStart = start;
       this.windowCount = 0;
     }
-    if (this.windowCount >= this.rpm) {
+    while (this.recent.length > 0 && (this.recent[0] as number) <= now - this.windowMs) this.recent.shift();
+    const full = window === 'fixed' ? this.windowCount >= this.rpm : this.recent.length >= this.rpm;
+    if (full) {
       this.log.rateLimited += 1;
-      return start + this.windowMs;
+      return window === 'fixed' ? start + this.windowMs : (this.recent[this.recent.length - this.rpm] as number) + this.windowMs;
     }
     this.windowCount += 1;
+    this.recent.push(now);
+    // Only the last rpm times can ever decide a refusal.
+    if (this.recent.length > this.rpm) this.recent.shift();
     return null;
   }
 
@@ -128,8 +162,10 @@ export class Meter {
     for (const host of hosts) this.log.byHost.set(host, (this.log.byHost.get(host) ?? 0) + 1);
   }
 
-  countRequest(): void {
+  /** Counts one API request; returns its 1-based number since the last resetCounters(). */
+  countRequest(): number {
     this.log.requests += 1;
+    return this.log.requests;
   }
 
   countQuotaExhausted(): void {

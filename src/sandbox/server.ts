@@ -9,8 +9,9 @@ import { FaultInjector, normaliseRates } from './faults.js';
 import { KeyRing } from './keys.js';
 import { Meter } from './meter.js';
 import { Rng } from './random.js';
+import { DEFAULT_READINGS, type Readings } from './readings.js';
 import { Service, type Outcome } from './service.js';
-import { RESET_STYLES, type RequestLogEntry, type Sandbox, type SandboxInfo, type SandboxOptions } from './types.js';
+import type { RequestLogEntry, Sandbox, SandboxInfo, SandboxOptions } from './types.js';
 
 const MAX_BODY = 1 << 20;
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -77,8 +78,6 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const planName: PlanName = options.plan ?? 'business';
   const plan = PLANS[planName];
   if (plan === undefined) throw new RangeError(`unknown plan: ${String(planName)}`);
-  const resetStyle = options.resetStyle ?? 'iso';
-  if (!RESET_STYLES.includes(resetStyle)) throw new RangeError(`unknown resetStyle: ${String(resetStyle)}`);
   const seed = options.seed ?? 1;
   const clock = options.clock ?? Date.now;
   const windowMs = nonNegative('windowMs', options.windowMs, 60_000) || 60_000;
@@ -95,7 +94,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     clock,
   });
   const keys = new KeyRing(seed);
-  const service = new Service(dataset, meter, keys, new FaultInjector(seed, rates), resetStyle, clock);
+  const service = new Service(dataset, meter, keys, new FaultInjector(seed, rates), clock);
+  // The readings are SandboxOptions fields too; only those are handed over (and checked: RangeError).
+  service.configure(Object.fromEntries(Object.keys(DEFAULT_READINGS).map((name) => [name, options[name as keyof SandboxOptions]])));
   const latency = Rng.for(seed, 'latency');
   let log: RequestLogEntry[] = [];
   const timers = new Set<NodeJS.Timeout>();
@@ -159,6 +160,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     newKey: () => keys.create(),
     revokeKey: (key: string) => keys.revoke(key),
     addPack: () => meter.addPack(),
+    rollover: () => meter.endMonth(),
+    readings: () => service.readings,
+    setReadings: (changes: Partial<Readings>) => service.configure(changes),
     setRemaining: (n: number) => meter.setRemaining(n),
     charges: () => meter.report(),
     requests: () => log.map((entry) => ({ ...entry, hosts: [...entry.hosts] })),
@@ -178,8 +182,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       windowMs,
       seed,
       hosts: dataset.size,
-      resetStyle,
+      slowMs,
       faults: { ...rates },
+      ...service.readings,
     }),
   };
 

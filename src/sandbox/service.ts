@@ -1,12 +1,14 @@
 // The interface itself (SERVICE.md §4-§8): routing, auth, rate limit, validation, metering and answers.
 // It turns one parsed request into an Outcome; server.ts does the HTTP and the transport-level faults.
 import type { IncomingHttpHeaders } from 'node:http';
-import { isPlausibleHostname } from '../api/hostname.js';
-import { API_PREFIX, MAX_BATCH } from '../api/types.js';
+import { API_PREFIX } from '../api/types.js';
+import { HTML_500, batchBody, omitFromBatch, rateLimited } from './answers.js';
 import type { FaultInjector, PostFault } from './faults.js';
+import { batchHosts, hostname } from './input.js';
 import type { KeyRing } from './keys.js';
 import type { Meter } from './meter.js';
-import type { Dataset, FaultRates, ResetStyle } from './types.js';
+import { applyReadings, DEFAULT_READINGS, type Readings } from './readings.js';
+import type { Dataset, FaultRates } from './types.js';
 
 type Operation = 'domain' | 'batch' | 'traffic' | 'employees' | 'technology' | 'catalog';
 const METERED: ReadonlySet<Operation> = new Set(['domain', 'batch', 'traffic', 'employees']);
@@ -63,75 +65,52 @@ function decode(segment: string): string | null {
   }
 }
 
-/**
- * The service lower-cases every hostname it is given, then applies rule 2.9. §4.1 says the domain endpoint
- * answers with the domain lower-cased, which only makes sense if upper-case input is accepted; the same
- * rule is used for traffic, employees and batch entries so one input never gets two treatments.
- */
-function hostname(raw: string | null): string | null {
-  if (raw === null) return null;
-  const host = raw.toLowerCase();
-  return isPlausibleHostname(host) ? host : null;
-}
-
-/** Distinct valid hosts of a batch body in submitted order, or null when the body breaks §4 / §8.3. */
-function batchHosts(headers: IncomingHttpHeaders, body: Buffer): string[] | null {
-  const mediaType = (headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
-  if (mediaType !== 'application/json') return null;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(body.toString('utf8'));
-  } catch {
-    return null;
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return null;
-  const domains = (parsed as { domains?: unknown }).domains;
-  if (!Array.isArray(domains)) return null;
-  const distinct = new Set<string>();
-  for (const entry of domains) {
-    const host = typeof entry === 'string' ? hostname(entry) : null;
-    if (host === null) return null;
-    distinct.add(host);
-  }
-  return distinct.size >= 1 && distinct.size <= MAX_BATCH ? [...distinct] : null;
-}
-
-/** The 429 answer in the configured style; the spec does not name the reset field (§7). */
-function rateLimited(style: ResetStyle, resetAt: number, now: number): { body: object; headers: Record<string, string> } {
-  const error = 'rate_limited';
-  switch (style) {
-    case 'iso':
-      return { body: { error, reset_at: new Date(resetAt).toISOString() }, headers: {} };
-    case 'epoch-s':
-      return { body: { error, reset: Math.ceil(resetAt / 1000) }, headers: {} };
-    case 'epoch-ms':
-      return { body: { error, reset_ms: resetAt }, headers: {} };
-    case 'seconds':
-      return { body: { error, retry_after: Math.max(0, resetAt - now) / 1000 }, headers: {} };
-    case 'retry-after':
-      return { body: { error }, headers: { 'retry-after': String(Math.max(1, Math.ceil((resetAt - now) / 1000))) } };
-  }
-}
-
-const HTML_500 =
-  '<!doctype html>\n<html><head><title>500 Internal Server Error</title></head>\n<body><h1>Internal Server Error</h1><p>The upstream did not answer.</p></body></html>\n';
-
 export class Service {
+  private current: Readings = DEFAULT_READINGS;
+  /** API requests made with the primary key since revokeAfter was last set. */
+  private primaryUses = 0;
+
   constructor(
     private readonly dataset: Dataset,
     private readonly meter: Meter,
     private readonly keys: KeyRing,
     private readonly faults: FaultInjector,
-    private readonly resetStyle: ResetStyle,
     private readonly clock: () => number,
   ) {}
 
-  /**
-   * Answers one API request. Order of checks (the spec does not give one): route, method, key (401),
-   * rate limit (429, metered endpoints only), injected 503/500, input (400), quota (402), then the answer.
-   */
+  /** The readings in force. */
+  get readings(): Readings {
+    return { ...this.current, slowRequests: [...this.current.slowRequests] };
+  }
+
+  /** Changes some readings (validated: RangeError, nothing changed); setting revokeAfter restarts its count. */
+  configure(changes: Record<string, unknown>): Readings {
+    this.current = applyReadings(this.current, changes);
+    if (changes.revokeAfter !== undefined) this.primaryUses = 0;
+    return this.readings;
+  }
+
+  /** Answers one API request; a request named in slowRequests is held back like the `slow` fault. */
   handle(request: ApiRequest): Outcome {
-    this.meter.countRequest();
+    const n = this.meter.countRequest();
+    const outcome = this.answer(request);
+    return this.current.slowRequests.includes(n) ? { ...outcome, slow: true, fault: outcome.fault ?? 'slow' } : outcome;
+  }
+
+  /** True when the request's key is the primary one and revokeAfter has just used it up. */
+  private revokes(authorization: string | undefined): boolean {
+    const limit = this.current.revokeAfter;
+    if (limit === null || !this.keys.isPrimary(authorization)) return false;
+    this.primaryUses += 1;
+    return this.primaryUses > limit;
+  }
+
+  /**
+   * Order of checks (the spec does not give one): route, method, key (401), rate limit (429, metered
+   * endpoints only unless freeLimited), injected 503/500, input (400), quota (402), then the answer.
+   */
+  private answer(request: ApiRequest): Outcome {
+    const r = this.current;
     const path = request.target.split('?')[0] ?? '';
     const found = route(path);
     const out = (status: number, body: unknown, extra: Partial<Outcome> = {}): Outcome => ({
@@ -148,15 +127,17 @@ export class Service {
     });
     if (found === null) return out(404, { error: 'not_found' });
     if (request.method !== found.method) return out(405, { error: 'method_not_allowed' }, { headers: { allow: found.method } });
+    if (this.revokes(request.headers.authorization)) this.keys.revoke(this.keys.primary);
     if (!this.keys.accepts(request.headers.authorization)) return out(401, { error: 'invalid_key' });
 
     const metered = METERED.has(found.operation);
-    // Quota headers go on every metered answer after auth, read at the moment the answer is made.
-    const quota = (): Record<string, string> => (metered ? this.meter.quotaHeaders() : {});
-    if (metered) {
-      const resetAt = this.meter.admit();
+    // Quota headers go on every metered answer after auth, read when the request is handled (before any
+    // delay, so a held-back answer carries an older, higher figure).
+    const quota = (): Record<string, string> => (metered || r.freeQuotaHeaders ? this.meter.quotaHeaders(r.quotaResetStyle) : {});
+    if (metered || r.freeLimited) {
+      const resetAt = this.meter.admit(r.window);
       if (resetAt !== null) {
-        const limited = rateLimited(this.resetStyle, resetAt, this.clock());
+        const limited = rateLimited(r.resetStyle, resetAt, this.clock());
         return out(429, limited.body, { headers: { ...quota(), ...limited.headers } });
       }
     }
@@ -171,17 +152,13 @@ export class Service {
     }
     if (plan.pre === 'html500') return out(500, HTML_500, { ...faulted, fault: 'html500', headers: { 'content-type': 'text/html; charset=utf-8' } });
 
-    const result = this.serve(found, request, quota);
+    const result = this.serve(found, request, quota, plan.omit);
     if (result.status !== 200) return { ...result, ...faulted, fault: result.fault ?? faulted.fault };
-    let fault: Outcome['fault'] = plan.post ?? faulted.fault;
-    if (found.operation === 'batch' && plan.omit !== null) {
-      omitFromBatch(result.body as BatchBody, result.hosts, plan.omit);
-      fault = plan.post ?? 'omitHost';
-    }
-    return { ...result, slow: plan.slow, post: plan.post, fault };
+    return { ...result, slow: plan.slow, post: plan.post, fault: plan.post ?? result.fault ?? faulted.fault };
   }
 
-  private serve(found: Route, request: ApiRequest, quota: () => Record<string, string>): Outcome {
+  private serve(found: Route, request: ApiRequest, quota: () => Record<string, string>, omit: number | null): Outcome {
+    const r = this.current;
     const { operation } = found;
     const out = (status: number, body: unknown, extra: Partial<Outcome> = {}): Outcome => ({
       status,
@@ -204,19 +181,25 @@ export class Service {
     }
 
     if (operation === 'batch') {
-      const hosts = batchHosts(request.headers, request.body);
-      if (hosts === null) return out(400, { error: 'bad_batch' });
-      // Undocumented: a batch costing more than what remains is refused whole with 402, nothing charged,
-      // rather than served in part; the service never throttles silently (§7).
-      if (!this.meter.canSpend(hosts.length)) return this.exhausted(out, hosts);
+      const entries = batchHosts(request.headers, request.body, r.upperCase);
+      if (entries === null) return out(400, { error: 'bad_batch' });
+      const submitted = entries.map((e) => e.host);
+      // A batch costing more than what remains (not shown): refused whole, or its first hosts served (overQuota).
+      const left = this.meter.remaining();
+      const served = entries.length <= left ? entries : r.overQuota === 'partial' && left > 0 ? entries.slice(0, left) : null;
+      if (served === null) return this.exhausted(out, submitted);
+      const hosts = served.map((e) => e.host);
       this.meter.charge('batch', hosts);
-      // Every host absent: not shown by the spec (§4.5); answered 200 with empty data, like any other batch.
-      const data = hosts.map((host) => this.dataset.profile(host)).filter((p) => p !== null);
-      const missing = hosts.filter((host) => !this.dataset.isHeld(host));
-      return out(200, { data, missing }, { charged: hosts.length, hosts });
+      const charged = { charged: hosts.length, hosts };
+      // Every submitted host absent (§4 rule 5, not shown): 200 with empty data, or 404 (allAbsent); charged either way.
+      if (r.allAbsent === 'not-found' && submitted.every((host) => !this.dataset.isHeld(host))) return out(404, { error: 'not_found' }, charged);
+      const body = batchBody(served, this.dataset, r);
+      if (omit === null) return out(200, body, charged);
+      omitFromBatch(body, served, omit);
+      return out(200, body, { ...charged, fault: 'omitHost' });
     }
 
-    const host = hostname(decode(found.param));
+    const host = hostname(decode(found.param), r.upperCase);
     if (host === null) return out(400, { error: operation === 'domain' ? 'bad_domain' : 'bad_host' });
     if (!this.meter.canSpend(1)) return this.exhausted(out, [host]);
     this.meter.charge(operation, [host]);
@@ -229,16 +212,4 @@ export class Service {
     this.meter.countQuotaExhausted();
     return out(402, { error: 'quota_exhausted' }, { hosts });
   }
-}
-
-interface BatchBody {
-  data: { domain: string }[];
-  missing: string[];
-}
-
-/** Drops the host at `fraction` of the submitted list from a batch answer (the omitHost fault). */
-function omitFromBatch(body: BatchBody, hosts: string[], fraction: number): void {
-  const dropped = hosts[Math.floor(fraction * hosts.length)];
-  body.data = body.data.filter((profile) => profile.domain !== dropped);
-  body.missing = body.missing.filter((host) => host !== dropped);
 }

@@ -1,10 +1,7 @@
 // Public shapes of the sandbox: its options, its handle and its reports. Kept apart from the code so
 // the CLI and the tests can import them without pulling in node:http.
 import type { CatalogCategory, DomainProfile, EmployeesResult, PlanName, TechnologyCount, TrafficHistory } from '../api/types.js';
-
-/** How a 429 tells its reset time; the spec leaves the field name unshown (§7). */
-export type ResetStyle = 'iso' | 'epoch-s' | 'epoch-ms' | 'seconds' | 'retry-after';
-export const RESET_STYLES = ['iso', 'epoch-s', 'epoch-ms', 'seconds', 'retry-after'] as const satisfies readonly ResetStyle[];
+import type { Readings } from './readings.js';
 
 /** Probabilities (0..1) of each injected fault, drawn per request from the seeded fault stream. */
 export interface FaultRates {
@@ -18,7 +15,7 @@ export interface FaultRates {
   truncated: number;
   /** 500 with an HTML body; nothing spent. */
   html500: number;
-  /** The response is delayed by `slowMs`. */
+  /** The response is delayed by `slowMs` (its quota headers are read before the delay). */
   slow: number;
   /** 200 labelled application/json whose body is not JSON; spent. */
   garbage: number;
@@ -39,7 +36,15 @@ export const FAULT_KINDS = [
   'omitHost',
 ] as const satisfies readonly (keyof FaultRates)[];
 
-export interface SandboxOptions {
+/**
+ * Options of startSandbox. The readings (one per point the spec leaves open; see readings.ts for each
+ * choice, the default first, and why it is the default) are options too: allAbsent ('empty'), overQuota
+ * ('refuse'), order ('submitted'), missingCase ('lower'), upperCase ('lower'), resetStyle ('iso'),
+ * quotaResetStyle ('iso'), window ('fixed'), freeLimited (false), freeQuotaHeaders (false), revokeAfter
+ * (null), and the condition slowRequests ([]). All can be changed at run time: setReadings(), or
+ * POST /__sandbox/readings.
+ */
+export interface SandboxOptions extends Partial<Readings> {
   /** Default 0 (ephemeral). The server binds 127.0.0.1 only. */
   port?: number;
   /** Default 'business'. Sets the monthly allowance and requests per window from PLANS. */
@@ -60,16 +65,14 @@ export interface SandboxOptions {
   hosts?: number;
   /** Fault probabilities; all 0 by default. */
   faults?: Partial<FaultRates>;
-  /** Delay of the `slow` fault, default 2000 ms. */
+  /** Delay of the `slow` fault and of slowRequests, default 2000 ms. */
   slowMs?: number;
-  /** How a 429 reports its reset time, default 'iso'. */
-  resetStyle?: ResetStyle;
   /** Injectable epoch-ms clock for windows and month rollover, default Date.now. */
   clock?: () => number;
 }
 
 /** Everything a caller (or the CLI's `sandbox` command) needs to point a client at the sandbox. */
-export interface SandboxInfo {
+export interface SandboxInfo extends Readings {
   url: string;
   baseUrl: string;
   key: string;
@@ -80,7 +83,7 @@ export interface SandboxInfo {
   windowMs: number;
   seed: number | string;
   hosts: number;
-  resetStyle: ResetStyle;
+  slowMs: number;
   faults: FaultRates;
 }
 
@@ -162,6 +165,12 @@ export interface Sandbox {
   addPack(): void;
   /** Sets the lookups remaining this month. */
   setRemaining(n: number): void;
+  /** Ends the month now: the allowance renews, packs lapse, X-Quota-Reset moves on a month. */
+  rollover(): void;
+  /** The readings in force. */
+  readings(): Readings;
+  /** Changes some readings at run time and returns them all; a bad value throws a RangeError and changes nothing. */
+  setReadings(changes: Partial<Readings>): Readings;
   charges(): ChargeReport;
   requests(): RequestLogEntry[];
   /** Clears the charge and request logs; the quota is untouched. */

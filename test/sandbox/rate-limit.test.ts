@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { RESET_STYLES, startSandbox, type ResetStyle, type Sandbox } from '../../src/sandbox/index.js';
+import { READING_CHOICES, startSandbox, type ResetStyle, type Sandbox } from '../../src/sandbox/index.js';
 import { batch, call, fakeClock } from './helpers.js';
 
 let sb: Sandbox | undefined;
@@ -18,10 +18,11 @@ const expectedBody: Record<ResetStyle, object> = {
   'epoch-ms': { error: 'rate_limited', reset_ms: WINDOW_END },
   seconds: { error: 'rate_limited', retry_after: 0.75 },
   'retry-after': { error: 'rate_limited' },
+  none: { error: 'rate_limited' },
 };
 
 describe('rate limit', () => {
-  it.each(RESET_STYLES)('answers the (rpm+1)th request of a window with 429, reset told as %s', async (style) => {
+  it.each(READING_CHOICES.resetStyle)('answers the (rpm+1)th request of a window with 429, reset told as %s', async (style) => {
     const clock = fakeClock(START);
     sb = await startSandbox({ rpm: 3, windowMs: 1000, resetStyle: style, clock: clock.now });
     const host = sb.hostList()[0] as string;
