@@ -54,7 +54,10 @@ export interface Readings {
   freeLimited: boolean;
   /** Technology and catalog answers also carry the three quota headers (default false: they are free, §8.6). */
   freeQuotaHeaders: boolean;
-  /** The primary key is revoked after this many API requests made with it, counted from when this is set (default null: never). */
+  /**
+   * The primary key is revoked after this many API requests made with it (those that reach the key check),
+   * counted from when this is set (default null: never). Revocation is final (§3), as with revokeKey().
+   */
   revokeAfter: number | null;
   /**
    * Not a reading but a condition: 1-based numbers of API requests (counted like charges().requests, from the
@@ -84,7 +87,7 @@ const isChoice = (key: string): key is keyof typeof READING_CHOICES => Object.ha
 const positiveInt = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0;
 
 /** `base` with `changes` applied, every value checked; throws a RangeError naming the first bad one. */
-export function applyReadings(base: Readonly<Readings>, changes: Record<string, unknown>): Readings {
+export function applyReadings(base: Readonly<Readings>, changes: object): Readings {
   const next: Record<string, unknown> = { ...base, slowRequests: [...base.slowRequests] };
   for (const [key, value] of Object.entries(changes)) {
     if (value === undefined) continue;

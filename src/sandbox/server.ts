@@ -9,7 +9,7 @@ import { FaultInjector, normaliseRates } from './faults.js';
 import { KeyRing } from './keys.js';
 import { Meter } from './meter.js';
 import { Rng } from './random.js';
-import { DEFAULT_READINGS, type Readings } from './readings.js';
+import { applyReadings, DEFAULT_READINGS, type Readings } from './readings.js';
 import { Service, type Outcome } from './service.js';
 import type { RequestLogEntry, Sandbox, SandboxInfo, SandboxOptions } from './types.js';
 
@@ -85,6 +85,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const jitterMs = nonNegative('latencyJitterMs', options.latencyJitterMs, 0);
   const slowMs = nonNegative('slowMs', options.slowMs, 2000);
   const rates = normaliseRates(options.faults);
+  // The readings are SandboxOptions fields too; only those are taken, checked before any work (RangeError).
+  const readings = applyReadings(
+    DEFAULT_READINGS,
+    Object.fromEntries(Object.keys(DEFAULT_READINGS).map((name) => [name, options[name as keyof SandboxOptions]])),
+  );
 
   const dataset = createDataset(seed, options.hosts ?? 5000);
   const meter = new Meter({
@@ -95,8 +100,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   });
   const keys = new KeyRing(seed);
   const service = new Service(dataset, meter, keys, new FaultInjector(seed, rates), clock);
-  // The readings are SandboxOptions fields too; only those are handed over (and checked: RangeError).
-  service.configure(Object.fromEntries(Object.keys(DEFAULT_READINGS).map((name) => [name, options[name as keyof SandboxOptions]])));
+  service.configure(readings);
   const latency = Rng.for(seed, 'latency');
   let log: RequestLogEntry[] = [];
   const timers = new Set<NodeJS.Timeout>();

@@ -84,7 +84,7 @@ export class Service {
   }
 
   /** Changes some readings (validated: RangeError, nothing changed); setting revokeAfter restarts its count. */
-  configure(changes: Record<string, unknown>): Readings {
+  configure(changes: Partial<Readings>): Readings {
     this.current = applyReadings(this.current, changes);
     if (changes.revokeAfter !== undefined) this.primaryUses = 0;
     return this.readings;
@@ -127,6 +127,7 @@ export class Service {
     });
     if (found === null) return out(404, { error: 'not_found' });
     if (request.method !== found.method) return out(405, { error: 'method_not_allowed' }, { headers: { allow: found.method } });
+    // The N+1th use revokes the key and is itself refused: "rejected from the next request on" (§3).
     if (this.revokes(request.headers.authorization)) this.keys.revoke(this.keys.primary);
     if (!this.keys.accepts(request.headers.authorization)) return out(401, { error: 'invalid_key' });
 
@@ -191,7 +192,8 @@ export class Service {
       const hosts = served.map((e) => e.host);
       this.meter.charge('batch', hosts);
       const charged = { charged: hosts.length, hosts };
-      // Every submitted host absent (§4 rule 5, not shown): 200 with empty data, or 404 (allAbsent); charged either way.
+      // Every submitted host absent (§4 rule 5, not shown): 200 with empty data, or 404 (allAbsent); charged
+      // either way. Under a partial answer the test is still on every submitted host, as the spec words it.
       if (r.allAbsent === 'not-found' && submitted.every((host) => !this.dataset.isHeld(host))) return out(404, { error: 'not_found' }, charged);
       const body = batchBody(served, this.dataset, r);
       if (omit === null) return out(200, body, charged);
