@@ -15,7 +15,7 @@ import {
   RateLimitedError,
   ServerError,
 } from './errors.js';
-import { rateLimitResumeAt } from './reset.js';
+import { announcedReset, nextBoundary } from './reset.js';
 
 /** The typed error for a non-200 answer (§7); `key` is masked out of any service text it carries. */
 export function statusError(
@@ -48,8 +48,10 @@ export function statusError(
     case 404:
       return new NotFoundError(`${what}: not held by the service (404 not_found)`, d('not_found'));
     case 429: {
-      const resumeAt = rateLimitResumeAt(retryAfter, parsed, ctx.now, ctx.windowMs);
-      return new RateLimitedError(`rate limited (429): resume in ${Math.max(0, resumeAt - ctx.now)} ms`, d('rate_limited'), resumeAt);
+      const reset = announcedReset(retryAfter, parsed, ctx.now);
+      const resumeAt = reset ?? nextBoundary(ctx.now, ctx.windowMs);
+      const when = reset === null ? 'named no reset; guessing' : 'resume in';
+      return new RateLimitedError(`rate limited (429): ${when} ${Math.max(0, resumeAt - ctx.now)} ms`, d('rate_limited'), resumeAt, reset !== null);
     }
     case 503:
       if (bodyCode === 'metering_unavailable') {

@@ -60,8 +60,10 @@ export class RateLimitedError extends ApiError {
   constructor(
     message: string,
     details: ErrorDetails,
-    /** Epoch ms at which requests may resume. */
+    /** Epoch ms at which requests may resume: the announced reset, else the next boundary of the rate window. */
     readonly resumeAt: number,
+    /** False when the 429 carried no readable reset in any shape, so `resumeAt` is only our guess. */
+    readonly resetAnnounced = true,
   ) {
     super(message, details);
   }

@@ -54,10 +54,11 @@ const INSTANT_FIELDS = ['reset_at', 'resetAt', 'reset', 'reset_time', 'resetTime
 const MAX_RATE_LIMIT_WAIT_MS = 60 * 60 * 1000;
 
 /**
- * The instant (epoch ms) a 429 allows requests again: the Retry-After header first, then a reset field in
- * the body under any of the plausible names, else the next boundary of the rate window.
+ * The instant (epoch ms) a 429 allows requests again, as the service announced it: the Retry-After header
+ * first, then a reset field in the body under any of the plausible names. Null when it named none we can read
+ * (the limiter then uses its own estimate of the window: the service's word, when there is one, beats ours).
  */
-export function rateLimitResumeAt(retryAfterHeader: string | null, body: unknown, now: number, windowMs = 60_000): number {
+export function announcedReset(retryAfterHeader: string | null, body: unknown, now: number): number | null {
   const candidates: (number | null)[] = [];
   if (retryAfterHeader !== null) candidates.push(parseDelay(retryAfterHeader, now));
   if (body !== null && typeof body === 'object') {
@@ -76,7 +77,12 @@ export function rateLimitResumeAt(retryAfterHeader: string | null, body: unknown
   for (const at of candidates) {
     if (at !== null && at <= now + MAX_RATE_LIMIT_WAIT_MS) return Math.max(at, now);
   }
-  return nextBoundary(now, windowMs);
+  return null;
+}
+
+/** The instant (epoch ms) a 429 allows requests again: the announced reset, else the next boundary of the rate window. */
+export function rateLimitResumeAt(retryAfterHeader: string | null, body: unknown, now: number, windowMs = 60_000): number {
+  return announcedReset(retryAfterHeader, body, now) ?? nextBoundary(now, windowMs);
 }
 
 /** The next multiple of `windowMs` after `now`: where a fixed rate window would roll over. */

@@ -37,9 +37,10 @@ export async function runList(ctx: Context<EnrichCommand>, spec: ListSpec): Prom
   const limiter = new RateLimiter({
     limit: config.rpm,
     windowMs: config.windowMs,
-    onLearn: (n) => {
-      ctx.logger.warn(`the service allows about ${n} requests per ${humanDuration(config.windowMs)}; using that (set --plan to skip learning)`);
-      if (config.windowMs === 60_000) {
+    given: config.sources.rate !== 'learned',
+    onLearn: ({ requests: n, windowMs }) => {
+      ctx.logger.warn(`the service allows about ${n} requests per ${humanDuration(windowMs)}; using that (set --plan to skip learning)`);
+      if (windowMs === 60_000) {
         // Written through conf, which loads on this first write: the run waits for it before it exits.
         const saved = settings.set('learnedRpm', n).catch((err: unknown) => ctx.logger.warn(`could not store the learned rate: ${(err as Error).message}`));
         ctx.onClose(() => saved);

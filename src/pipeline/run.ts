@@ -81,7 +81,7 @@ export function enrich<K extends RunKind>(records: RecordSource, o: EnrichOption
     spec,
     client: o.client,
     store,
-    limiter: o.limiter ?? new RateLimiter({ limit: null, windowMs: 60_000 }),
+    limiter: o.limiter ?? new RateLimiter({ limit: null, windowMs: 60_000, given: false }),
     buffer,
     waiting,
     stats,

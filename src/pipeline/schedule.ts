@@ -1,61 +1,130 @@
-// The client-side rate limiter. The service counts requests per minute per plan (§8) and we do not know where
-// its minute starts, nor exactly when it counted a request: only that it was after we sent it and before its
+// The client-side rate limiter. The service counts requests per window (§8) and we do not know where its
+// window starts, nor exactly when it counted a request: only that it was after we sent it and before its
 // answer came back. So a slot is held from the moment a request is sent until one window after its answer
-// arrived: request i+limit starts only after answer i + windowMs (+ a small margin for clock skew). Two
-// requests a limit apart are then always more than a window apart on the service's clock, so no fixed
-// window of that length ever sees more than `limit`, and a known plan never meets a 429. The cost is one
-// round trip per window (0.3% of a minute at 200 ms). A 429 still pauses every worker until its reset.
-// With no known limit the limiter starts open and learns the limit from the first 429.
+// arrived (+ a small margin for clock skew): two requests a limit apart are then always more than a window
+// apart on the service's clock, so no window of that length ever sees more than `limit`, and a known limit
+// never meets a 429 from this run. The slots live in a SlotStore: in memory for one run, or in SQLite
+// (store/slots.ts) so every process of one account on this machine paces against the same slots.
+//
+// A 429 pauses every user of the slots until the reset. The service's word on time beats our guess: when the
+// 429 announced its reset, slots answered before it are free at it (they were counted in the window that
+// ends there), so the run resumes at the reset and not a local window after its last answer. A 429 that
+// named no reset pauses until our best estimate of the window's next boundary.
+//
+// A limit the user gave (plan, --rpm, --rate) is never changed: a 429 under it means another client shares
+// the account, so we wait for the reset and keep the limit. With no limit given the limiter learns:
+// - the window: the smallest positive gap between distinct announced resets, once two are seen (a reset read
+//   to whole seconds may come a second late, so resets less than a second apart are one reset, read at its
+//   earliest); until then the configured window, which with no limit known is only a default: then a 429
+//   with a reset merely pauses until the second one measures the window (see rateLimit).
+// - the limit, at each 429 with a reset R: the requests accepted (by every process sharing the slots) that
+//   started in the window ending at R. That lowers and raises alike.
+// - the raise: a limit that is too low never meets a 429 and so is never re-measured (it happens when a
+//   client we cannot see, another key or machine, shared the account while we measured, then stopped; or
+//   when answers still in flight at the 429 were not counted). After PROBE_WINDOWS whole windows with no
+//   429 and no change while demand waits at the cap, the limit is raised by a quarter (at least one); the
+//   next 429 measures the true figure. A probe that the next 429 proves useless (it measures no more than
+//   the limit before the raise) doubles the wait before the following one, up to MAX_PROBE_WINDOWS, so a
+//   right limit costs one 429 (per worker in flight) every 32 windows, and a low one climbs back in a few.
+import { nextBoundary } from '../api/reset.js';
 import { sleep } from '../api/sleep.js';
+import { memorySlots } from './memory-slots.js';
 
-export { sleep };
+export { memorySlots, sleep };
 
-/** Where the limiter keeps its slots: in memory for one run, or shared by every run of an account (store/slots.ts). */
-// biome-ignore lint/suspicious/noEmptyInterface: contract, filled in by the limiter part
-export interface SlotStore {}
+/** What a SlotStore answers to `take`: the slot, or when to look again (null: only an answer can free one). */
+export type TakeResult = { id: number } | { retryAt: number | null; paused: boolean };
+
+/**
+ * Where the limiter keeps its slots: in memory for one run, or shared by every run of an account
+ * (store/slots.ts). Every method is one short atomic step; times are epoch ms on the limiter's clock.
+ */
+export interface SlotStore {
+  /** True when other processes change the slots too: their answers cannot wake a waiter, so it polls. */
+  readonly shared: boolean;
+  /**
+   * Unless a pause holds at `now` or `limit` slots are held (in flight, or answered and not yet free),
+   * takes a slot started at `now`. `holdMs` is how long an answered slot is held: slots answered longer
+   * ago than twice that are forgotten, and in-flight slots of a process that died count as answered now.
+   */
+  take(now: number, limit: number | null, holdMs: number): TakeResult;
+  /** The slot's request was answered at `at` (accepted: anything but a 429); held until `freeAt`, or an announced reset before it. */
+  answer(id: number, at: number, accepted: boolean, freeAt: number): void;
+  /** The slot was not used (nothing was sent): it is free at once. */
+  release(id: number): void;
+  /** A 429: nobody takes a slot before `until`; an announced reset also frees, at `until`, the slots answered before it. */
+  pause(until: number, announced: boolean): void;
+  /** When the current pause ends, or 0. */
+  pausedUntil(): number;
+  /** Accepted requests that started in [from, to), by every user of the store. */
+  acceptedBetween(from: number, to: number): number;
+  /** Records an announced reset; returns those recorded lately, oldest first. */
+  noteReset(at: number): number[];
+}
 
 export interface LimiterOptions {
-  /** Requests per window; null when the plan is unknown (learned from the first 429). */
+  /** Requests per window; null when unknown (learned from the first 429). */
   limit: number | null;
+  /** The window in force (given, or the best estimate). */
   windowMs: number;
+  /** True when a plan/--rpm/--rate set the limit: learning never changes it. */
+  given: boolean;
+  /** Default memorySlots(). */
+  slots?: SlotStore;
   /** Extra spacing against latency skew between our clock and the service's; default 1% of the window, 5..250 ms. */
   marginMs?: number;
   clock?: () => number;
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
-  /** Called when the limit is learned or lowered after a 429. */
-  onLearn?: (limit: number) => void;
+  /** Called on each change of the learned limit or window; never when the limit was given. */
+  onLearn?: (rate: { requests: number; windowMs: number }) => void;
 }
 
 /** One request's hold on the limiter. */
 export interface Ticket {
+  id: number;
   startedAt: number;
   answeredAt: number | null;
 }
 
-/** Sliding-window limiter shared by every worker of a run. */
+const PROBE_WINDOWS = 2;
+const MAX_PROBE_WINDOWS = 32;
+/** Announced resets closer than this are one reset read twice (Retry-After and epoch seconds round up to a second). */
+const SAME_RESET_MS = 1000;
+
+/** Rate limiter shared by every worker of a run, and through a shared SlotStore by every run of an account. */
 export class RateLimiter {
   #limit: number | null;
-  readonly windowMs: number;
-  readonly #margin: number;
+  #windowMs: number;
+  readonly #given: boolean;
+  readonly #slots: SlotStore;
+  readonly #marginOption: number | undefined;
   readonly #clock: () => number;
   readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
-  readonly #onLearn: ((limit: number) => void) | undefined;
-  /** Recent requests, oldest first: when each was sent and, once answered, when. */
-  #slots: Ticket[] = [];
-  /** Start times of requests that were accepted (not 429), for learning the limit. */
-  #accepted: number[] = [];
-  #pausedUntil = 0;
+  readonly #onLearn: LimiterOptions['onLearn'];
   #queue: Promise<void> = Promise.resolve();
-  #answered: Promise<void> | null = null;
-  #wakeOnAnswer: (() => void) | null = null;
+  #changed: Promise<void> | null = null;
+  #wake: (() => void) | null = null;
+  /** When the last 429 came or the limit last changed: the raise waits PROBE windows after it. */
+  #quietSince: number;
+  #probeWindows = PROBE_WINDOWS;
+  /** The limit before the last probe raised it, until a 429 tells whether the raise held. */
+  #probedFrom: number | null = null;
+  /** False while the window is only the configured default: no limit was given or learned before. */
+  #windowKnown: boolean;
+  /** The latest announced reset: where the service's windows begin, for a guess when a 429 names none. */
+  #lastReset: number | null = null;
 
-  constructor(opts: LimiterOptions) {
-    this.#limit = opts.limit !== null && opts.limit > 0 ? opts.limit : null;
-    this.windowMs = opts.windowMs;
-    this.#margin = opts.marginMs ?? Math.min(250, Math.max(5, Math.round(opts.windowMs * 0.01)));
-    this.#clock = opts.clock ?? Date.now;
-    this.#sleep = opts.sleep ?? sleep;
-    this.#onLearn = opts.onLearn;
+  constructor(o: LimiterOptions) {
+    this.#limit = o.limit !== null && o.limit > 0 ? o.limit : null;
+    this.#windowMs = o.windowMs;
+    this.#given = o.given && this.#limit !== null;
+    this.#windowKnown = this.#limit !== null;
+    this.#slots = o.slots ?? memorySlots();
+    this.#marginOption = o.marginMs;
+    this.#clock = o.clock ?? Date.now;
+    this.#sleep = o.sleep ?? sleep;
+    this.#onLearn = o.onLearn;
+    this.#quietSince = this.#clock();
   }
 
   /** Requests per window in force, or null while unknown. */
@@ -63,12 +132,21 @@ export class RateLimiter {
     return this.#limit;
   }
 
-  /** When requests may resume after a 429 (epoch ms), or 0. */
-  get pausedUntil(): number {
-    return this.#pausedUntil;
+  /** The window in force (ms): given, or the best estimate. */
+  get windowMs(): number {
+    return this.#windowMs;
   }
 
-  /** Waits for a slot, in arrival order; returns the ticket to hand back to `settle` when answered. */
+  /** When requests may resume after a 429 (epoch ms), or 0. */
+  get pausedUntil(): number {
+    return this.#slots.pausedUntil();
+  }
+
+  get #holdMs(): number {
+    return this.#windowMs + (this.#marginOption ?? Math.min(250, Math.max(5, Math.round(this.#windowMs * 0.01))));
+  }
+
+  /** Waits for a slot, in arrival order; returns the ticket to hand back to `settle` (or `release`). */
   acquire(signal?: AbortSignal): Promise<Ticket> {
     const turn = this.#queue.then(() => this.#wait(signal));
     this.#queue = turn.then(
@@ -82,76 +160,129 @@ export class RateLimiter {
     for (;;) {
       if (signal?.aborted) throw signal.reason ?? new Error('aborted');
       const now = this.#clock();
-      if (now < this.#pausedUntil) {
-        await this.#sleep(this.#pausedUntil - now, signal);
-        continue;
-      }
-      const limit = this.#limit;
-      if (limit === null || this.#slots.length < limit) break;
-      const oldest = this.#slots[0] as Ticket;
-      // Still in flight: the service may count it as late as its answer, so wait for that answer (woken by
-      // `settle`, not by polling: a poll would spin under an injected clock that never lets time pass).
-      if (oldest.answeredAt === null) {
-        await this.#nextAnswer(signal);
-        continue;
-      }
-      const free = oldest.answeredAt + this.windowMs + this.#margin;
-      if (now >= free) break;
-      await this.#sleep(free - now, signal);
+      const got = this.#slots.take(now, this.#limit, this.#holdMs);
+      if ('id' in got) return { id: got.id, startedAt: now, answeredAt: null };
+      if (!got.paused && this.#probe(now)) continue;
+      await this.#until(now, got.retryAt, signal);
     }
-    const ticket: Ticket = { startedAt: this.#clock(), answeredAt: null };
-    this.#slots.push(ticket);
-    if (this.#limit !== null) while (this.#slots.length > this.#limit) this.#slots.shift();
-    else this.#slots = this.#slots.filter((t) => t.answeredAt === null || t.answeredAt >= ticket.startedAt - 2 * this.windowMs);
-    return ticket;
   }
 
-  /** Resolves at the next `settle` (or when the signal aborts). */
-  #nextAnswer(signal?: AbortSignal): Promise<void> {
-    this.#answered ??= new Promise<void>((resolve) => {
-      this.#wakeOnAnswer = resolve;
+  /**
+   * Waits until `retryAt`, or for a local answer or release when only one can free a slot. Answers of
+   * other processes cannot wake us, so with a shared store no wait is longer than a poll.
+   */
+  async #until(now: number, retryAt: number | null, signal?: AbortSignal): Promise<void> {
+    const poll = this.#slots.shared ? Math.max(1, Math.min(250, Math.round(this.#windowMs / 20))) : Number.POSITIVE_INFINITY;
+    const ms = Math.min(retryAt === null ? Number.POSITIVE_INFINITY : retryAt - now, poll);
+    // Not a poll when nothing else can free a slot: an injected clock that never advances must not spin.
+    if (ms === Number.POSITIVE_INFINITY) return this.#nextChange(signal);
+    const stop = new AbortController();
+    const both = signal ? AbortSignal.any([signal, stop.signal]) : stop.signal;
+    await Promise.race([this.#sleep(ms, both), this.#nextChange(both)]);
+    stop.abort();
+  }
+
+  /** Resolves at the next local `settle` or `release` (or when the signal aborts). */
+  #nextChange(signal: AbortSignal | undefined): Promise<void> {
+    this.#changed ??= new Promise<void>((resolve) => {
+      this.#wake = resolve;
     });
-    if (!signal) return this.#answered;
+    if (!signal) return this.#changed;
     return new Promise<void>((resolve) => {
       const done = () => {
         signal.removeEventListener('abort', done);
         resolve();
       };
       signal.addEventListener('abort', done, { once: true });
-      void this.#answered?.then(done);
+      void this.#changed?.then(done);
     });
+  }
+
+  #woken(): void {
+    const wake = this.#wake;
+    this.#changed = null;
+    this.#wake = null;
+    wake?.();
   }
 
   /** Reports that the request behind `ticket` was answered (accepted: anything but a 429). */
   settle(ticket: Ticket, accepted: boolean): void {
-    ticket.answeredAt = this.#clock();
-    const wake = this.#wakeOnAnswer;
-    this.#answered = null;
-    this.#wakeOnAnswer = null;
-    wake?.();
-    if (!accepted) return;
-    this.#accepted.push(ticket.startedAt);
-    this.#trim(this.#accepted, this.#clock());
+    const at = this.#clock();
+    ticket.answeredAt = at;
+    this.#slots.answer(ticket.id, at, accepted, at + this.#holdMs);
+    this.#woken();
   }
 
-  /** A 429 arrived: every worker waits until `resumeAt`; an unknown limit is learned from what got through. */
-  rateLimit(resumeAt: number): void {
-    if (resumeAt > this.#pausedUntil) this.#pausedUntil = resumeAt;
-    // What the service accepted in the window that ends at resumeAt is its limit (or, with other clients
-    // sharing the key, what is left of it): adopt it, never raising a known limit.
-    const from = resumeAt - this.windowMs - this.#margin;
-    const seen = this.#accepted.filter((t) => t >= from && t < resumeAt).length;
-    if (seen > 0 && (this.#limit === null || seen < this.#limit)) {
-      this.#limit = seen;
-      this.#slots = this.#slots.slice(-seen);
-      this.#onLearn?.(seen);
+  /** Gives back a slot whose request was never sent. */
+  release(ticket: Ticket): void {
+    this.#slots.release(ticket.id);
+    this.#woken();
+  }
+
+  /** A 429 arrived: every worker waits until its reset (null: it named none, so until our estimate of the window's end). */
+  rateLimit(resumeAt: number | null): void {
+    const now = this.#clock();
+    const announced = resumeAt !== null;
+    const until = resumeAt ?? this.#guessReset(now);
+    this.#slots.pause(until, announced);
+    this.#quietSince = now;
+    if (this.#given) return;
+    let windowMs = this.#windowMs;
+    if (announced) {
+      this.#lastReset = until;
+      const measured = smallestGap(this.#slots.noteReset(until));
+      if (measured !== null) [windowMs, this.#windowKnown] = [measured, true];
+      // The configured window, with no limit known, is only a default and may be far longer than the
+      // service's: a limit learned against it would hold each slot that long, stalling the run after the
+      // first resume, and no second reset would come to correct it. So until two resets measure the window,
+      // a 429 only pauses until its reset. (With none announced there is nothing to measure: learn at once.)
+      if (!this.#windowKnown) return;
     }
+    const margin = this.#holdMs - this.#windowMs;
+    const seen = this.#slots.acceptedBetween(until - windowMs - margin, until);
+    const requests = seen > 0 ? seen : this.#limit;
+    if (this.#probedFrom !== null && requests !== null && requests <= this.#probedFrom) {
+      this.#probeWindows = Math.min(MAX_PROBE_WINDOWS, this.#probeWindows * 2);
+    }
+    this.#probedFrom = null;
+    this.#adopt(requests, windowMs);
   }
 
-  #trim(list: number[], now: number): void {
-    const horizon = now - 2 * this.windowMs;
-    let drop = 0;
-    while (drop < list.length && (list[drop] ?? 0) < horizon) drop++;
-    if (drop > 0) list.splice(0, drop);
+  /** Our estimate of when the service's window ends: the next boundary after the last announced reset, else of the clock. */
+  #guessReset(now: number): number {
+    const w = this.#windowMs;
+    if (this.#lastReset === null) return nextBoundary(now, w);
+    return this.#lastReset + Math.max(1, Math.ceil((now - this.#lastReset) / w)) * w;
   }
+
+  /** The raise: after whole windows at the cap with no 429, try a quarter more (see the top of the file). */
+  #probe(now: number): boolean {
+    const limit = this.#limit;
+    if (this.#given || limit === null || now - this.#quietSince < this.#probeWindows * this.#windowMs) return false;
+    this.#probedFrom = limit;
+    this.#adopt(limit + Math.max(1, Math.ceil(limit / 4)), this.#windowMs);
+    return true;
+  }
+
+  #adopt(requests: number | null, windowMs: number): void {
+    if (requests === null || (requests === this.#limit && windowMs === this.#windowMs)) return;
+    this.#limit = requests;
+    this.#windowMs = windowMs;
+    this.#quietSince = this.#clock();
+    this.#onLearn?.({ requests, windowMs });
+  }
+}
+
+/** The window length read from announced resets: the smallest gap between distinct ones, or null before two. */
+function smallestGap(resets: number[]): number | null {
+  const sorted = [...resets].sort((a, b) => a - b);
+  let best: number | null = null;
+  let start = sorted[0];
+  for (const at of sorted) {
+    if (start === undefined || at - start < SAME_RESET_MS) continue;
+    // Each reset is read at its earliest: a late reading (rounded up to a second) would stretch the gap.
+    best = best === null ? at - start : Math.min(best, at - start);
+    start = at;
+  }
+  return best;
 }

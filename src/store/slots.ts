@@ -1,12 +1,140 @@
 // The rate limiter's slots kept in SQLite (the account state file, store/state.ts), so every run of one
-// account on this machine paces against the same window. Contract only: the limiter part fills it in.
+// account on this machine paces against the same window: two runs with the plan known split the rate and
+// meet no 429, and when one ends its slots free as they would have in memory, so the other takes the full
+// rate. Each step is one short transaction (BEGIN IMMEDIATE for those that read then write), so two
+// processes never both take the last slot.
+//
+// A slot in flight in a process that died (kill -9) would be held for ever, so in-flight slots expire: when
+// the process that took it is gone (process.kill(pid, 0): the file is on this machine) or, in case the pid
+// was reused or the file is shared across machines, when it has been in flight for UNANSWERED_EXPIRY_MS (ten
+// times the 30 s request timeout). An expired slot counts as answered at that moment: the service may have
+// counted its request any time until then, so it stays held one more window, like any answer.
 import type Database from 'better-sqlite3';
-import type { SlotStore } from '../pipeline/schedule.js';
+import { RESETS_KEPT } from '../pipeline/memory-slots.js';
+import type { SlotStore, TakeResult } from '../pipeline/schedule.js';
+
+/** How long a slot may stay in flight before it is taken for dead whatever its process. */
+const UNANSWERED_EXPIRY_MS = 5 * 60_000;
 
 /** Tables the shared slots need; store/state.ts creates them with its own. */
-export const SLOTS_SCHEMA = '';
+export const SLOTS_SCHEMA = `
+  CREATE TABLE IF NOT EXISTS limiter_slots (
+    id          INTEGER PRIMARY KEY,
+    account     TEXT    NOT NULL,
+    pid         INTEGER NOT NULL,
+    started_at  INTEGER NOT NULL,
+    answered_at INTEGER,
+    free_at     INTEGER,
+    accepted    INTEGER NOT NULL DEFAULT 0
+  );
+  CREATE INDEX IF NOT EXISTS limiter_slots_free ON limiter_slots (account, free_at);
+  CREATE TABLE IF NOT EXISTS limiter_pause (
+    account      TEXT    NOT NULL PRIMARY KEY,
+    paused_until INTEGER NOT NULL,
+    announced    INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  CREATE TABLE IF NOT EXISTS limiter_resets (
+    account TEXT    NOT NULL,
+    at      INTEGER NOT NULL,
+    PRIMARY KEY (account, at)
+  ) WITHOUT ROWID;
+`;
+
+/** True unless the process `pid` is known to be gone. */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: it exists under another user.
+    return (err as NodeJS.ErrnoException).code !== 'ESRCH';
+  }
+}
 
 /** The slots of `account` (base URL and key fingerprint) in `db`, shared with every process using the file. */
-export function sqliteSlots(_db: Database.Database, _account: string, _clock: () => number = Date.now): SlotStore {
-  throw new Error('sqliteSlots: not built yet');
+export function sqliteSlots(db: Database.Database, account: string, clock: () => number = Date.now): SlotStore {
+  const q = {
+    paused: db.prepare<[string], { paused_until: number; announced: number }>('SELECT paused_until, announced FROM limiter_pause WHERE account = ?'),
+    forget: db.prepare<[string, number]>('DELETE FROM limiter_slots WHERE account = ? AND free_at < ?'),
+    held: db.prepare<[string, number], { held: number; soonest: number | null }>(
+      'SELECT COUNT(*) AS held, MIN(free_at) AS soonest FROM limiter_slots WHERE account = ? AND (free_at IS NULL OR free_at > ?)',
+    ),
+    inFlight: db.prepare<[string], { id: number; pid: number; started_at: number }>(
+      'SELECT id, pid, started_at FROM limiter_slots WHERE account = ? AND free_at IS NULL',
+    ),
+    expire: db.prepare<[number, number, number]>('UPDATE limiter_slots SET answered_at = ?, free_at = ? WHERE id = ? AND free_at IS NULL'),
+    insert: db.prepare<[string, number, number]>('INSERT INTO limiter_slots (account, pid, started_at) VALUES (?, ?, ?)'),
+    // Answered before an announced reset still to come: counted in the window that ends there, so free at it.
+    answer: db.prepare<{ id: number; at: number; accepted: number; freeAt: number; account: string }>(`
+      UPDATE limiter_slots SET answered_at = :at, accepted = :accepted, free_at = COALESCE(
+        (SELECT MIN(:freeAt, paused_until) FROM limiter_pause WHERE account = :account AND announced = 1 AND :at < paused_until), :freeAt)
+      WHERE id = :id`),
+    release: db.prepare<[number]>('DELETE FROM limiter_slots WHERE id = ?'),
+    pause: db.prepare<[string, number, number]>(`
+      INSERT INTO limiter_pause (account, paused_until, announced) VALUES (?, ?, ?)
+      ON CONFLICT (account) DO UPDATE SET paused_until = excluded.paused_until, announced = excluded.announced
+      WHERE excluded.paused_until > limiter_pause.paused_until`),
+    freeAtReset: db.prepare<{ account: string; until: number }>(
+      'UPDATE limiter_slots SET free_at = :until WHERE account = :account AND free_at > :until AND answered_at < :until',
+    ),
+    accepted: db.prepare<[string, number, number], { n: number }>(
+      'SELECT COUNT(*) AS n FROM limiter_slots WHERE account = ? AND accepted = 1 AND started_at >= ? AND started_at < ?',
+    ),
+    noteReset: db.prepare<[string, number]>('INSERT OR IGNORE INTO limiter_resets (account, at) VALUES (?, ?)'),
+    trimResets: db.prepare<[string, string, number]>(
+      'DELETE FROM limiter_resets WHERE account = ? AND at NOT IN (SELECT at FROM limiter_resets WHERE account = ? ORDER BY at DESC LIMIT ?)',
+    ),
+    resets: db.prepare<[string], { at: number }>('SELECT at FROM limiter_resets WHERE account = ? ORDER BY at'),
+  };
+
+  /** In-flight slots of dead processes, or in flight too long, count as answered now. */
+  const expireDead = (now: number, holdMs: number): boolean => {
+    const stale = clock() - UNANSWERED_EXPIRY_MS;
+    let expired = false;
+    for (const s of q.inFlight.all(account)) {
+      if ((s.pid !== process.pid && !alive(s.pid)) || s.started_at < stale) {
+        q.expire.run(now, now + holdMs, s.id);
+        expired = true;
+      }
+    }
+    return expired;
+  };
+
+  const take = db.transaction((now: number, limit: number | null, holdMs: number): TakeResult => {
+    const pausedUntil = q.paused.get(account)?.paused_until ?? 0;
+    if (now < pausedUntil) return { retryAt: pausedUntil, paused: true };
+    q.forget.run(account, now - 2 * holdMs);
+    if (limit !== null) {
+      let held = q.held.get(account, now) ?? { held: 0, soonest: null };
+      if (held.held >= limit && expireDead(now, holdMs)) held = q.held.get(account, now) ?? held;
+      if (held.held >= limit) return { retryAt: held.soonest, paused: false };
+    }
+    return { id: Number(q.insert.run(account, process.pid, now).lastInsertRowid) };
+  });
+
+  const pause = db.transaction((until: number, announced: boolean) => {
+    q.pause.run(account, until, announced ? 1 : 0);
+    if (announced) q.freeAtReset.run({ account, until });
+  });
+
+  const noteReset = db.transaction((at: number): number[] => {
+    q.noteReset.run(account, at);
+    q.trimResets.run(account, account, RESETS_KEPT);
+    return q.resets.all(account).map((r) => r.at);
+  });
+
+  return {
+    shared: true,
+    take: (now, limit, holdMs) => take.immediate(now, limit, holdMs),
+    answer(id, at, accepted, freeAt) {
+      q.answer.run({ id, at, accepted: accepted ? 1 : 0, freeAt, account });
+    },
+    release(id) {
+      q.release.run(id);
+    },
+    pause: (until, announced) => pause.immediate(until, announced),
+    pausedUntil: () => q.paused.get(account)?.paused_until ?? 0,
+    acceptedBetween: (from, to) => q.accepted.get(account, from, to)?.n ?? 0,
+    noteReset: (at) => noteReset.immediate(at),
+  };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseQuotaHeaders } from '../../src/api/quota.js';
-import { nextBoundary, parseInstant, rateLimitResumeAt } from '../../src/api/reset.js';
+import { announcedReset, nextBoundary, parseInstant, rateLimitResumeAt } from '../../src/api/reset.js';
 
 const NOW = Date.parse('2026-11-22T10:00:30.000Z');
 
@@ -45,6 +45,13 @@ describe('rateLimitResumeAt', () => {
     expect(rateLimitResumeAt(null, 'not json', NOW, 1000)).toBe(nextBoundary(NOW, 1000));
     // A reset a day away is not believed.
     expect(rateLimitResumeAt(null, { reset_at: '2026-11-23T10:00:00Z' }, NOW)).toBe(Date.parse('2026-11-22T10:01:00Z'));
+  });
+  it('tells an announced reset from a guess', () => {
+    expect(announcedReset(null, { error: 'rate_limited' }, NOW)).toBeNull();
+    expect(announcedReset(null, 'not json', NOW)).toBeNull();
+    expect(announcedReset(null, { reset_at: '2026-11-23T10:00:00Z' }, NOW)).toBeNull();
+    expect(announcedReset('2', { error: 'rate_limited' }, NOW)).toBe(NOW + 2000);
+    expect(announcedReset(null, { reset_ms: NOW + 1500 }, NOW)).toBe(NOW + 1500);
   });
   it('never returns a time in the past', () => {
     expect(rateLimitResumeAt(null, { reset_at: '2026-11-22T09:00:00Z' }, NOW)).toBe(NOW);

@@ -47,7 +47,7 @@ export async function harness(options: SandboxOptions = {}): Promise<Harness> {
     dir,
     async run(kind, values, opts = {}) {
       const { limit, windowMs, ...rest } = opts;
-      const limiter = new RateLimiter({ limit: limit === undefined ? null : limit, windowMs: windowMs ?? options.windowMs ?? 60_000 });
+      const limiter = new RateLimiter({ limit: limit ?? null, windowMs: windowMs ?? options.windowMs ?? 60_000, given: limit != null });
       const r = enrich(records(values), { kind, client, store: cache, limiter, random: () => 0.01, ...rest });
       const rows = [];
       for await (const row of r.rows()) rows.push(row);
@@ -79,7 +79,7 @@ export function dispatchStage<K extends RunKind>(
     spec,
     client: h.client,
     store: h.cache,
-    limiter: new RateLimiter({ limit: null, windowMs: 60_000 }),
+    limiter: new RateLimiter({ limit: null, windowMs: 60_000, given: false }),
     buffer,
     waiting,
     stats,

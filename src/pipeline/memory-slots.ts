@@ -1,0 +1,89 @@
+// The limiter's slots for one run, in memory: the default for library callers. The SQLite store
+// (store/slots.ts) keeps the same slots in a file that every process of an account shares.
+import type { SlotStore, TakeResult } from './schedule.js';
+
+interface Slot {
+  id: number;
+  startedAt: number;
+  /** Null while in flight. */
+  freeAt: number | null;
+  answeredAt: number | null;
+  accepted: boolean;
+}
+
+/** How many announced resets are kept for reading the window length. */
+export const RESETS_KEPT = 16;
+
+/** Slots held in memory, for one run. */
+export function memorySlots(): SlotStore {
+  // Oldest first; answered slots stay a while after they free, for learning what the service accepted.
+  const slots: Slot[] = [];
+  const byId = new Map<number, Slot>();
+  let nextId = 1;
+  let pausedUntil = 0;
+  let announced = false;
+  const resets: number[] = [];
+
+  // From the front only, so a take stays O(1) with no limit; one slow answer delays forgetting a little.
+  const forget = (before: number) => {
+    let drop = 0;
+    for (const s of slots) {
+      if (s.freeAt === null || s.freeAt >= before) break;
+      byId.delete(s.id);
+      drop++;
+    }
+    if (drop > 0) slots.splice(0, drop);
+  };
+
+  return {
+    shared: false,
+    take(now: number, limit: number | null, holdMs: number): TakeResult {
+      if (now < pausedUntil) return { retryAt: pausedUntil, paused: true };
+      forget(now - 2 * holdMs);
+      if (limit !== null) {
+        let held = 0;
+        let soonest: number | null = null;
+        for (const s of slots) {
+          if (s.freeAt !== null && s.freeAt <= now) continue;
+          if (s.freeAt !== null) soonest = soonest === null ? s.freeAt : Math.min(soonest, s.freeAt);
+          held++;
+        }
+        if (held >= limit) return { retryAt: soonest, paused: false };
+      }
+      const slot: Slot = { id: nextId++, startedAt: now, freeAt: null, answeredAt: null, accepted: false };
+      slots.push(slot);
+      byId.set(slot.id, slot);
+      return { id: slot.id };
+    },
+    answer(id, at, accepted, freeAt) {
+      const slot = byId.get(id);
+      if (!slot) return;
+      slot.answeredAt = at;
+      slot.accepted = accepted;
+      slot.freeAt = announced && at < pausedUntil ? Math.min(freeAt, pausedUntil) : freeAt;
+    },
+    release(id) {
+      const slot = byId.get(id);
+      if (!slot) return;
+      byId.delete(id);
+      slots.splice(slots.indexOf(slot), 1);
+    },
+    pause(until, isAnnounced) {
+      if (until > pausedUntil) [pausedUntil, announced] = [until, isAnnounced];
+      if (!isAnnounced) return;
+      for (const s of slots) if (s.freeAt !== null && s.answeredAt !== null && s.answeredAt < until) s.freeAt = Math.min(s.freeAt, until);
+    },
+    pausedUntil: () => pausedUntil,
+    acceptedBetween(from, to) {
+      let n = 0;
+      for (const s of slots) if (s.accepted && s.startedAt >= from && s.startedAt < to) n++;
+      return n;
+    },
+    noteReset(at) {
+      if (resets.includes(at)) return [...resets];
+      resets.push(at);
+      if (resets.length > RESETS_KEPT) resets.shift();
+      return [...resets];
+    },
+  };
+}
