@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { DomainIntelClient } from '../../src/api/client.js';
 import { RateLimiter } from '../../src/pipeline/schedule.js';
+import { RESET_STYLES, type ResetStyle, startSandbox } from '../../src/sandbox/index.js';
+import { drive, requestsByTime } from '../helpers/limiter.js';
 
 /** A virtual clock: sleeping advances time instantly, so a minute of limiting runs in microseconds. */
 function virtualTime(start = 1_000_000) {
@@ -192,5 +195,111 @@ describe('RateLimiter', () => {
     const pending = limiter.acquire(ac.signal);
     ac.abort(new Error('stop'));
     await expect(pending).rejects.toThrow('stop');
+  });
+});
+
+const WINDOW = 2000;
+const windowEnd = (t: number, w = WINDOW) => Math.floor(t / w) * w + w;
+
+/** The reset a 429 at `t` announced, as the sandbox writes it in `style` (whole seconds round up). */
+function announced(style: ResetStyle, t: number): number {
+  const end = windowEnd(t);
+  if (style === 'retry-after') return t + Math.max(1, Math.ceil((end - t) / 1000)) * 1000;
+  if (style === 'epoch-s') return Math.ceil(end / 1000) * 1000;
+  return end;
+}
+
+/** Waits for the start of a window when the current one is nearly over, so a run's first window is a real one. */
+async function earlyInWindow(w: number): Promise<void> {
+  const left = windowEnd(Date.now(), w) - Date.now();
+  if (left < w / 3) await new Promise((r) => setTimeout(r, left + 10));
+}
+
+describe.concurrent('RateLimiter against the sandbox (1-2 s windows)', () => {
+  it.each(RESET_STYLES)('with no plan, resumes within 1 s of each announced reset and learns the window (%s)', async (style) => {
+    const sb = await startSandbox({ rpm: 5, windowMs: WINDOW, resetStyle: style });
+    try {
+      const learned: { requests: number; windowMs: number }[] = [];
+      // No plan: the configured window is the one-minute default, thirty times the service's.
+      const limiter = new RateLimiter({ limit: null, windowMs: 60_000, given: false, onLearn: (r) => learned.push(r) });
+      // A 429 in this window and in the next (the second measures the window), then a resume.
+      const end = windowEnd(Date.now()) + WINDOW + 1000;
+      const { limited } = await drive(sb, limiter, { until: end });
+      const log = requestsByTime(sb);
+      const refused = log.filter((r) => r.status === 429);
+      expect(limited).toBeGreaterThanOrEqual(2);
+      expect(refused.length).toBe(limited);
+      let resumes = 0;
+      for (const r of refused) {
+        const at = announced(style, r.time);
+        if (at + 1000 > end) continue;
+        const resume = log.find((x) => x.time > r.time && x.status !== 429);
+        expect(resume, `a request after the 429 at ${r.time}`).toBeDefined();
+        expect((resume?.time ?? 0) - at, `resume after the reset announced at ${at}`).toBeLessThanOrEqual(1000);
+        resumes++;
+      }
+      expect(resumes).toBeGreaterThan(0);
+      // Two resets measured the service's window, and the limit was learned against it.
+      expect(Math.abs(limiter.windowMs - WINDOW)).toBeLessThanOrEqual(500);
+      expect(learned.at(-1)?.windowMs).toBe(limiter.windowMs);
+      expect(limiter.limit).toBeGreaterThan(0);
+    } finally {
+      await sb.close();
+    }
+  });
+
+  it('keeps a given limit when a second key on the account causes a 429, and resumes at the reset', async () => {
+    const sb = await startSandbox({ rpm: 6, windowMs: WINDOW });
+    try {
+      const learned: unknown[] = [];
+      const limiter = new RateLimiter({ limit: 6, windowMs: WINDOW, given: true, onLearn: (r) => learned.push(r) });
+      const other = new DomainIntelClient({ baseUrl: sb.baseUrl, apiKey: sb.newKey() });
+      // The other key spends half of this window: this limiter's own pacing cannot see it.
+      await earlyInWindow(WINDOW);
+      for (const host of sb.hostList().slice(0, 3)) await other.domain(host);
+      await other.close();
+      const result = await drive(sb, limiter, { until: windowEnd(Date.now()) + 1000 });
+      expect(result.limited).toBeGreaterThanOrEqual(1);
+      expect(limiter.limit).toBe(6);
+      expect(limiter.windowMs).toBe(WINDOW);
+      expect(learned).toEqual([]);
+      const log = requestsByTime(sb).filter((r) => r.authorization === `Bearer ${sb.key}`);
+      const first = log.find((x) => x.status === 429);
+      const resume = log.find((x) => x.time > (first?.time ?? 0) && x.status !== 429);
+      expect((resume?.time ?? Number.POSITIVE_INFINITY) - windowEnd(first?.time ?? 0)).toBeLessThanOrEqual(1000);
+    } finally {
+      await sb.close();
+    }
+  });
+
+  it('lowers a learned limit that the service refuses', async () => {
+    const sb = await startSandbox({ rpm: 6, windowMs: WINDOW });
+    try {
+      const learned: number[] = [];
+      // A stored learned rate, too high: the service allows 6.
+      const limiter = new RateLimiter({ limit: 12, windowMs: WINDOW, given: false, onLearn: (r) => learned.push(r.requests) });
+      await earlyInWindow(WINDOW);
+      await drive(sb, limiter, { until: Date.now() + 500 });
+      expect(learned.length).toBeGreaterThan(0);
+      expect(learned[0]).toBeLessThanOrEqual(6);
+      expect(limiter.limit).toBeLessThanOrEqual(6);
+    } finally {
+      await sb.close();
+    }
+  });
+
+  it('raises a learned limit that is too low, up to what the service accepts', async () => {
+    const sb = await startSandbox({ rpm: 6, windowMs: 1000 });
+    try {
+      const learned: number[] = [];
+      const limiter = new RateLimiter({ limit: 3, windowMs: 1000, given: false, onLearn: (r) => learned.push(r.requests) });
+      // Two whole windows at the cap with no 429, then a quarter more; again two windows later.
+      await drive(sb, limiter, { until: Date.now() + 4600 });
+      expect(learned.slice(0, 2)).toEqual([4, 5]);
+      expect(limiter.limit).toBeGreaterThan(3);
+      expect(limiter.limit).toBeLessThanOrEqual(7);
+    } finally {
+      await sb.close();
+    }
   });
 });
