@@ -1,0 +1,147 @@
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import Sqlite from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { memorySlots, RateLimiter, type SlotStore } from '../../src/pipeline/schedule.js';
+import { startSandbox } from '../../src/sandbox/index.js';
+import { SLOTS_SCHEMA, sqliteSlots } from '../../src/store/slots.js';
+import { drive, requestsByTime } from '../helpers/limiter.js';
+import { tempDir } from './helpers.js';
+
+/** A connection to the state file as STATE opens it: WAL, a busy timeout, the slot tables. Two look like two processes. */
+function connect(file: string): Sqlite.Database {
+  const db = new Sqlite(file);
+  db.pragma('busy_timeout = 5000');
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.exec(SLOTS_SCHEMA);
+  return db;
+}
+
+const ACCOUNT = 'http://127.0.0.1/api/v1 k:0123456789ab';
+
+/** A pid that belonged to a process which has exited. */
+function deadPid(): number {
+  const child = spawnSync(process.execPath, ['-e', '']);
+  return child.pid as number;
+}
+
+const stores: [string, () => SlotStore][] = [
+  ['memory', () => memorySlots()],
+  ['sqlite', () => sqliteSlots(connect(path.join(tempDir(), 'state.sqlite')), ACCOUNT, () => 0)],
+];
+
+describe.each(stores)('SlotStore (%s)', (_name, open) => {
+  it('holds at most `limit` slots until each frees, and none during a pause', () => {
+    const s = open();
+    const a = s.take(0, 2, 1000);
+    const b = s.take(0, 2, 1000);
+    expect('id' in a && 'id' in b).toBe(true);
+    // Both in flight: only an answer can free one.
+    expect(s.take(0, 2, 1000)).toEqual({ retryAt: null, paused: false });
+    if (!('id' in a) || !('id' in b)) return;
+    s.answer(a.id, 100, true, 1100);
+    s.answer(b.id, 200, true, 1200);
+    expect(s.take(500, 2, 1000)).toEqual({ retryAt: 1100, paused: false });
+    expect('id' in s.take(1100, 2, 1000)).toBe(true);
+    s.pause(3000, false);
+    expect(s.pausedUntil()).toBe(3000);
+    expect(s.take(2000, null, 1000)).toEqual({ retryAt: 3000, paused: true });
+    expect(s.acceptedBetween(0, 1000)).toBe(2);
+  });
+
+  it('frees at an announced reset the slots answered before it, and not those answered after', () => {
+    const s = open();
+    const ids: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const got = s.take(0, 3, 60_000);
+      if ('id' in got) ids.push(got.id);
+    }
+    s.answer(ids[0] as number, 10, true, 60_010);
+    s.pause(2000, true);
+    // Answered after the 429 but before its reset: counted in the window that ends there.
+    s.answer(ids[1] as number, 20, false, 60_020);
+    s.answer(ids[2] as number, 2500, true, 62_500);
+    expect(s.take(2000, 3, 60_000)).toMatchObject({ id: expect.any(Number) });
+    expect(s.take(2000, 3, 60_000)).toMatchObject({ id: expect.any(Number) });
+    expect(s.take(2600, 2, 60_000)).toEqual({ retryAt: 62_500, paused: false });
+  });
+
+  it('gives a released slot back at once', () => {
+    const s = open();
+    const a = s.take(0, 1, 1000);
+    expect(s.take(0, 1, 1000)).toEqual({ retryAt: null, paused: false });
+    if ('id' in a) s.release(a.id);
+    expect('id' in s.take(0, 1, 1000)).toBe(true);
+  });
+
+  it('keeps the announced resets it is told, each once', () => {
+    const s = open();
+    s.noteReset(4000);
+    s.noteReset(2000);
+    expect(s.noteReset(2000)).toEqual(s.shared ? [2000, 4000] : [4000, 2000]);
+  });
+});
+
+describe('sqliteSlots', () => {
+  it('shares slots, pauses and resets between two connections (two processes) of one account, and not with another account', () => {
+    const file = path.join(tempDir(), 'state.sqlite');
+    const open = (account: string) => sqliteSlots(connect(file), account, () => 0);
+    const [one, two, stranger] = [open(ACCOUNT), open(ACCOUNT), open('other')];
+    expect(one.shared).toBe(true);
+    expect('id' in one.take(0, 1, 1000)).toBe(true);
+    expect(two.take(0, 1, 1000)).toEqual({ retryAt: null, paused: false });
+    expect('id' in stranger.take(0, 1, 1000)).toBe(true);
+    two.pause(5000, true);
+    expect(one.pausedUntil()).toBe(5000);
+    expect(stranger.pausedUntil()).toBe(0);
+    one.noteReset(5000);
+    expect(two.noteReset(7000)).toEqual([5000, 7000]);
+  });
+
+  it('expires a slot left in flight by a process that died, and one in flight too long', () => {
+    const file = path.join(tempDir(), 'state.sqlite');
+    const db = connect(file);
+    const dead = sqliteSlots(db, ACCOUNT);
+    const got = dead.take(0, 1, 1000);
+    if (!('id' in got)) throw new Error('no slot');
+    db.prepare('UPDATE limiter_slots SET pid = ? WHERE id = ?').run(deadPid(), got.id);
+    const other = sqliteSlots(connect(file), ACCOUNT);
+    // Counted as answered when found dead: held one more window, then free.
+    expect(other.take(50, 1, 1000)).toEqual({ retryAt: 1050, paused: false });
+    expect('id' in other.take(1050, 1, 1000)).toBe(true);
+    // This process is alive, but a slot in flight for more than five minutes is taken for dead too.
+    const later = sqliteSlots(connect(file), ACCOUNT, () => 6 * 60_000);
+    expect(later.take(6 * 60_000, 1, 1000)).toEqual({ retryAt: 6 * 60_000 + 1000, paused: false });
+  });
+
+  it('paces two limiters of one account together: no 429, the rate split, then all of it for the one left', async () => {
+    const W = 1000;
+    const rpm = 10;
+    const sb = await startSandbox({ rpm, windowMs: W });
+    const file = path.join(tempDir(), 'state.sqlite');
+    try {
+      const limiter = () => new RateLimiter({ limit: rpm, windowMs: W, given: true, slots: sqliteSlots(connect(file), ACCOUNT) });
+      const start = Date.now();
+      const firstEnd = start + 3 * W;
+      const secondEnd = start + 7 * W;
+      const [a, b] = await Promise.all([drive(sb, limiter(), { until: firstEnd, key: sb.key }), drive(sb, limiter(), { until: secondEnd, key: sb.newKey() })]);
+      const log = requestsByTime(sb);
+      expect(log.filter((r) => r.status === 429)).toEqual([]);
+      expect(a.limited + b.limited).toBe(0);
+      // Together: each roughly half while both ran.
+      const aKey = `Bearer ${sb.key}`;
+      const shared = log.filter((r) => r.time < firstEnd);
+      const aShare = shared.filter((r) => r.authorization === aKey).length / shared.length;
+      expect(aShare).toBeGreaterThan(0.25);
+      expect(aShare).toBeLessThan(0.75);
+      // Alone: once the first one's slots are free (a window after it stopped), the second takes the full
+      // rate: a burst of `rpm` every window and a margin, so at least two in three seconds (half would be 15).
+      const alone = log.filter((r) => r.time >= firstEnd + W && r.time < secondEnd);
+      expect(alone.every((r) => r.authorization !== aKey)).toBe(true);
+      expect(alone.length).toBeGreaterThanOrEqual(2 * rpm);
+    } finally {
+      await sb.close();
+    }
+  });
+});
