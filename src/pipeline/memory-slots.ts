@@ -40,7 +40,8 @@ export function memorySlots(): SlotStore {
     take(now: number, limit: number | null, holdMs: number): TakeResult {
       if (now < pausedUntil) return { retryAt: pausedUntil, paused: true };
       forget(now - 2 * holdMs);
-      if (limit !== null) {
+      // Fewer slots than the limit, held or not: no need to count them.
+      if (limit !== null && slots.length >= limit) {
         let held = 0;
         let soonest: number | null = null;
         for (const s of slots) {

@@ -13,6 +13,11 @@ import type Database from 'better-sqlite3';
 import { RESETS_KEPT } from '../pipeline/memory-slots.js';
 import type { SlotStore, TakeResult } from '../pipeline/schedule.js';
 
+/** free_at of a slot in flight: held until its answer. A number, not NULL, so that "held" is one index range. */
+const IN_FLIGHT = Number.MAX_SAFE_INTEGER;
+
+const FORGET_EVERY = 64;
+
 /** How long a slot may stay in flight before it is taken for dead whatever its process. */
 const UNANSWERED_EXPIRY_MS = 5 * 60_000;
 
@@ -24,7 +29,7 @@ export const SLOTS_SCHEMA = `
     pid         INTEGER NOT NULL,
     started_at  INTEGER NOT NULL,
     answered_at INTEGER,
-    free_at     INTEGER,
+    free_at     INTEGER NOT NULL,
     accepted    INTEGER NOT NULL DEFAULT 0
   );
   CREATE INDEX IF NOT EXISTS limiter_slots_free ON limiter_slots (account, free_at);
@@ -56,14 +61,17 @@ export function sqliteSlots(db: Database.Database, account: string, clock: () =>
   const q = {
     paused: db.prepare<[string], { paused_until: number; announced: number }>('SELECT paused_until, announced FROM limiter_pause WHERE account = ?'),
     forget: db.prepare<[string, number]>('DELETE FROM limiter_slots WHERE account = ? AND free_at < ?'),
-    held: db.prepare<[string, number], { held: number; soonest: number | null }>(
-      'SELECT COUNT(*) AS held, MIN(free_at) AS soonest FROM limiter_slots WHERE account = ? AND (free_at IS NULL OR free_at > ?)',
+    // Rows of every account: ids only grow, so this bounds the slots held, in O(log n) where counting is O(n).
+    rows: db.prepare<[], { n: number | null }>('SELECT (SELECT MAX(id) FROM limiter_slots) - (SELECT MIN(id) FROM limiter_slots) + 1 AS n'),
+    held: db.prepare<[string, number, number], { held: number }>(
+      'SELECT COUNT(*) AS held FROM (SELECT 1 FROM limiter_slots WHERE account = ? AND free_at > ? LIMIT ?)',
     ),
-    inFlight: db.prepare<[string], { id: number; pid: number; started_at: number }>(
-      'SELECT id, pid, started_at FROM limiter_slots WHERE account = ? AND free_at IS NULL',
+    soonest: db.prepare<[string, number], { at: number | null }>('SELECT MIN(free_at) AS at FROM limiter_slots WHERE account = ? AND free_at > ?'),
+    inFlight: db.prepare<[string, number], { id: number; pid: number; started_at: number }>(
+      'SELECT id, pid, started_at FROM limiter_slots WHERE account = ? AND free_at = ?',
     ),
-    expire: db.prepare<[number, number, number]>('UPDATE limiter_slots SET answered_at = ?, free_at = ? WHERE id = ? AND free_at IS NULL'),
-    insert: db.prepare<[string, number, number]>('INSERT INTO limiter_slots (account, pid, started_at) VALUES (?, ?, ?)'),
+    expire: db.prepare<[number, number, number]>('UPDATE limiter_slots SET answered_at = ?, free_at = ? WHERE id = ? AND answered_at IS NULL'),
+    insert: db.prepare<[string, number, number, number]>('INSERT INTO limiter_slots (account, pid, started_at, free_at) VALUES (?, ?, ?, ?)'),
     // Answered before an announced reset still to come: counted in the window that ends there, so free at it.
     answer: db.prepare<{ id: number; at: number; accepted: number; freeAt: number; account: string }>(`
       UPDATE limiter_slots SET answered_at = :at, accepted = :accepted, free_at = COALESCE(
@@ -91,7 +99,7 @@ export function sqliteSlots(db: Database.Database, account: string, clock: () =>
   const expireDead = (now: number, holdMs: number): boolean => {
     const stale = clock() - UNANSWERED_EXPIRY_MS;
     let expired = false;
-    for (const s of q.inFlight.all(account)) {
+    for (const s of q.inFlight.all(account, IN_FLIGHT)) {
       if ((s.pid !== process.pid && !alive(s.pid)) || s.started_at < stale) {
         q.expire.run(now, now + holdMs, s.id);
         expired = true;
@@ -100,16 +108,20 @@ export function sqliteSlots(db: Database.Database, account: string, clock: () =>
     return expired;
   };
 
+  let takes = 0;
   const take = db.transaction((now: number, limit: number | null, holdMs: number): TakeResult => {
     const pausedUntil = q.paused.get(account)?.paused_until ?? 0;
     if (now < pausedUntil) return { retryAt: pausedUntil, paused: true };
-    q.forget.run(account, now - 2 * holdMs);
-    if (limit !== null) {
-      let held = q.held.get(account, now) ?? { held: 0, soonest: null };
-      if (held.held >= limit && expireDead(now, holdMs)) held = q.held.get(account, now) ?? held;
-      if (held.held >= limit) return { retryAt: held.soonest, paused: false };
+    // Forgetting is housekeeping: every FORGET_EVERY takes is enough, and each take stays one small write.
+    if (++takes % FORGET_EVERY === 0) q.forget.run(account, now - 2 * holdMs);
+    if (limit !== null && (q.rows.get()?.n ?? 0) >= limit) {
+      const full = () => (q.held.get(account, now, limit)?.held ?? 0) >= limit;
+      if (full() && (!expireDead(now, holdMs) || full())) {
+        const soonest = q.soonest.get(account, now)?.at ?? IN_FLIGHT;
+        return { retryAt: soonest === IN_FLIGHT ? null : soonest, paused: false };
+      }
     }
-    return { id: Number(q.insert.run(account, process.pid, now).lastInsertRowid) };
+    return { id: Number(q.insert.run(account, process.pid, now, IN_FLIGHT).lastInsertRowid) };
   });
 
   const pause = db.transaction((until: number, announced: boolean) => {
