@@ -223,7 +223,8 @@ describe.concurrent('RateLimiter against the sandbox (1-2 s windows)', () => {
       // No plan: the configured window is the one-minute default, thirty times the service's.
       const limiter = new RateLimiter({ limit: null, windowMs: 60_000, given: false, onLearn: (r) => learned.push(r) });
       // A 429 in this window and in the next (the second measures the window), then a resume.
-      const end = windowEnd(Date.now()) + WINDOW + 1000;
+      await earlyInWindow(WINDOW);
+      const end = windowEnd(Date.now()) + WINDOW + 1200;
       const { limited } = await drive(sb, limiter, { until: end });
       const log = requestsByTime(sb);
       const refused = log.filter((r) => r.status === 429);
@@ -245,6 +246,54 @@ describe.concurrent('RateLimiter against the sandbox (1-2 s windows)', () => {
       expect(limiter.limit).toBeGreaterThan(0);
     } finally {
       await sb.close();
+    }
+  });
+
+  it('with a 429 that names no reset, resumes at the next boundary of its window and learns the limit at once', async () => {
+    const sb = await startSandbox({ rpm: 5, windowMs: WINDOW, resetStyle: 'none' });
+    try {
+      const learned: { requests: number; windowMs: number }[] = [];
+      // No limit known, but the window given (a library caller, or a rate learned before): the best estimate.
+      const limiter = new RateLimiter({ limit: null, windowMs: WINDOW, given: false, onLearn: (r) => learned.push(r) });
+      await earlyInWindow(WINDOW);
+      const end = Math.max(windowEnd(Date.now()), Date.now() + WINDOW + 100) + 1000;
+      await drive(sb, limiter, { until: end });
+      const log = requestsByTime(sb);
+      const first = log.find((r) => r.status === 429);
+      expect(first).toBeDefined();
+      const resume = log.find((x) => x.time > (first?.time ?? 0) && x.status !== 429);
+      // A guess frees no slot early: the resume is at the window's next boundary, or one window (and a
+      // margin) after the first answers if that is later (the run began in the middle of a window).
+      const estimate = Math.max(windowEnd(first?.time ?? 0), (log[0]?.time ?? 0) + WINDOW + 100);
+      expect((resume?.time ?? Number.POSITIVE_INFINITY) - estimate).toBeLessThanOrEqual(1000);
+      expect(learned[0]).toEqual({ requests: 5, windowMs: WINDOW });
+    } finally {
+      await sb.close();
+    }
+  });
+
+  it('in a sliding window: a known limit meets no 429, and with none known each resume follows its announced reset', async () => {
+    const known = await startSandbox({ rpm: 5, windowMs: WINDOW, window: 'sliding' });
+    const unknown = await startSandbox({ rpm: 5, windowMs: WINDOW, window: 'sliding' });
+    try {
+      const end = Date.now() + 2 * WINDOW + 500;
+      const paced = new RateLimiter({ limit: 5, windowMs: WINDOW, given: true });
+      const learner = new RateLimiter({ limit: null, windowMs: 60_000, given: false });
+      const [a, b] = await Promise.all([drive(known, paced, { until: end }), drive(unknown, learner, { until: end })]);
+      expect(a.limited).toBe(0);
+      expect(a.sent).toBeGreaterThanOrEqual(10);
+      expect(b.limited).toBeGreaterThan(0);
+      // The sliding window's reset: when the oldest of the last five admitted leaves it.
+      const log = requestsByTime(unknown);
+      for (const r of log.filter((x) => x.status === 429)) {
+        const admitted = log.filter((x) => x.time <= r.time && x.status !== 429);
+        const reset = (admitted.at(-5)?.time ?? 0) + WINDOW;
+        if (reset + 1000 > end) continue;
+        const resume = log.find((x) => x.time > r.time && x.status !== 429);
+        expect((resume?.time ?? Number.POSITIVE_INFINITY) - reset).toBeLessThanOrEqual(1000);
+      }
+    } finally {
+      await Promise.all([known.close(), unknown.close()]);
     }
   });
 
