@@ -76,9 +76,14 @@ export function memorySlots(): SlotStore {
     },
     pausedUntil: () => pausedUntil,
     acceptedBetween(from, to) {
-      let n = 0;
-      for (const s of slots) if (s.accepted && s.startedAt >= from && s.startedAt < to) n++;
-      return n;
+      let count = 0;
+      let first: number | null = null;
+      for (const s of slots) {
+        if (!s.accepted || s.startedAt < from || s.startedAt >= to) continue;
+        count++;
+        first = first === null ? s.startedAt : Math.min(first, s.startedAt);
+      }
+      return { count, first };
     },
     noteReset(at) {
       if (resets.includes(at)) return [...resets];

@@ -13,10 +13,11 @@
 //
 // A limit the user gave (plan, --rpm, --rate) is never changed: a 429 under it means another client shares
 // the account, so we wait for the reset and keep the limit. With no limit given the limiter learns:
-// - the window: the smallest positive gap between distinct announced resets, once two are seen (a reset read
-//   to whole seconds may come a second late, so resets less than a second apart are one reset, read at its
-//   earliest); until then the configured window, which with no limit known is only a default: then a 429
-//   with a reset merely pauses until the second one measures the window (see rateLimit).
+// - the window: the smallest positive gap between distinct announced resets (the first of each pause), once
+//   two are seen (a reset read to whole seconds may come a second late, so resets less than a second, or a
+//   third of the window, apart are one reset read at its earliest); until then the configured window, or,
+//   when that is only a default (no limit known), no more than the first reset's distance from the first
+//   request it may have counted (see rateLimit).
 // - the limit, at each 429 with a reset R: the requests accepted (by every process sharing the slots) that
 //   started in the window ending at R. That lowers and raises alike.
 // - the raise: a limit that is too low never meets a 429 and so is never re-measured (it happens when a
@@ -25,7 +26,7 @@
 //   429 and no change while demand waits at the cap, the limit is raised by a quarter (at least one); the
 //   next 429 measures the true figure. A probe that the next 429 proves useless (it measures no more than
 //   the limit before the raise) doubles the wait before the following one, up to MAX_PROBE_WINDOWS, so a
-//   right limit costs one 429 (per worker in flight) every 32 windows, and a low one climbs back in a few.
+//   right limit costs one 429 (per worker in flight) every 64 windows, and a low one climbs back in a few.
 import { nextBoundary } from '../api/reset.js';
 import { sleep } from '../api/sleep.js';
 import { memorySlots } from './memory-slots.js';
@@ -56,8 +57,8 @@ export interface SlotStore {
   pause(until: number, announced: boolean): void;
   /** When the current pause ends, or 0. */
   pausedUntil(): number;
-  /** Accepted requests that started in [from, to), by every user of the store. */
-  acceptedBetween(from: number, to: number): number;
+  /** Accepted requests that started in [from, to), by every user of the store, and the start of the first. */
+  acceptedBetween(from: number, to: number): { count: number; first: number | null };
   /** Records an announced reset; returns those recorded lately, oldest first. */
   noteReset(at: number): number[];
 }
@@ -86,9 +87,9 @@ export interface Ticket {
   answeredAt: number | null;
 }
 
-const PROBE_WINDOWS = 2;
-const MAX_PROBE_WINDOWS = 32;
-/** Announced resets closer than this are one reset read twice (Retry-After and epoch seconds round up to a second). */
+const PROBE_WINDOWS = 4;
+const MAX_PROBE_WINDOWS = 64;
+/** Announced resets closer than this (or a third of the window) are one reset read twice (Retry-After and epoch seconds round up to a second). */
 const SAME_RESET_MS = 1000;
 
 /** Rate limiter shared by every worker of a run, and through a shared SlotStore by every run of an account. */
@@ -224,22 +225,27 @@ export class RateLimiter {
     const now = this.#clock();
     const announced = resumeAt !== null;
     const until = resumeAt ?? this.#guessReset(now);
+    // The first 429 after a resume opens a pause; those of requests already in flight belong to it.
+    const fresh = now >= this.#slots.pausedUntil();
     this.#slots.pause(until, announced);
     this.#quietSince = now;
     if (this.#given) return;
+    const margin = this.#holdMs - this.#windowMs;
     let windowMs = this.#windowMs;
     if (announced) {
       this.#lastReset = until;
-      const measured = smallestGap(this.#slots.noteReset(until));
+      const measured = fresh ? smallestGap(this.#slots.noteReset(until), Math.min(SAME_RESET_MS, windowMs / 3)) : null;
       if (measured !== null) [windowMs, this.#windowKnown] = [measured, true];
-      // The configured window, with no limit known, is only a default and may be far longer than the
-      // service's: a limit learned against it would hold each slot that long, stalling the run after the
-      // first resume, and no second reset would come to correct it. So until two resets measure the window,
-      // a 429 only pauses until its reset. (With none announced there is nothing to measure: learn at once.)
-      if (!this.#windowKnown) return;
+      else if (!this.#windowKnown) {
+        // One reset and a default window, perhaps far longer than the service's: a limit held against it
+        // would stall the run after the first resume, with no second 429 to correct it. The window cannot be
+        // longer than the reset's distance from the first request it may have counted, so that is the
+        // estimate; too short, it only lets the next window meet a 429, whose reset then measures the window.
+        const first = this.#slots.acceptedBetween(until - windowMs - margin, until).first;
+        if (first !== null) windowMs = Math.min(windowMs, Math.max(until - now, until - first));
+      }
     }
-    const margin = this.#holdMs - this.#windowMs;
-    const seen = this.#slots.acceptedBetween(until - windowMs - margin, until);
+    const seen = this.#slots.acceptedBetween(until - windowMs - margin, until).count;
     const requests = seen > 0 ? seen : this.#limit;
     if (this.#probedFrom !== null && requests !== null && requests <= this.#probedFrom) {
       this.#probeWindows = Math.min(MAX_PROBE_WINDOWS, this.#probeWindows * 2);
@@ -273,13 +279,13 @@ export class RateLimiter {
   }
 }
 
-/** The window length read from announced resets: the smallest gap between distinct ones, or null before two. */
-function smallestGap(resets: number[]): number | null {
+/** The window length read from announced resets: the smallest gap between distinct ones (closer than `same`: one reset read twice), or null before two. */
+function smallestGap(resets: number[], same: number): number | null {
   const sorted = [...resets].sort((a, b) => a - b);
   let best: number | null = null;
   let start = sorted[0];
   for (const at of sorted) {
-    if (start === undefined || at - start < SAME_RESET_MS) continue;
+    if (start === undefined || at - start < same) continue;
     // Each reset is read at its earliest: a late reading (rounded up to a second) would stretch the gap.
     best = best === null ? at - start : Math.min(best, at - start);
     start = at;

@@ -85,8 +85,8 @@ export function sqliteSlots(db: Database.Database, account: string, clock: () =>
     freeAtReset: db.prepare<{ account: string; until: number }>(
       'UPDATE limiter_slots SET free_at = :until WHERE account = :account AND free_at > :until AND answered_at < :until',
     ),
-    accepted: db.prepare<[string, number, number], { n: number }>(
-      'SELECT COUNT(*) AS n FROM limiter_slots WHERE account = ? AND accepted = 1 AND started_at >= ? AND started_at < ?',
+    accepted: db.prepare<[string, number, number], { count: number; first: number | null }>(
+      'SELECT COUNT(*) AS count, MIN(started_at) AS first FROM limiter_slots WHERE account = ? AND accepted = 1 AND started_at >= ? AND started_at < ?',
     ),
     noteReset: db.prepare<[string, number]>('INSERT OR IGNORE INTO limiter_resets (account, at) VALUES (?, ?)'),
     trimResets: db.prepare<[string, string, number]>(
@@ -146,7 +146,7 @@ export function sqliteSlots(db: Database.Database, account: string, clock: () =>
     },
     pause: (until, announced) => pause.immediate(until, announced),
     pausedUntil: () => q.paused.get(account)?.paused_until ?? 0,
-    acceptedBetween: (from, to) => q.accepted.get(account, from, to)?.n ?? 0,
+    acceptedBetween: (from, to) => q.accepted.get(account, from, to) ?? { count: 0, first: null },
     noteReset: (at) => noteReset.immediate(at),
   };
 }

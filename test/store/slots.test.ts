@@ -47,7 +47,8 @@ describe.each(stores)('SlotStore (%s)', (_name, open) => {
     s.pause(3000, false);
     expect(s.pausedUntil()).toBe(3000);
     expect(s.take(2000, null, 1000)).toEqual({ retryAt: 3000, paused: true });
-    expect(s.acceptedBetween(0, 1000)).toBe(2);
+    expect(s.acceptedBetween(0, 1000)).toEqual({ count: 2, first: 0 });
+    expect(s.acceptedBetween(1, 1000)).toEqual({ count: 0, first: null });
   });
 
   it('frees at an announced reset the slots answered before it, and not those answered after', () => {
