@@ -9,7 +9,8 @@
 // A 429 pauses every user of the slots until the reset. The service's word on time beats our guess: when the
 // 429 announced its reset, slots answered before it are free at it (they were counted in the window that
 // ends there), so the run resumes at the reset and not a local window after its last answer. A 429 that
-// named no reset pauses until our best estimate of the window's next boundary.
+// named no reset pauses until our best estimate of the window's next boundary, but frees no slot early: a
+// wrong guess would otherwise meet a 429 in every window.
 //
 // A limit the user gave (plan, --rpm, --rate) is never changed: a 429 under it means another client shares
 // the account, so we wait for the reset and keep the limit. With no limit given the limiter learns:
@@ -163,7 +164,9 @@ export class RateLimiter {
       const now = this.#clock();
       const got = this.#slots.take(now, this.#limit, this.#holdMs);
       if ('id' in got) return { id: got.id, startedAt: now, answeredAt: null };
-      if (!got.paused && this.#probe(now)) continue;
+      // A pause (perhaps another process's 429) is not a quiet window: no probe right after it.
+      if (got.paused) this.#quietSince = Math.max(this.#quietSince, got.retryAt ?? now);
+      else if (this.#probe(now)) continue;
       await this.#until(now, got.retryAt, signal);
     }
   }
