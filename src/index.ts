@@ -10,7 +10,7 @@ export { enrich, type AnswerStore, type EnrichOptions, type EnrichRun } from './
 export { runJob, type JobInput, type JobOutput, type JobResult } from './pipeline/job.js';
 export { openInput } from './pipeline/read.js';
 export { columnsFor, createRowWriter, flatten, neutraliseCell, openOutput } from './pipeline/write.js';
-export { RateLimiter, type LimiterOptions } from './pipeline/schedule.js';
+export { memorySlots, RateLimiter, type LimiterOptions, type SlotStore } from './pipeline/schedule.js';
 export type { RunEvent, RunStats } from './pipeline/stats.js';
 export type { EnrichedRow, InputRecord, InputShape, RowStatus, RunKind } from './pipeline/types.js';
 export { openCache, type AnswerCache } from './store/cache.js';
