@@ -1,13 +1,16 @@
 // Dispatch: keys planned for lookup go out in batches of at most spec.batchSize, within the budget
 // (--max-lookups, the quota's remaining lookups), paced by the limiter, under the one retry policy
-// (api/retry.ts); each answer is stored before the rows waiting on it settle. The dispatcher also owns why
-// a run stopped: `stop` is the one place that sets it.
+// (api/retry.ts). It keeps the ledger: every answer the service charged for is stored before any row shows
+// it, and what was spent is what was stored. It also owns why a run stopped: `stop` is the one place that sets it.
 import type { DomainIntelClient } from '../api/client.js';
 import { AbortedError, DomainIntelError, InvalidKeyError, QuotaExhaustedError } from '../api/errors.js';
 import { decide, isRateLimit, type RetryLimits, type RetryState } from '../api/retry.js';
 import type { QuotaInfo } from '../api/types.js';
 import type { AnswerStore } from './answer-store.js';
 import type { Answer, KindSpec } from './kinds.js';
+import { QuotaGate } from './gate.js';
+import { Ledger, UNANSWERED } from './ledger.js';
+import './limiter-shim.js';
 import type { OrderedBuffer, Slot } from './order.js';
 import { INPUT_QUIET_MS } from './intake.js';
 import type { RateLimiter, Ticket } from './schedule.js';
@@ -44,6 +47,10 @@ export interface DispatcherOptions<K extends RunKind> {
   clock: () => number;
   onProgress?: ((stats: Readonly<RunStats>) => void) | undefined;
   onEvent?: ((event: RunEvent) => void) | undefined;
+  /** Oldest cached answer the run accepts (the planner's rule); default: any age. */
+  maxAgeMs?: (() => number) | undefined;
+  /** Asked once, with the first quota an answer reports; false stops the run ('short'). See EnrichOptions. */
+  quotaGate?: ((quota: QuotaInfo) => Promise<boolean>) | undefined;
 }
 
 /** Stops that also cancel what waits to be sent (retries, rate-limit pauses); the others let it finish. */
@@ -62,9 +69,14 @@ export class Dispatcher<K extends RunKind> {
   #flushTimer: NodeJS.Timeout | undefined;
   #stopText: string | null = null;
   #fatal: unknown = null;
+  readonly #ledger: Ledger<K>;
+  readonly #gate: QuotaGate;
+  readonly #halt = (reason: StopReason, cause?: unknown): void => this.stop(reason, cause);
 
   constructor(o: DispatcherOptions<K>) {
     this.#o = o;
+    this.#ledger = new Ledger(o);
+    this.#gate = new QuotaGate(o.quotaGate);
   }
 
   /** Requests in flight. */
@@ -99,6 +111,7 @@ export class Dispatcher<K extends RunKind> {
     this.#stopText = stopText(reason, this.#o.maxLookups);
     this.#o.stats.stoppedBy = reason;
     if (CANCELS.has(reason)) this.#stop.abort();
+    if (reason === 'quota') this.#o.onEvent?.({ type: 'quota-exhausted' });
     this.#failQueued();
     this.#o.buffer.notify();
   }
@@ -106,7 +119,8 @@ export class Dispatcher<K extends RunKind> {
   /** Sends what the queue, the budget and the concurrency allow. */
   pump(): void {
     const { stats } = this.#o;
-    while (this.#inflight < this.#o.concurrency && this.#queue.length > 0) {
+    const most = this.#gate.most(this.#o.concurrency);
+    while (this.#inflight < most && this.#queue.length > 0) {
       if (this.#stopText !== null) return this.#failQueued();
       const { batchSize } = this.#o.spec;
       if (this.#queue.length < batchSize && !this.#o.input.done && !this.#flushPartial) {
@@ -195,18 +209,27 @@ export class Dispatcher<K extends RunKind> {
       } catch {
         return this.#settle(keys, 'error', null, this.#stopText ?? 'interrupted');
       }
+      // A stop while this waited for its slot (a 402, the gate, the consumer gone) sends nothing new; hosts
+      // another process bought since planning are not bought again (checked now, the slot granted).
+      if (this.#stopText === null) keys = this.#ledger.boughtMeanwhile(keys, this.#o.maxAgeMs?.() ?? Number.POSITIVE_INFINITY);
+      if (this.#stopText !== null || keys.length === 0) {
+        limiter.release(ticket);
+        return this.#settle(keys, 'error', null, this.#stopText);
+      }
       stats.requests++;
+      let answer: Answer;
       try {
-        this.#record(keys, await spec.call(this.#o.client, keys, (key) => this.#o.waiting.hostOf(key)));
-        limiter.settle(ticket, true);
-        return;
+        answer = await spec.call(this.#o.client, keys, (key) => this.#o.waiting.hostOf(key));
       } catch (err) {
         const rateLimited = isRateLimit(err);
         limiter.settle(ticket, !rateLimited);
-        if (err instanceof DomainIntelError) this.#noteQuota(err.quota);
+        if (err instanceof DomainIntelError) {
+          this.#ledger.note(err.quota, 0);
+          await this.#gate.pass(err.quota, false, this.#halt);
+        }
         if (rateLimited) {
           stats.rateLimited++;
-          limiter.rateLimit(err.resumeAt);
+          limiter.rateLimit(err.resetAnnounced ? err.resumeAt : null);
           this.#o.onEvent?.({ type: 'rate-limited', resumeAt: err.resumeAt });
         }
         const next = decide(err, state, this.#o.limits, this.#o.random);
@@ -223,19 +246,22 @@ export class Dispatcher<K extends RunKind> {
         }
         return this.#giveUp(keys, err, next.reason);
       }
+      limiter.settle(ticket, true);
+      this.#record(keys, answer);
+      return this.#gate.pass(this.#o.stats.quota, true, this.#halt);
     }
   }
 
   #giveUp(keys: string[], err: unknown, reason: string): void {
     if (err instanceof QuotaExhaustedError) {
       const left = err.quota?.remaining ?? 0;
-      if (left > 0 && left < keys.length) {
-        // The batch cost more than what was left: send again what fits (the rest waits in the queue).
+      if (left > 0 && left < keys.length && this.#stopText === null) {
+        // The batch cost more than what was left and was refused whole: send again what fits (the budget
+        // check sizes it from the quota this 402 reported; the rest waits in the queue, then stops on it).
         this.#queue.unshift(...keys);
         return;
       }
       this.stop('quota');
-      this.#o.onEvent?.({ type: 'quota-exhausted' });
       return this.#settle(keys, 'error', null, this.#stopText);
     }
     if (err instanceof InvalidKeyError) {
@@ -246,30 +272,18 @@ export class Dispatcher<K extends RunKind> {
     this.#settle(keys, 'error', null, reason, true);
   }
 
-  /** Stores an answer (before any row shows it), then settles the rows waiting on its keys. */
+  /** Records an answer (ledger.ts), then settles the rows of keys it left out. */
   #record(keys: string[], answer: Answer): void {
-    const { stats, spec, waiting } = this.#o;
-    this.#noteQuota(answer.quota);
-    stats.lookupsSpent += keys.length; // one per distinct host sent, found or not (§8.6)
-    const entries = [];
-    for (const k of keys) {
-      if (answer.found.has(k)) entries.push({ endpoint: spec.endpoint, host: k, status: 'found' as const, body: answer.found.get(k) });
-      else if (answer.missing.has(k)) entries.push({ endpoint: spec.endpoint, host: k, status: 'missing' as const, body: null });
+    let left = keys;
+    try {
+      left = this.#ledger.record(keys, answer);
+    } catch (err) {
+      this.stop('error', err); // a paid answer that cannot be stored (the cache gone bad): buy no more
     }
-    this.#o.store.putMany(entries);
-    for (const k of keys) {
-      if (answer.found.has(k)) waiting.settle(k, 'found', answer.found.get(k), null);
-      else if (answer.missing.has(k)) waiting.settle(k, 'missing', null, null);
-      // Neither in data nor in missing: we cannot tell what the service holds, so it is not cached.
-      else waiting.settle(k, 'error', null, "the service's batch answer left this host out", true);
-    }
-    this.report();
-    this.#o.buffer.notify();
-  }
-
-  #noteQuota(q: QuotaInfo | null): void {
-    const { stats } = this.#o;
-    if (q && (stats.quota === null || q.seenAt >= stats.quota.seenAt)) stats.quota = q;
+    // A batch served in part with nothing left (one reading of a batch that costs more than is left): the
+    // rest are the quota's, and the run stops on it as on a 402.
+    if (left.length > 0 && this.#o.stats.quota?.remaining === 0) this.stop('quota');
+    this.#settle(left, 'error', null, this.#stopText ?? UNANSWERED, true);
   }
 
   /** Settles the rows waiting on `keys`; `remember` a failure so later rows with these keys share it. */

@@ -55,8 +55,19 @@ export const KINDS: { readonly [K in RunKind]: KindSpec } = {
     batchSize: MAX_BATCH,
     keyOf: sameHost,
     async call(client, keys) {
-      const r = await client.batch(keys);
-      return { quota: r.quota, found: new Map(r.data.data.map((p) => [p.domain, p])), missing: new Set(r.data.missing) };
+      try {
+        const r = await client.batch(keys);
+        // Keys are sent lower-case (normalise.ts) and the answer's hosts come lower-cased (api/validate.ts),
+        // however the service spelled them: `data` and `missing` match the keys case-insensitively, in any order.
+        return { quota: r.quota, found: new Map(r.data.data.map((p) => [p.domain, p])), missing: new Set(r.data.missing) };
+      } catch (err) {
+        // What the service answers when every host of a batch is absent is "not shown" (§4 rule 5). A 404
+        // not_found that carries the quota headers was metered (a 404 on a costed lookup still spends, §8.6):
+        // it says none of the batch is held, and every host is charged. A 404 without them (a wrong base URL,
+        // a proxy) was not metered and stays an error.
+        if (!(err instanceof NotFoundError) || err.quota === null) throw err;
+        return { quota: err.quota, found: new Map(), missing: new Set(keys) };
+      }
     },
     fanOut: asIs,
     values: profileValues,

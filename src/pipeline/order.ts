@@ -54,9 +54,10 @@ export class OrderedBuffer<K extends RunKind> {
     return slot;
   }
 
-  /** Gives a pending row its outcome. */
-  settle(slot: Slot<K>, status: RowStatus, reason: string | null, data: unknown): void {
+  /** Gives a pending row its outcome; `cached` when another process's answer in the cache gave it. */
+  settle(slot: Slot<K>, status: RowStatus, reason: string | null, data: unknown, cached = false): void {
     slot.row.status = status;
+    slot.row.cached = cached;
     slot.row.reason = reason;
     slot.row.data = data as ResultByKind[K] | null;
     slot.done = true;

@@ -13,8 +13,10 @@ export interface RunStats {
   /** Distinct hosts that need the network (the dry-run figure). */
   lookupsNeeded: number;
   requestsNeeded: number;
-  /** Lookups the service charged, as far as answers tell (§8.6). */
+  /** Lookups the service charged: the answers recorded in the store (the ledger), not the hosts sent (§8.6). */
   lookupsSpent: number;
+  /** Hosts a batch answer left out of both `data` and `missing`: not recorded (maybe not charged), fetched by a re-run. */
+  unanswered: number;
   found: number;
   missing: number;
   errors: number;
@@ -24,17 +26,21 @@ export interface RunStats {
   inFlight: number;
   startedAt: number;
   elapsedMs: number;
+  /** The lowest remaining seen in the current quota period (same limit and reset), not the last to arrive. */
   quota: QuotaInfo | null;
+  /** How far X-Quota-Remaining fell over the run (ledger.ts), to check against lookupsSpent; null without the headers. */
+  quotaDrop: number | null;
   /** Why the run stopped sending before the end, if it did. */
   stoppedBy: StopReason | null;
 }
 
 /**
  * Every reason a run stops sending before its input ends: the monthly quota (402), --max-lookups, the
- * caller's signal, the consumer leaving (output closed), a refused key (401), an error reading or planning.
+ * caller's signal, the consumer leaving (output closed), a refused key (401), an error reading or planning,
+ * the caller's quota gate saying what is left cannot cover the run (EnrichOptions.quotaGate).
  * Set in one place (Dispatcher.stop); what rows say of it, in one place too (stopText).
  */
-export type StopReason = 'quota' | 'budget' | 'aborted' | 'closed' | 'key' | 'error';
+export type StopReason = 'quota' | 'budget' | 'aborted' | 'closed' | 'key' | 'error' | 'short';
 
 const STOP_TEXT: { readonly [R in StopReason]: (maxLookups: number | null) => string } = {
   quota: () => "not looked up: the month's lookups are spent (402)",
@@ -43,6 +49,7 @@ const STOP_TEXT: { readonly [R in StopReason]: (maxLookups: number | null) => st
   closed: () => 'the output was closed',
   key: () => 'not looked up: the API key was refused (401)',
   error: () => 'stopped by an error',
+  short: () => 'not looked up: the quota left cannot cover this run',
 };
 
 /** What the rows a stopped run did not look up say (their `reason`). */
@@ -66,6 +73,7 @@ export function emptyStats(now: number): RunStats {
     lookupsNeeded: 0,
     requestsNeeded: 0,
     lookupsSpent: 0,
+    unanswered: 0,
     found: 0,
     missing: 0,
     errors: 0,
@@ -76,6 +84,7 @@ export function emptyStats(now: number): RunStats {
     startedAt: now,
     elapsedMs: 0,
     quota: null,
+    quotaDrop: null,
     stoppedBy: null,
   };
 }

@@ -42,14 +42,17 @@ export class Waiting<K extends RunKind> {
     return this.#failed.get(key);
   }
 
-  /** Settles every row waiting on `key`. A failure is remembered for later rows; a 'missing' answer is noted in the seen-set for repeats. */
-  settle(key: string, status: RowStatus, data: unknown, reason: string | null, remember = false): void {
+  /**
+   * Settles every row waiting on `key`, `cached` when the answer came from the cache. A failure is remembered
+   * for later rows; a 'missing' answer is noted in the seen-set for repeats.
+   */
+  settle(key: string, status: RowStatus, data: unknown, reason: string | null, remember = false, cached = false): void {
     if (status === 'missing') this.#seen.markMissing(key);
     if (remember && reason !== null) this.#failed.set(key, reason);
     const slots = this.#rows.get(key);
     this.#rows.delete(key);
     for (const slot of slots ?? []) {
-      this.#buffer.settle(slot, status, reason, status === 'found' && slot.row.host !== null ? this.#spec.fanOut(data, slot.row.host) : null);
+      this.#buffer.settle(slot, status, reason, status === 'found' && slot.row.host !== null ? this.#spec.fanOut(data, slot.row.host) : null, cached);
     }
   }
 }

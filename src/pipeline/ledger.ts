@@ -1,0 +1,115 @@
+// The ledger of a run: what the service charged for, stored before any row shows it, and what the service says
+// is left. Answers arrive out of order (one slow batch lands after later ones), so the quota shown is the
+// lowest X-Quota-Remaining of the current period, not the last to arrive; and the drop over the run (the
+// highest remaining-before-an-answer minus the lowest remaining) is kept to check the lookups recorded
+// against what the service counted.
+import type { QuotaInfo } from '../api/types.js';
+import type { AnswerStore } from './answer-store.js';
+import type { Answer, KindSpec } from './kinds.js';
+import type { RunStats } from './stats.js';
+import type { RunKind } from './types.js';
+import type { Waiting } from './waiting.js';
+
+// A period is one (limit, reset) pair. X-Quota-Reset has no documented format: one given relative to now
+// ("in N seconds") drifts by the answers' spacing, so resets this close are read as the same period.
+const SAME_RESET_MS = 60_000;
+
+/** Where `b` stands against the period of `a`. */
+function periodOf(a: QuotaInfo, b: QuotaInfo): 'same' | 'newer' | 'older' {
+  if (a.resetRaw !== b.resetRaw) {
+    const ra = a.reset?.getTime() ?? null;
+    const rb = b.reset?.getTime() ?? null;
+    // An unreadable reset that changed: the month rolled over or the service moved it; the later answer says.
+    if (ra === null || rb === null) return 'newer';
+    if (Math.abs(rb - ra) > SAME_RESET_MS) return rb > ra ? 'newer' : 'older';
+  }
+  // Same reset, another limit: a pack was added (packs only add, §8.1). A limit absent on one answer says nothing.
+  if (a.limit === null || b.limit === null || a.limit === b.limit) return 'same';
+  return b.limit > a.limit ? 'newer' : 'older';
+}
+
+/** What a row says when a batch answer left its host out of both lists. */
+export const UNANSWERED = "not answered: the service's batch answer left this host out (not recorded as spent; a re-run fetches it)";
+
+interface LedgerOptions<K extends RunKind> {
+  spec: KindSpec;
+  store: AnswerStore;
+  stats: RunStats;
+  waiting: Waiting<K>;
+}
+
+/** Records paid answers and settles their rows; keeps stats.lookupsSpent, unanswered, quota and quotaDrop. */
+export class Ledger<K extends RunKind> {
+  readonly #o: LedgerOptions<K>;
+  /** An answer of the current quota period, and its lowest remaining so far. */
+  #low: QuotaInfo | null = null;
+  /** The highest remaining + charged of the current period: what was left before its answers. */
+  #top = 0;
+  /** The drop of earlier periods of this run (a rollover or a pack mid-run starts a new one). */
+  #earlier = 0;
+
+  constructor(o: LedgerOptions<K>) {
+    this.#o = o;
+  }
+
+  /**
+   * Stores what the service charged for in `answer` (found, or not held), counts it as spent, notes its quota
+   * and settles the rows of those keys. Returns the keys in neither list: not stored, since they may not
+   * have been charged; their rows are the caller's to settle.
+   */
+  record(keys: string[], answer: Answer): string[] {
+    const { stats, spec, waiting } = this.#o;
+    const entries = [];
+    const left: string[] = [];
+    for (const k of keys) {
+      if (answer.found.has(k)) entries.push({ endpoint: spec.endpoint, host: k, status: 'found' as const, body: answer.found.get(k) });
+      else if (answer.missing.has(k)) entries.push({ endpoint: spec.endpoint, host: k, status: 'missing' as const, body: null });
+      else left.push(k);
+    }
+    this.#o.store.putMany(entries);
+    stats.lookupsSpent += entries.length; // one per distinct host answered, found or not (§8.6)
+    stats.unanswered += left.length;
+    this.note(answer.quota, entries.length);
+    for (const e of entries) waiting.settle(e.host, e.status, e.body, null);
+    return left;
+  }
+
+  /**
+   * `keys` less those the store now holds, answered since planning by another process sharing it: their rows
+   * settle from the store (cached, counted as cache hits) and they are not bought again.
+   */
+  boughtMeanwhile(keys: string[], maxAgeMs: number): string[] {
+    const { store, spec, stats, waiting } = this.#o;
+    const held = store.getFresh?.(spec.endpoint, keys, maxAgeMs);
+    if (held === undefined || held.size === 0) return keys;
+    for (const [key, hit] of held) {
+      stats.cacheHits++;
+      waiting.settle(key, hit.status, hit.body, null, false, true);
+    }
+    return keys.filter((k) => !held.has(k));
+  }
+
+  /** Notes the quota an answer carried; `charged` is what was recorded for it. */
+  note(q: QuotaInfo | null, charged: number): void {
+    const stats = this.#o.stats;
+    if (q === null) return;
+    if (q.remaining === null) {
+      // Nothing to compare: shown only until an answer with a figure comes.
+      if (this.#low === null) stats.quota = q;
+      return;
+    }
+    const low = this.#low;
+    const period = low === null ? 'newer' : periodOf(low, q);
+    if (period === 'older') return; // a slow answer from before the rollover or the pack
+    if (period === 'newer' || low === null) {
+      if (low !== null) this.#earlier += this.#top - (low.remaining ?? 0);
+      this.#low = q;
+      this.#top = q.remaining + charged;
+    } else {
+      this.#top = Math.max(this.#top, q.remaining + charged);
+      if (q.remaining < (low.remaining ?? Number.POSITIVE_INFINITY)) this.#low = q;
+    }
+    stats.quota = this.#low;
+    stats.quotaDrop = this.#earlier + this.#top - (this.#low?.remaining ?? 0);
+  }
+}
