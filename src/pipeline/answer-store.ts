@@ -11,6 +11,11 @@ interface StoredAnswer {
 /** The part of the answer cache a run needs (store/cache.ts implements it). */
 export interface AnswerStore {
   getMany(endpoint: string, hosts: string[], maxAgeMs: number): Map<string, StoredAnswer>;
+  /**
+   * Answers stored since planning by another process sharing the store, asked just before a batch is sent so
+   * what it bought meanwhile is not bought again. Optional: a store only this run writes needs none.
+   */
+  getFresh?(endpoint: string, hosts: string[], maxAgeMs: number): Map<string, StoredAnswer>;
   putMany(entries: { endpoint: string; host: string; status: 'found' | 'missing'; body: unknown }[]): void;
   /**
    * False when the store holds no answer at all for `endpoint`. Optional: a store without it is always asked.

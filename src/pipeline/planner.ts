@@ -51,6 +51,11 @@ export class Planner {
     this.#o = o;
   }
 
+  /** The oldest answer the run takes from the store: --max-age, or under --refresh those of this run only. */
+  maxAgeMs(): number {
+    return this.#o.refresh ? this.#o.clock() - this.#o.stats.startedAt : this.#o.maxAgeMs;
+  }
+
   /** Plans `chunk` (rows in input order) and hands each decision to `to`. */
   plan(chunk: InputRecord[], to: PlanTarget): void {
     const { spec, seen, stats, dryRun } = this.#o;
@@ -64,11 +69,11 @@ export class Planner {
     // A repeat of a host this run already knows the service does not hold is answered from that: a missing
     // answer has no body, so one bit in the seen-set replaces a read of the cache.
     const knownMissing = fresh.map((f, j) => !f && seen.isMissing(keys[j] as string));
-    const maxAge = this.#o.refresh ? this.#o.clock() - stats.startedAt : this.#o.maxAgeMs;
+    const maxAge = this.maxAgeMs();
     // A host met for the first time in this run cannot be in a store that was empty when the run began (its
     // answers since then are all about hosts met before), so only repeats are looked for there: half the
-    // reads of a fresh 1,000,000-row run. A second process filling the same cache meanwhile is not seen; at
-    // worst such a host is bought again, as it would be had both runs started at the same moment.
+    // reads of a fresh 1,000,000-row run. A second process filling the same cache meanwhile is not seen here:
+    // its answers are caught just before sending (the dispatcher's check, ledger.ts boughtMeanwhile).
     const storeWasEmpty = this.#storeWasEmpty;
     const lookup = keys.filter((k, i) => !knownMissing[i] && !to.waiting(k) && to.failure(k) === undefined && (fresh[i] ? !storeWasEmpty : !dryRun));
     const cached = lookup.length > 0 ? this.#o.store.getMany(spec.endpoint, [...new Set(lookup)], maxAge) : new Map();

@@ -47,6 +47,11 @@ export interface AnswerCache {
   get(endpoint: string, host: string, maxAgeMs: number): CacheEntry | null;
   /** Cached answers fetched within `maxAgeMs`, by host; hosts without one are absent from the map. */
   getMany(endpoint: string, hosts: string[], maxAgeMs: number): Map<string, CacheEntry>;
+  /**
+   * As getMany, but also sees answers other connections committed and have not merged yet (their `recent`
+   * rows); answers nothing, at no cost, until another connection has written to the file since it was opened.
+   */
+  getFresh(endpoint: string, hosts: string[], maxAgeMs: number): Map<string, CacheEntry>;
   /** Stores (or replaces) answers, stamped with the clock's now; each is committed before this returns. */
   putMany(entries: readonly CachePut[]): void;
   /** Whether any answer (of any age) is held for `endpoint`. */
@@ -64,17 +69,24 @@ const HOSTS_PER_QUERY = 498; // plus endpoint and cutoff: 500
 
 /** The answer cache over an open database whose schema is in place; closing it closes `db`. */
 export function answerCache(db: Database.Database, file: string, clock: () => number): AnswerCache {
-  // One prepared statement per IN-list length; in practice: full chunks and one remainder size per run.
-  const inLists = new Map<number, Database.Statement<unknown[], Row>>();
-  const inList = (n: number) => {
-    let stmt = inLists.get(n);
+  // One prepared statement per IN-list length and table set; in practice: full chunks and one remainder size.
+  const inLists = new Map<string, Database.Statement<unknown[], Row>>();
+  const inList = (n: number, tables: readonly string[]) => {
+    const name = `${tables.join()} ${n}`;
+    let stmt = inLists.get(name);
     if (!stmt) {
       const marks = Array.from({ length: n }, () => '?').join(', ');
-      stmt = db.prepare<unknown[], Row>(`SELECT host, status, body, fetched_at FROM answers WHERE endpoint = ? AND fetched_at >= ? AND host IN (${marks})`);
-      inLists.set(n, stmt);
+      const sql = tables.map((t) => `SELECT host, status, body, fetched_at FROM ${t} WHERE endpoint = ? AND fetched_at >= ? AND host IN (${marks})`);
+      stmt = db.prepare<unknown[], Row>(sql.join(' UNION ALL '));
+      inLists.set(name, stmt);
     }
     return stmt;
   };
+  // data_version changes when another connection commits to the file: until one has, no other process can
+  // have bought anything this connection does not already know of, and getFresh skips its query.
+  const dataVersion = db.prepare<[], number>('PRAGMA data_version').pluck();
+  const openedAt = dataVersion.get();
+  let othersWrote = false;
   const putOne = db.prepare<[string, string, CacheStatus, string | null, number]>(
     'INSERT OR REPLACE INTO answers (endpoint, host, status, body, fetched_at) VALUES (?, ?, ?, ?, ?)',
   );
@@ -87,14 +99,20 @@ export function answerCache(db: Database.Database, file: string, clock: () => nu
   const cutoff = (maxAgeMs: number): number => (Number.isFinite(maxAgeMs) ? clock() - maxAgeMs : Number.MIN_SAFE_INTEGER);
   const checked = <T>(fn: () => T): T => checkedForDamage(file, fn);
 
-  const getMany = (endpoint: string, hosts: string[], maxAgeMs: number): Map<string, CacheEntry> => {
+  /** Answers of `hosts` in `tables` (the later one per host), then this connection's unmerged ones. */
+  const read = (tables: readonly string[], endpoint: string, hosts: string[], maxAgeMs: number): Map<string, CacheEntry> => {
     const out = new Map<string, CacheEntry>();
     const unique = [...new Set(hosts)];
     const since = cutoff(maxAgeMs);
     const found = new Map<string, Row>();
-    for (let i = 0; i < unique.length; i += HOSTS_PER_QUERY) {
-      const chunk = unique.slice(i, i + HOSTS_PER_QUERY);
-      for (const row of inList(chunk.length).all(endpoint, since, ...chunk)) found.set(row.host, row);
+    const perQuery = Math.floor(HOSTS_PER_QUERY / tables.length);
+    for (let i = 0; i < unique.length; i += perQuery) {
+      const chunk = unique.slice(i, i + perQuery);
+      const params = tables.flatMap(() => [endpoint, since, ...chunk]);
+      for (const row of inList(chunk.length, tables).all(...params)) {
+        const kept = found.get(row.host);
+        if (kept === undefined || row.fetched_at > kept.fetched_at) found.set(row.host, row);
+      }
     }
     for (const host of unique) {
       const row = journal.latest(endpoint, host, found.get(host), since);
@@ -102,6 +120,12 @@ export function answerCache(db: Database.Database, file: string, clock: () => nu
       if (entry) out.set(host, entry);
     }
     return out;
+  };
+  const getMany = (endpoint: string, hosts: string[], maxAgeMs: number) => read(['answers'], endpoint, hosts, maxAgeMs);
+  const getFresh = (endpoint: string, hosts: string[], maxAgeMs: number): Map<string, CacheEntry> => {
+    othersWrote ||= dataVersion.get() !== openedAt;
+    // `recent` is read through its index (schema.ts): one indexed probe per host in each table.
+    return othersWrote ? read(['answers', 'recent'], endpoint, hosts, maxAgeMs) : new Map();
   };
 
   const putMany = (entries: readonly CachePut[]): void => {
@@ -120,6 +144,7 @@ export function answerCache(db: Database.Database, file: string, clock: () => nu
   return {
     get: (endpoint, host, maxAgeMs) => checked(() => getMany(endpoint, [host], maxAgeMs).get(host) ?? null),
     getMany: (endpoint, hosts, maxAgeMs) => checked(() => getMany(endpoint, hosts, maxAgeMs)),
+    getFresh: (endpoint, hosts, maxAgeMs) => checked(() => getFresh(endpoint, hosts, maxAgeMs)),
     putMany: (entries) => checked(() => putMany(entries)),
     holdsAny: (endpoint) => checked(() => anyFor.get(endpoint, endpoint) !== undefined),
     stats: () =>

@@ -3,8 +3,9 @@
 // commit; appended to the plain `recent` table it dirties a page or two (BENCHMARKS.md, "Cache design
 // measurements"). SQLite moves `recent` into `answers` in one transaction every MERGE_EVERY answers, when
 // asked (close, stats, prune, clear) and on the next open, which is how a killed run's answers get there.
-// Until then this connection finds its own answers in memory (the overlay). Another process sees them once
-// merged: at worst it buys a host this run has just bought, as if both had asked at the same instant.
+// Until then this connection finds its own answers in memory (the overlay). Another process reads them from
+// `recent` itself (answers.ts getFresh, through its index) just before it sends a batch, so it does not buy
+// again a host this run has just bought.
 import type Database from 'better-sqlite3';
 
 /** An answer as stored: the body as JSON text (null for 'missing'), fetched_at in epoch ms. */
