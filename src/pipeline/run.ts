@@ -5,6 +5,7 @@
 // (seen.ts, SQLite past that), and answers go to the store, which later duplicates read back.
 import type { DomainIntelClient } from '../api/client.js';
 import { retryLimits } from '../api/retry.js';
+import type { QuotaInfo } from '../api/types.js';
 import { DEFAULT_MAX_AGE_MS } from '../store/values.js';
 import { type AnswerStore, memoryStore } from './answer-store.js';
 import { Dispatcher, type InputState } from './dispatcher.js';
@@ -51,6 +52,12 @@ export interface EnrichOptions<K extends RunKind> {
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   onProgress?: (stats: Readonly<RunStats>) => void;
   onEvent?: (event: RunEvent) => void;
+  /**
+   * For a caller that cannot trust what it knows of the quota: the run sends one request, puts the first
+   * quota an answer reports to the gate (no second request before it resolves), and goes on if it resolves
+   * true, or stops with 'short' (rows not looked up) if false.
+   */
+  quotaGate?: (quota: QuotaInfo) => Promise<boolean>;
 }
 
 /** An enrichment in progress: iterate `rows()` once; `stats` fills in as it goes. */
@@ -94,6 +101,8 @@ export function enrich<K extends RunKind>(records: RecordSource, o: EnrichOption
     clock,
     onProgress: o.onProgress,
     onEvent: o.onEvent,
+    maxAgeMs: () => planner.maxAgeMs(),
+    quotaGate: o.quotaGate,
   });
   const planner = new Planner({
     spec,
