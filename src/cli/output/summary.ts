@@ -13,19 +13,23 @@ export interface RunSummary {
   duplicates: number;
   /** Hosts answered from the local cache (no lookup spent). */
   cacheHits: number;
-  /** Lookups metered by the service this run. */
+  /** Lookups the service charged this run: the answers recorded (the ledger), not the hosts sent. */
   lookupsSpent: number;
+  /** Hosts a batch answer left out of both its lists: not recorded as spent, fetched by a re-run. */
+  unanswered?: number;
+  /** How far the service's remaining figure fell over the run, when its headers said (checked against lookupsSpent). */
+  quotaDrop?: number | null;
   found: number;
   missing: number;
   /** Rows that ended in an error. */
   errors: number;
   /** HTTP requests sent. */
   requests: number;
-  /** 429 answers received. */
+  /** 429 answers received (each waited out until its reset). */
   rateLimited: number;
   retries: number;
   elapsedMs: number;
-  /** Last quota seen, if any response carried the headers. */
+  /** The lowest remaining seen this period, if any response carried the headers. */
   quota: QuotaInfo | null;
   /** Why the run ended early (budget, quota, abort), if it did. */
   stoppedBy?: string | null;
@@ -46,8 +50,18 @@ export function renderSummary(s: RunSummary, style: Style = PLAIN): string {
       `missing ${n(s.missing)}`,
       failIf(s.errors, `errors ${n(s.errors)}`),
     ].join(' · '),
-    [`requests ${n(s.requests)}`, warnIf(s.rateLimited, `429s ${n(s.rateLimited)}`), `retries ${n(s.retries)}`, humanDuration(s.elapsedMs)].join(' · '),
+    [`requests ${n(s.requests)}`, warnIf(s.rateLimited, `429s ${n(s.rateLimited)}${s.rateLimited > 0 ? ' waited out' : ''}`), `retries ${n(s.retries)}`, humanDuration(s.elapsedMs)].join(' · '),
   ];
+  const unanswered = s.unanswered ?? 0;
+  if (unanswered > 0) {
+    lines.push(style.yellow(`unanswered ${n(unanswered)}: left out of the service's batch answers, not recorded as spent; a re-run fetches them`));
+  }
+  // The service's own count: a larger drop means another client spends on the account (or this run was
+  // charged for what it was not told of); a smaller one, that the service charges other than §8.6 says.
+  if (s.quotaDrop !== undefined && s.quotaDrop !== null && s.quotaDrop !== s.lookupsSpent) {
+    const why = s.quotaDrop > s.lookupsSpent ? 'another client on the account, or charges this run was not told of' : 'the service charged less than it answered';
+    lines.push(style.yellow(`quota check: remaining fell by ${n(s.quotaDrop)}, ${n(s.lookupsSpent)} recorded as spent (${why})`));
+  }
   if (s.quota) {
     lines.push(`quota ${n(s.quota.remaining)} / ${n(s.quota.limit)} left · resets ${formatReset(s.quota)}`);
   }
