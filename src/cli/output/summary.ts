@@ -50,7 +50,12 @@ export function renderSummary(s: RunSummary, style: Style = PLAIN): string {
       `missing ${n(s.missing)}`,
       failIf(s.errors, `errors ${n(s.errors)}`),
     ].join(' · '),
-    [`requests ${n(s.requests)}`, warnIf(s.rateLimited, `429s ${n(s.rateLimited)}${s.rateLimited > 0 ? ' waited out' : ''}`), `retries ${n(s.retries)}`, humanDuration(s.elapsedMs)].join(' · '),
+    [
+      `requests ${n(s.requests)}`,
+      warnIf(s.rateLimited, `429s ${n(s.rateLimited)}${s.rateLimited > 0 ? ' waited out' : ''}`),
+      `retries ${n(s.retries)}`,
+      humanDuration(s.elapsedMs),
+    ].join(' · '),
   ];
   const unanswered = s.unanswered ?? 0;
   if (unanswered > 0) {
@@ -59,7 +64,8 @@ export function renderSummary(s: RunSummary, style: Style = PLAIN): string {
   // The service's own count: a larger drop means another client spends on the account (or this run was
   // charged for what it was not told of); a smaller one, that the service charges other than §8.6 says.
   if (s.quotaDrop !== undefined && s.quotaDrop !== null && s.quotaDrop !== s.lookupsSpent) {
-    const why = s.quotaDrop > s.lookupsSpent ? 'another client on the account, or charges this run was not told of' : 'the service charged less than it answered';
+    const why =
+      s.quotaDrop > s.lookupsSpent ? 'another client on the account, or charges this run was not told of' : 'the service charged less than it answered';
     lines.push(style.yellow(`quota check: remaining fell by ${n(s.quotaDrop)}, ${n(s.lookupsSpent)} recorded as spent (${why})`));
   }
   if (s.quota) {
