@@ -69,16 +69,14 @@ const HOSTS_PER_QUERY = 498; // plus endpoint and cutoff: 500
 
 /** The answer cache over an open database whose schema is in place; closing it closes `db`. */
 export function answerCache(db: Database.Database, file: string, clock: () => number): AnswerCache {
-  // One prepared statement per IN-list length and table set; in practice: full chunks and one remainder size.
-  const inLists = new Map<string, Database.Statement<unknown[], Row>>();
-  const inList = (n: number, tables: readonly string[]) => {
-    const name = `${tables.join()} ${n}`;
-    let stmt = inLists.get(name);
+  // One prepared statement per IN-list length; in practice: full chunks and one remainder size per run.
+  const inLists = new Map<number, Database.Statement<unknown[], Row>>();
+  const inList = (n: number) => {
+    let stmt = inLists.get(n);
     if (!stmt) {
       const marks = Array.from({ length: n }, () => '?').join(', ');
-      const sql = tables.map((t) => `SELECT host, status, body, fetched_at FROM ${t} WHERE endpoint = ? AND fetched_at >= ? AND host IN (${marks})`);
-      stmt = db.prepare<unknown[], Row>(sql.join(' UNION ALL '));
-      inLists.set(name, stmt);
+      stmt = db.prepare<unknown[], Row>(`SELECT host, status, body, fetched_at FROM answers WHERE endpoint = ? AND fetched_at >= ? AND host IN (${marks})`);
+      inLists.set(n, stmt);
     }
     return stmt;
   };
@@ -99,20 +97,20 @@ export function answerCache(db: Database.Database, file: string, clock: () => nu
   const cutoff = (maxAgeMs: number): number => (Number.isFinite(maxAgeMs) ? clock() - maxAgeMs : Number.MIN_SAFE_INTEGER);
   const checked = <T>(fn: () => T): T => checkedForDamage(file, fn);
 
-  /** Answers of `hosts` in `tables` (the later one per host), then this connection's unmerged ones. */
-  const read = (tables: readonly string[], endpoint: string, hosts: string[], maxAgeMs: number): Map<string, CacheEntry> => {
+  /** Answers of `hosts` in `answers` or in `unmerged` (the later one per host), or this connection's unmerged ones. */
+  const read = (endpoint: string, hosts: string[], maxAgeMs: number, unmerged: Row[] = []): Map<string, CacheEntry> => {
     const out = new Map<string, CacheEntry>();
     const unique = [...new Set(hosts)];
     const since = cutoff(maxAgeMs);
     const found = new Map<string, Row>();
-    const perQuery = Math.floor(HOSTS_PER_QUERY / tables.length);
-    for (let i = 0; i < unique.length; i += perQuery) {
-      const chunk = unique.slice(i, i + perQuery);
-      const params = tables.flatMap(() => [endpoint, since, ...chunk]);
-      for (const row of inList(chunk.length, tables).all(...params)) {
-        const kept = found.get(row.host);
-        if (kept === undefined || row.fetched_at > kept.fetched_at) found.set(row.host, row);
-      }
+    const keep = (row: Row) => {
+      const kept = found.get(row.host);
+      if (kept === undefined || row.fetched_at > kept.fetched_at) found.set(row.host, row);
+    };
+    unmerged.forEach(keep);
+    for (let i = 0; i < unique.length; i += HOSTS_PER_QUERY) {
+      const chunk = unique.slice(i, i + HOSTS_PER_QUERY);
+      for (const row of inList(chunk.length).all(endpoint, since, ...chunk)) keep(row);
     }
     for (const host of unique) {
       const row = journal.latest(endpoint, host, found.get(host), since);
@@ -121,11 +119,12 @@ export function answerCache(db: Database.Database, file: string, clock: () => nu
     }
     return out;
   };
-  const getMany = (endpoint: string, hosts: string[], maxAgeMs: number) => read(['answers'], endpoint, hosts, maxAgeMs);
+  const getMany = (endpoint: string, hosts: string[], maxAgeMs: number) => read(endpoint, hosts, maxAgeMs);
   const getFresh = (endpoint: string, hosts: string[], maxAgeMs: number): Map<string, CacheEntry> => {
     othersWrote ||= dataVersion.get() !== openedAt;
-    // `recent` is read through its index (schema.ts): one indexed probe per host in each table.
-    return othersWrote ? read(['answers', 'recent'], endpoint, hosts, maxAgeMs) : new Map();
+    if (!othersWrote) return new Map();
+    // `recent` before `answers`: a merge in between moves rows into what is read second, so none is missed.
+    return read(endpoint, hosts, maxAgeMs, journal.othersUnmerged(endpoint, hosts, cutoff(maxAgeMs)));
   };
 
   const putMany = (entries: readonly CachePut[]): void => {

@@ -83,8 +83,6 @@ function prepareSchema(db: Database.Database, file: string): void {
       body       TEXT,
       fetched_at INTEGER NOT NULL
     );
-    -- Another process's unmerged answers are looked up by key just before a batch is sent (answers.ts getFresh).
-    CREATE INDEX IF NOT EXISTS recent_key ON recent (endpoint, host);
     PRAGMA user_version = ${SCHEMA_VERSION};
   `);
 }

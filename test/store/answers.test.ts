@@ -142,4 +142,39 @@ describe('the answer store', () => {
     expect(c.get('domain', 'y.example', DAY)).toMatchObject({ status: 'missing', fetchedAt: t });
     c.close();
   });
+
+  it("getFresh sees another connection's answers, merged or not, across its merges; nothing until one writes", async () => {
+    const dir = tempDir();
+    const t = Date.parse('2026-01-01T00:00:00Z');
+    // b opens first: opening writes (the schema's version), which a would count as another connection writing.
+    const b = await openCache({ dir, clock: () => t + 1000 });
+    const a = await openCache({ dir, clock: () => t });
+    const missing = (hosts: string[]) => hosts.map((host) => ({ endpoint: 'domain', host, status: 'missing' as const, body: null }));
+    a.putMany(missing(['own-1.example', 'own-2.example']));
+    // Only this connection wrote: no query, nothing to report (its own answers are not "bought meanwhile").
+    expect(a.getFresh('domain', ['own-1.example'], DAY).size).toBe(0);
+    b.putMany(missing(['b-1.example', 'b-2.example'])); // appended to `recent`, unmerged, invisible to a.getMany
+    expect(a.getMany('domain', ['b-1.example'], DAY).size).toBe(0);
+    putOne(b, 'traffic', 'b-3.example', 'found', { host: 'b-3.example' }); // a lone answer goes straight to `answers`
+    const fresh = a.getFresh('domain', ['b-1.example', 'b-2.example', 'own-1.example', 'none.example'], DAY);
+    expect(fresh).toEqual(
+      new Map([
+        ['b-1.example', { status: 'missing', body: null, fetchedAt: t + 1000 }],
+        ['b-2.example', { status: 'missing', body: null, fetchedAt: t + 1000 }],
+        ['own-1.example', { status: 'missing', body: null, fetchedAt: t }],
+      ]),
+    );
+    expect(a.getFresh('traffic', ['b-3.example'], DAY).get('b-3.example')).toMatchObject({ status: 'found', body: { host: 'b-3.example' } });
+    expect(a.getFresh('traffic', ['b-1.example'], DAY).size).toBe(0); // another endpoint's answers are not these
+    // b merges (its rowids start again at 1 after), then appends more: a still finds all of them.
+    b.stats();
+    b.putMany(missing(['b-4.example', 'b-5.example']));
+    expect([...a.getFresh('domain', ['b-1.example', 'b-4.example', 'b-5.example'], DAY).keys()].sort()).toEqual([
+      'b-1.example',
+      'b-4.example',
+      'b-5.example',
+    ]);
+    b.close();
+    a.close();
+  });
 });
