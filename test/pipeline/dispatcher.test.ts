@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { DomainIntelClient } from '../../src/api/client.js';
 import { InvalidKeyError } from '../../src/api/errors.js';
+import { RateLimiter } from '../../src/pipeline/schedule.js';
 import { dispatchStage, harness, type Harness } from '../helpers/run.js';
 
 let h: Harness;
@@ -121,5 +122,21 @@ describe('Dispatcher against the sandbox', () => {
     expect(rows[1]).toMatchObject({ status: 'error', reason: 'still rate limited after 0 waits' });
     expect(d.stats.rateLimited).toBe(1);
     expect(d.events.some((e) => e.type === 'rate-limited')).toBe(true);
+  });
+
+  it('after a 402 sends nothing new: batches waiting for a slot when it came are not sent', async () => {
+    h = await harness({ rpm: 0 });
+    h.sb.setRemaining(0);
+    // One request per 300 ms window: the second and third batches wait for their slots when the 402 lands.
+    const limiter = new RateLimiter({ limit: 1, windowMs: 300 });
+    const d = dispatchStage(h, 'profile', { concurrency: 3, limiter });
+    for (const host of h.sb.hostList().slice(0, 300)) d.want(host);
+    d.dispatcher.pump();
+    const rows = await d.settled();
+    expect(h.sb.requests().map((r) => r.status)).toEqual([402]);
+    expect(d.stats).toMatchObject({ stoppedBy: 'quota', lookupsSpent: 0, errors: 300, requests: 1 });
+    expect(h.sb.charges().total).toBe(d.stats.lookupsSpent);
+    expect(rows.every((r) => r.status === 'error' && /402/.test(r.reason ?? ''))).toBe(true);
+    expect(d.events.filter((e) => e.type === 'quota-exhausted').length).toBe(1);
   });
 });

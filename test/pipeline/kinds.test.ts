@@ -1,4 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { DomainIntelClient } from '../../src/api/client.js';
+import { NotFoundError } from '../../src/api/errors.js';
 import type { DomainProfile } from '../../src/api/types.js';
 import { KINDS } from '../../src/pipeline/kinds.js';
 import { harness, type Harness } from '../helpers/run.js';
@@ -58,5 +60,21 @@ describe('run kind specs', () => {
     const answer = await KINDS.employees.call(h.client, [apex], () => host);
     expect(answer.found.has(apex) || answer.missing.has(apex)).toBe(true);
     expect(h.sb.requests()[0]!.hosts).toEqual([host]);
+  });
+
+  it('profile: a metered 404 answers an all-absent batch (every host missing, charged); one without quota headers stays an error', async () => {
+    h = await harness({ rpm: 0, allAbsent: 'not-found' });
+    const answer = await KINDS.profile.call(h.client, ['absent-a.example', 'absent-b.example'], (k) => k);
+    expect([...answer.missing].sort()).toEqual(['absent-a.example', 'absent-b.example']);
+    expect(answer.found.size).toBe(0);
+    expect(answer.quota?.remaining).toBeTypeOf('number');
+    expect(h.sb.charges().total).toBe(2);
+    // A wrong base URL: the sandbox answers an unknown route 404 with no quota headers, and charges nothing.
+    const wrong = new DomainIntelClient({ baseUrl: `${h.sb.url}/elsewhere/api/v1`, apiKey: h.sb.key });
+    const err = await KINDS.profile.call(wrong, ['absent-a.example'], (k) => k).catch((e: unknown) => e);
+    await wrong.close();
+    expect(err).toBeInstanceOf(NotFoundError);
+    expect((err as NotFoundError).quota).toBeNull();
+    expect(h.sb.charges().total).toBe(2);
   });
 });

@@ -169,11 +169,7 @@ describe('the answer store', () => {
     // b merges (its rowids start again at 1 after), then appends more: a still finds all of them.
     b.stats();
     b.putMany(missing(['b-4.example', 'b-5.example']));
-    expect([...a.getFresh('domain', ['b-1.example', 'b-4.example', 'b-5.example'], DAY).keys()].sort()).toEqual([
-      'b-1.example',
-      'b-4.example',
-      'b-5.example',
-    ]);
+    expect([...a.getFresh('domain', ['b-1.example', 'b-4.example', 'b-5.example'], DAY).keys()].sort()).toEqual(['b-1.example', 'b-4.example', 'b-5.example']);
     b.close();
     a.close();
   });
