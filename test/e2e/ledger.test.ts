@@ -1,0 +1,51 @@
+// The ledger through the CLI: the summary's "spent" is what the sandbox charged, under the readings that used
+// to make it lie (an all-absent batch answered 404, a batch served in part over quota).
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type Sandbox, type SandboxOptions, startSandbox } from '../../src/sandbox/index.js';
+import { cliEnv, runInProcess } from '../helpers/cli.js';
+
+let sb: Sandbox | undefined;
+let dir: string | undefined;
+afterEach(async () => {
+  await sb?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+async function setUp(options: SandboxOptions, hosts: (sb: Sandbox) => string[]) {
+  sb = await startSandbox({ port: 0, rpm: 0, ...options });
+  dir = mkdtempSync(join(tmpdir(), 'di-ledger-'));
+  const file = join(dir, 'in.txt');
+  writeFileSync(file, `${hosts(sb).join('\n')}\n`);
+  const env = cliEnv({ DOMAIN_INTEL_BASE_URL: sb.baseUrl, DOMAIN_INTEL_API_KEY: sb.key, DOMAIN_INTEL_CACHE_DIR: join(dir, 'cache') });
+  const run = () => runInProcess(['batch', file, '-o', join(dir as string, 'out.csv'), '--rate', '100000/1m'], { env });
+  return { sb, run };
+}
+
+describe('batch: spent is what was charged', () => {
+  it('an all-absent batch answered 404 not_found: 150 spent, every row missing, exit 0; a re-run spends 0', async () => {
+    const { sb, run } = await setUp({ allAbsent: 'not-found' }, () => Array.from({ length: 150 }, (_, i) => `absent-${i}.example`));
+    const first = await run();
+    expect(first.code).toBe(0);
+    expect(sb.charges().total).toBe(150);
+    expect(first.stderr).toMatch(/lookups 150 spent · 0 from cache · found 0 · missing 150 · errors 0/);
+    sb.resetCounters();
+    const second = await run();
+    expect(second.code).toBe(0);
+    expect(sb.charges().total).toBe(0);
+    expect(second.stderr).toMatch(/lookups 0 spent · 150 from cache/);
+  });
+
+  it('a batch served in part over quota: spent is what was served, the rest reported unanswered', async () => {
+    const { sb, run } = await setUp({ overQuota: 'partial' }, (s) => s.hostList().slice(0, 300));
+    sb.setRemaining(150);
+    // Three batches go out at once: one served, one served 50 of 100 (the rest in neither list), one refused.
+    const r = await run();
+    expect(sb.charges().total).toBe(150);
+    expect(r.stderr).toContain('lookups 150 spent');
+    expect(r.stderr).toContain('unanswered 50: left out of');
+    expect(r.code).not.toBe(0);
+  });
+});
