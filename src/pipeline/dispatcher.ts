@@ -10,7 +10,6 @@ import type { AnswerStore } from './answer-store.js';
 import type { Answer, KindSpec } from './kinds.js';
 import { QuotaGate } from './gate.js';
 import { Ledger, UNANSWERED } from './ledger.js';
-import './limiter-shim.js';
 import type { OrderedBuffer, Slot } from './order.js';
 import { INPUT_QUIET_MS } from './intake.js';
 import type { RateLimiter, Ticket } from './schedule.js';

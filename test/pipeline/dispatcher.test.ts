@@ -128,7 +128,7 @@ describe('Dispatcher against the sandbox', () => {
     h = await harness({ rpm: 0 });
     h.sb.setRemaining(0);
     // One request per 300 ms window: the second and third batches wait for their slots when the 402 lands.
-    const limiter = new RateLimiter({ limit: 1, windowMs: 300 });
+    const limiter = new RateLimiter({ limit: 1, windowMs: 300, given: true });
     const d = dispatchStage(h, 'profile', { concurrency: 3, limiter });
     for (const host of h.sb.hostList().slice(0, 300)) d.want(host);
     d.dispatcher.pump();

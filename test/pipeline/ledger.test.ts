@@ -18,7 +18,7 @@ afterEach(async () => {
 class HookedLimiter extends RateLimiter {
   readonly #before: () => void;
   constructor(before: () => void) {
-    super({ limit: null, windowMs: 60_000 });
+    super({ limit: null, windowMs: 60_000, given: false });
     this.#before = before;
   }
   override acquire(signal?: AbortSignal): Promise<Ticket> {
