@@ -30,39 +30,10 @@
 //   right limit costs one 429 (per worker in flight) every 64 windows, and a low one climbs back in a few.
 import { nextBoundary } from '../api/reset.js';
 import { sleep } from '../api/sleep.js';
-import { memorySlots } from './memory-slots.js';
+import { memorySlots, type SlotStore } from './slot-store.js';
 
 export { memorySlots, sleep };
-
-/** What a SlotStore answers to `take`: the slot, or when to look again (null: only an answer can free one). */
-export type TakeResult = { id: number } | { retryAt: number | null; paused: boolean };
-
-/**
- * Where the limiter keeps its slots: in memory for one run, or shared by every run of an account
- * (store/slots.ts). Every method is one short atomic step; times are epoch ms on the limiter's clock.
- */
-export interface SlotStore {
-  /** True when other processes change the slots too: their answers cannot wake a waiter, so it polls. */
-  readonly shared: boolean;
-  /**
-   * Unless a pause holds at `now` or `limit` slots are held (in flight, or answered and not yet free),
-   * takes a slot started at `now`. `holdMs` is how long an answered slot is held: slots answered longer
-   * ago than twice that are forgotten, and in-flight slots of a process that died count as answered now.
-   */
-  take(now: number, limit: number | null, holdMs: number): TakeResult;
-  /** The slot's request was answered at `at` (accepted: anything but a 429); held until `freeAt`, or an announced reset before it. */
-  answer(id: number, at: number, accepted: boolean, freeAt: number): void;
-  /** The slot was not used (nothing was sent): it is free at once. */
-  release(id: number): void;
-  /** A 429: nobody takes a slot before `until`; an announced reset also frees, at `until`, the slots answered before it. */
-  pause(until: number, announced: boolean): void;
-  /** When the current pause ends, or 0. */
-  pausedUntil(): number;
-  /** Accepted requests that started in [from, to), by every user of the store, and the start of the first. */
-  acceptedBetween(from: number, to: number): { count: number; first: number | null };
-  /** Records an announced reset; returns those recorded lately, oldest first. */
-  noteReset(at: number): number[];
-}
+export type { SlotStore, TakeResult } from './slot-store.js';
 
 export interface LimiterOptions {
   /** Requests per window; null when unknown (learned from the first 429). */
@@ -71,6 +42,11 @@ export interface LimiterOptions {
   windowMs: number;
   /** True when a plan/--rpm/--rate set the limit: learning never changes it. */
   given: boolean;
+  /**
+   * True when `windowMs` is only a default, nothing known of the service's (no rate given or learned): a 429
+   * that names no reset is then looked past at 1 s, 2 s, 4 s... rather than waited out for a default window.
+   */
+  windowGuessed?: boolean;
   /** Default memorySlots(). */
   slots?: SlotStore;
   /** Extra spacing against latency skew between our clock and the service's; default 1% of the window, 5..250 ms. */
@@ -115,12 +91,17 @@ export class RateLimiter {
   #windowKnown: boolean;
   /** The latest announced reset: where the service's windows begin, for a guess when a 429 names none. */
   #lastReset: number | null = null;
+  /** The configured window is only a default (nothing known of the service's): see rateLimit. */
+  readonly #windowGuessed: boolean;
+  /** Bare 429s in a row while no window is known: the next look comes 2^(n-1) seconds later. */
+  #blind = 0;
 
   constructor(o: LimiterOptions) {
     this.#limit = o.limit !== null && o.limit > 0 ? o.limit : null;
     this.#windowMs = o.windowMs;
     this.#given = o.given && this.#limit !== null;
     this.#windowKnown = this.#limit !== null;
+    this.#windowGuessed = o.windowGuessed === true;
     this.#slots = o.slots ?? memorySlots();
     this.#marginOption = o.marginMs;
     this.#clock = o.clock ?? Date.now;
@@ -214,6 +195,7 @@ export class RateLimiter {
     const at = this.#clock();
     ticket.answeredAt = at;
     this.#slots.answer(ticket.id, at, accepted, at + this.#holdMs);
+    if (accepted) this.#blind = 0;
     this.#woken();
   }
 
@@ -227,9 +209,18 @@ export class RateLimiter {
   rateLimit(resumeAt: number | null): void {
     const now = this.#clock();
     const announced = resumeAt !== null;
-    const until = resumeAt ?? this.#guessReset(now);
     // The first 429 after a resume opens a pause; those of requests already in flight belong to it.
     const fresh = now >= this.#slots.pausedUntil();
+    if (!announced && !this.#windowKnown && this.#windowGuessed) {
+      // A bare 429 and no window known (the configured one is only a default): nothing to learn from, and
+      // waiting out a default minute against a service whose window may be two seconds would stall the run.
+      // A 429 costs no lookup (§8.6), so look again after 1 s, 2 s, 4 s... never later than our guess.
+      if (fresh) this.#blind++;
+      this.#slots.pause(Math.min(now + 1000 * 2 ** (this.#blind - 1), this.#guessReset(now)), false);
+      this.#quietSince = now;
+      return;
+    }
+    const until = resumeAt ?? this.#guessReset(now);
     this.#slots.pause(until, announced);
     this.#quietSince = now;
     if (this.#given) return;

@@ -10,7 +10,7 @@
 // times the 30 s request timeout). An expired slot counts as answered at that moment: the service may have
 // counted its request any time until then, so it stays held one more window, like any answer.
 import type Database from 'better-sqlite3';
-import { RESETS_KEPT } from '../pipeline/memory-slots.js';
+import { RESETS_KEPT } from '../pipeline/slot-store.js';
 import type { SlotStore, TakeResult } from '../pipeline/schedule.js';
 
 /** free_at of a slot in flight: held until its answer. A number, not NULL, so that "held" is one index range. */

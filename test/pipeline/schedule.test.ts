@@ -120,6 +120,28 @@ describe('RateLimiter', () => {
     expect(learned).toEqual([{ requests: 7, windowMs: 1000 }]);
   });
 
+  it('with nothing known of the window, looks past a bare 429 after 1 s, 2 s, 4 s, not a default minute, and learns nothing from it', async () => {
+    const t = virtualTime(0);
+    const learned: unknown[] = [];
+    const limiter = new RateLimiter({ limit: null, windowMs: 60_000, given: false, windowGuessed: true, onLearn: (r) => learned.push(r), ...t });
+    await t.sleep(5000);
+    for (let i = 0; i < 3; i++) await go(limiter);
+    const bare = async (): Promise<number> => {
+      const ticket = await limiter.acquire();
+      limiter.settle(ticket, false);
+      limiter.rateLimit(null);
+      return limiter.pausedUntil - ticket.startedAt;
+    };
+    expect(await bare()).toBe(1000);
+    expect(await bare()).toBe(2000);
+    expect(await bare()).toBe(4000);
+    // An accepted answer ends the series: the next bare 429 is looked past after a second again.
+    await go(limiter);
+    expect(await bare()).toBe(1000);
+    expect(limiter.limit).toBeNull();
+    expect(learned).toEqual([]);
+  });
+
   it('resumes at an announced reset, not a window after the last answer', async () => {
     const t = virtualTime(0);
     const limiter = new RateLimiter({ limit: 5, windowMs: 60_000, given: true, ...t });
