@@ -80,6 +80,7 @@ export function createContext(cmd: Command, args: Record<string, unknown>, io: I
     settings: services.settings,
     config: services.config,
     client: services.client,
+    state: services.state,
     store: services.store,
     clean: (text) => sanitizeForTerminal(redact(text, secrets)),
     redact: (text) => redact(text, secrets),

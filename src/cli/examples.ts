@@ -52,7 +52,7 @@ Re-running the same command resumes: answers already fetched come from the cache
   catalog: block(['domain-intel catalog --category cms', "domain-intel catalog --format json | jq -r '.[].technologies[].tech'"]),
   keys: block(['domain-intel keys add work < ~/secrets/domain-intel.key', 'domain-intel keys list', 'domain-intel keys use work && domain-intel keys verify']),
   config: block(['domain-intel config set plan business', 'domain-intel config show']),
-  quota: block(['domain-intel quota', 'domain-intel quota --json | jq .remaining']),
+  quota: block(['domain-intel quota', "domain-intel quota --json | jq '.accounts[0].remaining'"]),
   cache: block(['domain-intel cache stats', 'domain-intel cache prune --max-age 7d']),
   sandbox: block([
     'domain-intel sandbox --port 8787 &',

@@ -14,7 +14,7 @@ export const EXIT = {
   INVALID_ROWS: 3,
   /** Finished, but some rows are in error (retries ran out, --max-lookups reached): re-run to fetch only those. */
   INCOMPLETE: 4,
-  /** Stopped by the monthly quota (402); the partial output is kept. */
+  /** Stopped by the monthly quota (402), or the quota left cannot cover a file run (refused; --allow-partial runs anyway). */
   QUOTA: 5,
   /** The API key is missing, malformed or revoked (401). */
   INVALID_KEY: 6,
@@ -54,7 +54,7 @@ export const EXIT_TABLE: [number, string][] = [
   [EXIT.USAGE, 'usage or input error: bad option, unreadable input, ambiguous column'],
   [EXIT.INVALID_ROWS, 'complete, but some rows were invalid (only with --strict)'],
   [EXIT.INCOMPLETE, 'finished with rows in error (retries ran out or --max-lookups reached); re-run to fetch only those'],
-  [EXIT.QUOTA, 'stopped by the monthly quota (402); partial output kept'],
+  [EXIT.QUOTA, 'stopped by the monthly quota (402), partial output kept; or the quota left cannot cover the file (add --allow-partial)'],
   [EXIT.INVALID_KEY, 'API key missing, malformed or revoked (401)'],
   [EXIT.NETWORK, 'service unreachable or failing'],
   [EXIT.NOT_FOUND, 'host or technology not held (single lookups)'],

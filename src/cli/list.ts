@@ -16,7 +16,7 @@ import { humanDuration } from './output/format.js';
 import { createProgress } from './output/progress.js';
 import { pickFormat } from './output/render.js';
 import { renderSummary } from './output/summary.js';
-import { confirm } from './prompt.js';
+import { checkQuota, type QuotaShort } from './quota-check.js';
 import { renderRowsTable, terminalCells } from './rows.js';
 
 export interface ListSpec {
@@ -33,17 +33,22 @@ export async function runList(ctx: Context<EnrichCommand>, spec: ListSpec): Prom
   const format = 'args' in spec.source ? pickFormat(requested, ctx.io.stdout.isTTY) : (requested ?? 'csv');
   const config = await ctx.config();
   const [client, store] = await Promise.all([ctx.client(), openRunStore(ctx)]);
-  const settings = await ctx.settings();
+  const state = await ctx.state();
+  // A plan, --rpm or --rate is the user's word and is never replaced by learning; with none, what an earlier
+  // run of this account learned (requests per the window it saw) stands until the service says otherwise.
+  const given = config.rpm !== null;
+  const learned = given ? null : state.learnedRate();
   const limiter = new RateLimiter({
-    limit: config.rpm,
-    windowMs: config.windowMs,
-    given: config.sources.rate !== 'learned',
-    onLearn: ({ requests: n, windowMs }) => {
-      ctx.logger.warn(`the service allows about ${n} requests per ${humanDuration(windowMs)}; using that (set --plan to skip learning)`);
-      if (windowMs === 60_000) {
-        // Written through conf, which loads on this first write: the run waits for it before it exits.
-        const saved = settings.set('learnedRpm', n).catch((err: unknown) => ctx.logger.warn(`could not store the learned rate: ${(err as Error).message}`));
-        ctx.onClose(() => saved);
+    limit: config.rpm ?? learned?.requests ?? null,
+    windowMs: given ? config.windowMs : (learned?.windowMs ?? config.windowMs),
+    given,
+    slots: state.slots(),
+    onLearn: (rate) => {
+      ctx.logger.warn(`the service allows about ${rate.requests} requests per ${humanDuration(rate.windowMs)}; using that (set --plan to skip learning)`);
+      try {
+        state.saveLearnedRate(rate);
+      } catch (err) {
+        ctx.logger.warn(`could not store the learned rate: ${(err as Error).message}`);
       }
     },
   });
@@ -63,10 +68,12 @@ export async function runList(ctx: Context<EnrichCommand>, spec: ListSpec): Prom
 
   if (o.dryRun) {
     const { stats } = await runJob(input(), null, { ...base, dryRun: true });
-    printPlan(ctx, stats, config.rpm, config.windowMs);
+    printPlan(ctx, stats, limiter.limit, limiter.windowMs);
     return EXIT.OK;
   }
-  await checkQuota(ctx, spec, input, base);
+  const quota = await checkQuota(ctx, 'file' in spec.source ? spec.source.file : null, input, base);
+  if (quota.refused !== null) return runEnd(ctx, EXIT.QUOTA, 'over_quota', quota.refused);
+  const runOptions = { ...base, ...(quota.gate ? { quotaGate: quota.gate } : {}) };
 
   const showProgress = !o.quiet && (o.progress === true || ctx.io.stderr.isTTY === true) && o.json !== true;
   const progress = await createProgress({ stream: ctx.io.stderr, enabled: showProgress, style: ctx.style });
@@ -99,7 +106,7 @@ export async function runList(ctx: Context<EnrichCommand>, spec: ListSpec): Prom
     // A table needs every row to align its columns: only for lists small enough to read on a screen.
     const rows: EnrichedRow[] = [];
     const opened = await openJobInput(input());
-    const run = enrich(opened.records, { ...base, onProgress, onEvent });
+    const run = enrich(opened.records, { ...runOptions, onProgress, onEvent });
     for await (const row of run.rows()) rows.push(row);
     progress.stop();
     stats = run.stats;
@@ -117,7 +124,7 @@ export async function runList(ctx: Context<EnrichCommand>, spec: ListSpec): Prom
           raw: o.raw === true,
           ...terminalCells(ctx, out.stream),
         },
-        { ...base, onProgress, onEvent },
+        { ...runOptions, onProgress, onEvent },
       ));
     } catch (err) {
       progress.stop();
@@ -130,11 +137,15 @@ export async function runList(ctx: Context<EnrichCommand>, spec: ListSpec): Prom
   }
 
   if (!o.quiet) ctx.io.stderr.write(`${renderSummary({ ...stats, stoppedBy: stats.stoppedBy }, ctx.style)}\n`);
-  return exitFor(ctx, stats);
+  return exitFor(ctx, stats, quota.short());
 }
 
-function exitFor(ctx: Context<EnrichCommand>, s: RunStats): number {
+function exitFor(ctx: Context<EnrichCommand>, s: RunStats, short: QuotaShort | null): number {
   if (s.stoppedBy === 'closed') return EXIT.PIPE;
+  if (s.stoppedBy === 'short') {
+    const what = short ? `this run needs ${short.needed} lookups but only ${short.remaining} are left` : 'the quota left cannot cover this run';
+    return runEnd(ctx, EXIT.QUOTA, 'over_quota', `${what}; add --allow-partial to run until the quota is spent`);
+  }
   if (s.stoppedBy === 'aborted') {
     return runEnd(ctx, EXIT.INTERRUPTED, 'interrupted', 'interrupted: answers so far are cached; run the same command again to resume');
   }
@@ -217,27 +228,4 @@ async function openRunStore(ctx: Context) {
     await rm(dir, { recursive: true, force: true });
   });
   return temp;
-}
-
-/**
- * Before spending: when the last known quota cannot cover the lookups this file needs, ask on a terminal
- * and refuse elsewhere unless --allow-partial. Only files are planned ahead (stdin can be read once); a
- * stdin run simply stops at the quota with its partial output.
- */
-async function checkQuota(ctx: Context<EnrichCommand>, spec: ListSpec, input: () => JobInput, base: Parameters<typeof runJob>[2]): Promise<void> {
-  if (ctx.opts.allowPartial || !('file' in spec.source) || spec.source.file === '-') return;
-  const { readLastQuota } = await import('../store/quota-memo.js');
-  const last = await readLastQuota({ dir: (await ctx.config()).cacheDir });
-  if (!last || last.remaining === null) return;
-  const size = (await stat(spec.source.file)).size;
-  if (last.remaining * 4 >= size) return; // every row takes at least 4 bytes, so it cannot need more
-  const { stats } = await runJob(input(), null, { ...base, dryRun: true });
-  const needed = Math.min(stats.lookupsNeeded, base.maxLookups ?? Infinity);
-  if (needed <= last.remaining) return;
-  const what = `this run needs ${needed} lookups but only ${last.remaining} were left when last seen`;
-  if (ctx.io.stdin.isTTY && ctx.io.stderr.isTTY) {
-    if (await confirm(ctx.io.stdin, ctx.io.stderr, `${what}. Run until the quota is spent?`)) return;
-    throw new UsageError('cancelled; nothing was spent');
-  }
-  throw new UsageError(`${what}; add --allow-partial to run until the quota is spent`, 'over_quota');
 }

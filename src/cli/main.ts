@@ -165,7 +165,7 @@ function createProgram(io: Io, runAction: RunAction): Command {
 
   program
     .command('quota')
-    .description('the last quota the service reported, and how old it is')
+    .description("each account's quota as last reported, how old it is and whether its reset has passed")
     .addHelpText('after', EXAMPLES.quota)
     .action((_o, cmd: Command) => runAction('quota', cmd, {}));
 

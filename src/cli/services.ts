@@ -1,11 +1,12 @@
-// Lazy access to what commands share: settings, configuration, the client and the cache. Each is created
-// on first use, so `keys list` never loads undici and `lookup` never opens SQLite unless it needs to.
+// Lazy access to what commands share: settings, configuration, the client, the account state and the cache.
+// Each is created on first use, so `keys list` never loads undici and `keys add` never opens SQLite.
 import type { DomainIntelClient } from '../api/client.js';
 import { InvalidKeyError } from '../api/errors.js';
 import type { QuotaInfo } from '../api/types.js';
 import type { AnswerCache } from '../store/cache.js';
 import type { ResolvedConfig } from '../store/config.js';
 import type { Settings } from '../store/settings.js';
+import type { AccountState } from '../store/state.js';
 import type { GivenOptions, Opts } from './options.js';
 import type { Logger } from './output/logger.js';
 
@@ -14,6 +15,8 @@ export interface Services {
   config(): Promise<ResolvedConfig>;
   /** A client for the configured service; throws InvalidKeyError when there is no key. */
   client(): Promise<DomainIntelClient>;
+  /** The state of the account in use (quota memo, learned rate, shared limiter slots); opened with the client. */
+  state(): Promise<AccountState>;
   /** The answer cache, or null under --no-cache. */
   store(): Promise<AnswerCache | null>;
   /** The newest quota seen during this command. */
@@ -40,6 +43,7 @@ export function createServices({ opts, flags, env, logger, secrets, onClose }: S
   let configP: Promise<ResolvedConfig> | undefined;
   let clientP: Promise<DomainIntelClient> | undefined;
   let storeP: Promise<AnswerCache | null> | undefined;
+  let stateP: Promise<AccountState> | undefined;
   let keySource: string | null = null;
   let lastQuota: QuotaInfo | null = null;
 
@@ -73,29 +77,39 @@ export function createServices({ opts, flags, env, logger, secrets, onClose }: S
     },
     client() {
       clientP ??= (async () => {
-        // The module loads while the settings are read, not after: each import() waits on the disk.
-        const [config, { DomainIntelClient }] = await Promise.all([services.config(), import('../api/client.js')]);
-        if (!config.key) {
-          throw new InvalidKeyError('no API key: store one with `domain-intel keys add` (reads stdin) or set DOMAIN_INTEL_API_KEY', { code: 'invalid_key' });
-        }
+        // The module loads while the settings are read and the state file opens, not after: each waits on the disk.
+        const [config, { DomainIntelClient }, state] = await Promise.all([services.config(), import('../api/client.js'), services.state()]);
+        const key = requireKey(config);
+        const noted = recorder(state, logger);
         const client = new DomainIntelClient({
           baseUrl: config.baseUrl,
-          apiKey: config.key.key,
+          apiKey: key,
           timeoutMs: opts.timeout,
           windowMs: config.windowMs,
           onQuota: (q) => {
             lastQuota = q;
+            noted.quota(q);
           },
-          onResponse: (r) => logger.debug(`${r.method} ${r.path} -> ${r.status ?? r.error ?? '?'} in ${r.ms} ms`),
+          onResponse: (r) => {
+            logger.debug(`${r.method} ${r.path} -> ${r.status ?? r.error ?? '?'} in ${r.ms} ms`);
+            noted.response(r.status);
+          },
         });
-        onClose(async () => {
-          await client.close();
-          // Kept in the cache file (even under --no-cache), not the settings file: see recordLastQuota.
-          if (lastQuota) await (await import('../store/quota-memo.js')).recordLastQuota({ dir: config.cacheDir }, lastQuota);
-        });
+        // Registered after the state's closer, so it runs first: answers in flight land and are noted.
+        onClose(() => client.close());
         return client;
       })();
       return clientP;
+    },
+    state() {
+      stateP ??= (async () => {
+        const [config, { openAccountState }] = await Promise.all([services.config(), import('../store/state.js')]);
+        // In the cache directory even under --no-cache: the quota and the limiter are not answers.
+        const state = await openAccountState({ dir: config.cacheDir }, config.baseUrl, requireKey(config));
+        onClose(() => state.close());
+        return state;
+      })();
+      return stateP;
     },
     store() {
       storeP ??= (async () => {
@@ -109,4 +123,46 @@ export function createServices({ opts, flags, env, logger, secrets, onClose }: S
     },
   };
   return services;
+}
+
+function requireKey(config: ResolvedConfig): string {
+  if (config.key) return config.key.key;
+  throw new InvalidKeyError('no API key: store one with `domain-intel keys add` (reads stdin) or set DOMAIN_INTEL_API_KEY', { code: 'invalid_key' });
+}
+
+/**
+ * Notes every metered answer's quota in the account state as it arrives (one small write), so a killed run
+ * still leaves it. A write that fails mid-run (disk full, a lock held too long) costs only the memo: it is
+ * warned about once and the paid run goes on.
+ */
+function recorder(state: AccountState, logger: Logger): { response(status: number | null): void; quota(q: QuotaInfo): void } {
+  let warned = false;
+  // The response being handled: the client reports a response's status, then (at once, in the same
+  // synchronous step) its quota headers if it had any.
+  let current = { headers: false };
+  const attempt = (fn: () => void) => {
+    try {
+      fn();
+    } catch (err) {
+      if (!warned) logger.warn(`could not record the quota: ${(err as Error).message}`);
+      warned = true;
+    }
+  };
+  return {
+    response(status) {
+      const response = { headers: false };
+      current = response;
+      if (status !== 402) return;
+      // A microtask later this 402 is known to have carried no quota headers or some. Without any it means
+      // nothing is left; with them it may still show lookups left (a batch larger than what remains).
+      const at = Date.now();
+      queueMicrotask(() => {
+        if (!response.headers) attempt(() => state.noteExhausted(at));
+      });
+    },
+    quota(q) {
+      current.headers = true;
+      attempt(() => state.noteQuota(q));
+    },
+  };
 }

@@ -10,8 +10,8 @@ import { cacheDir as defaultCacheDir, type Env } from './paths.js';
 import type { SettingsReader, StoredSettings } from './settings.js';
 import { MINUTE_MS, parsePlan, parseRate, type Rate } from './values.js';
 
-/** Where a resolved value came from. 'plan' means derived from the plan's limit; 'learned' from past 429s. */
-type ConfigSource = 'default' | 'stored' | 'env' | 'flag' | 'plan' | 'learned';
+/** Where a resolved value came from. 'plan' means derived from the plan's limit. */
+type ConfigSource = 'default' | 'stored' | 'env' | 'flag' | 'plan';
 
 /** The options given on the command line that the resolver reads; undefined means "not given". */
 export type ConfigFlags = Pick<GivenOptions, 'baseUrl' | 'plan' | 'rpm' | 'rate' | 'maxAge' | 'cache'>;
@@ -22,7 +22,8 @@ export interface ResolvedConfig {
   plan: PlanName | null;
   /**
    * Requests allowed per `windowMs` (a minute unless a rate such as 20/1s was given); null when neither a
-   * plan nor a rate is known, in which case the run learns the limit from the service's first 429.
+   * plan nor a rate is known, in which case the run uses what this account learned before (the account state
+   * file, store/state.ts), or learns the limit from the service's first 429.
    */
   rpm: number | null;
   windowMs: number;
@@ -124,14 +125,15 @@ export function resolveConfig(options: ResolveConfigOptions = {}): ResolvedConfi
   const speedLayer = layers.find(([, said]) => said.rpm !== undefined || said.plan !== undefined);
   // Nothing known: no guess. Assuming the smallest plan would waste most of a larger plan's limit on every
   // run; instead the limiter learns the limit from the first 429 (a pause until its reset, then paced) and
-  // the learned figure is stored for next time.
+  // the learned figure is stored for next time, per account in the state file (not here: it is the
+  // service's word on one base URL and key, not a setting).
   let rate: { requests: number | null; windowMs: number } = { requests: null, windowMs: MINUTE_MS };
   let rateSource: ConfigSource = 'default';
   if (speedLayer) {
     const [source, said] = speedLayer;
     if (said.rpm !== undefined) [rate, rateSource] = [said.rpm ?? rate, source];
     else if (said.plan) [rate, rateSource] = [perMinute(PLANS[said.plan].perMinute), 'plan'];
-  } else if (stored?.learnedRpm) [rate, rateSource] = [perMinute(stored.learnedRpm), 'learned'];
+  }
 
   const key = resolveKey({ settings: options.settings ?? null, env });
   // Stored keys were checked when added; the environment's is only warned about, since the service decides.

@@ -1,73 +1,91 @@
-// The quota the service last reported, kept so `domain-intel quota` and a batch's "enough quota left?" check
-// can show it without spending a lookup. Every metered call reports one, so it lives in the cache file's meta
-// table rather than the settings file: one small SQLite write instead of rewriting the user's settings (and
-// loading conf) on every lookup. Each call opens its own connection and closes it at once, so it works under
-// --no-cache too and whatever the order in which a command closes its other resources.
-import fs from 'node:fs';
-import type Database from 'better-sqlite3';
+// The quota memo of one account (base URL and key): the lowest X-Quota-Remaining seen in the current period,
+// so `domain-intel quota` and a file run's "enough left?" check can show and weigh it without spending a
+// lookup. What a period is, which figure wins, and how long a figure may be trusted are decided here; where
+// it is kept (the account state file) is state.ts.
 import type { QuotaInfo } from '../api/types.js';
-import { checkedForDamage } from './errors.js';
-import { type CacheLocation, cacheFile, openDatabase } from './schema.js';
 
-/** Quota as last reported by the service. */
-export interface LastQuota {
+/** The quota an account was last seen to have: the lowest remaining of its current period. */
+export interface QuotaMemo {
+  baseUrl: string;
+  keyFingerprint: string;
   limit: number | null;
   remaining: number | null;
-  /** ISO instant, when the reset header could be parsed. */
+  /** ISO instant, when the reset header could be read. */
   reset: string | null;
   /** The reset header exactly as received. */
   resetRaw: string | null;
-  /** Epoch ms when it was observed. */
+  /** Epoch ms of the newest answer of this period (the figure was still the lowest then). */
   seenAt: number;
 }
 
-const LAST_QUOTA = 'lastQuota';
+/** The figures of a memo, without the account. */
+export type QuotaFigures = Omit<QuotaMemo, 'baseUrl' | 'keyFingerprint'>;
 
-/** Remembers the quota the service last reported, in the cache file at `where`. */
-export async function recordLastQuota(where: CacheLocation, quota: QuotaInfo): Promise<void> {
-  await withDatabase(where, (db) => {
-    db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)').run(LAST_QUOTA, JSON.stringify(toLastQuota(quota)));
-  });
+const HOUR_MS = 60 * 60 * 1000;
+
+/**
+ * Whether a memo may be trusted to refuse a run: its reset (when readable) has not passed and it was seen
+ * under an hour ago. Past that, a pack may have been added or another client may have spent, so the run
+ * starts and its first metered answer says how much is left.
+ */
+export function quotaMemoTrusted(memo: QuotaMemo, now: number): boolean {
+  if (now - memo.seenAt >= HOUR_MS) return false;
+  const reset = memo.reset === null ? Number.NaN : Date.parse(memo.reset);
+  return Number.isNaN(reset) || reset > now;
 }
 
-/** The quota last recorded by recordLastQuota; null when there is none (no cache file is created to say so). */
-export async function readLastQuota(where: CacheLocation): Promise<LastQuota | null> {
-  if (!fs.existsSync(cacheFile(where))) return null;
-  return withDatabase(where, (db) => {
-    const row = db.prepare<[string], { value: string }>('SELECT value FROM meta WHERE key = ?').get(LAST_QUOTA);
-    return row ? checkLastQuota(row.value) : null;
-  });
-}
-
-function toLastQuota(q: QuotaInfo): LastQuota {
+/** The figures a QuotaInfo (from the headers) stands for. */
+export function figuresOf(q: QuotaInfo): QuotaFigures {
   const reset = q.reset !== null && !Number.isNaN(q.reset.getTime()) ? q.reset.toISOString() : null;
   return { limit: q.limit, remaining: q.remaining, reset, resetRaw: q.resetRaw, seenAt: q.seenAt };
 }
 
-const isCount = (v: unknown): v is number | null => v === null || (typeof v === 'number' && Number.isFinite(v) && v >= 0);
-const isStringOrNull = (v: unknown): v is string | null => v === null || typeof v === 'string';
+// Not shown (§8.5): the reset's format. A relative one ("seconds until reset") reads as a slightly different
+// instant on every answer, so two readings within an hour are taken as the same reset; a month's rollover
+// moves it by weeks. Readings that cannot be parsed compare by their text.
+const RESET_TOLERANCE_MS = HOUR_MS;
 
-// A stored memo that does not read back as one is no memo: the next metered call replaces it.
-function checkLastQuota(text: string): LastQuota | null {
-  let v: unknown;
-  try {
-    v = JSON.parse(text);
-  } catch (err) {
-    if (err instanceof SyntaxError) return null; // not even JSON: no memo either
-    throw err;
-  }
-  if (typeof v !== 'object' || v === null) return null;
-  const q = v as Record<string, unknown>;
-  if (!isCount(q.limit) || !isCount(q.remaining) || !isStringOrNull(q.reset) || !isStringOrNull(q.resetRaw)) return null;
-  if (typeof q.seenAt !== 'number' || !Number.isFinite(q.seenAt)) return null;
-  return { limit: q.limit, remaining: q.remaining, reset: q.reset, resetRaw: q.resetRaw, seenAt: q.seenAt };
+/** -1: `a`'s period is older than `b`'s; 1: newer; 0: the same period; null: they cannot be ordered. */
+function comparePeriods(a: QuotaFigures, b: QuotaFigures): -1 | 0 | 1 | null {
+  const ra = a.reset === null ? Number.NaN : Date.parse(a.reset);
+  const rb = b.reset === null ? Number.NaN : Date.parse(b.reset);
+  let sameReset: boolean;
+  if (!Number.isNaN(ra) && !Number.isNaN(rb)) {
+    if (Math.abs(ra - rb) >= RESET_TOLERANCE_MS) return ra < rb ? -1 : 1; // a rollover
+    sameReset = true;
+  } else sameReset = a.resetRaw === b.resetRaw;
+  if (!sameReset) return null;
+  if (a.limit === b.limit) return 0;
+  // Within one month the limit only grows (a pack adds to it, §8.1): a lower limit is an answer from before
+  // the pack that arrived late.
+  if (a.limit !== null && b.limit !== null) return a.limit < b.limit ? -1 : 1;
+  return null;
 }
 
-async function withDatabase<T>(where: CacheLocation, fn: (db: Database.Database) => T): Promise<T> {
-  const { db, file } = await openDatabase(where);
-  try {
-    return checkedForDamage(file, () => fn(db));
-  } finally {
-    db.close();
+/**
+ * The memo after an answer reported `next`: within a period the lowest remaining is kept (answers arrive out
+ * of order, and the lowest is the truest); a newer period (a pack, a rollover) replaces the figure; a figure
+ * from an older period is ignored. Periods that cannot be ordered go by arrival.
+ */
+export function mergeFigures(memo: QuotaFigures | null, next: QuotaFigures): QuotaFigures {
+  if (memo === null) return next;
+  const order = comparePeriods(next, memo);
+  if (order === -1) return memo;
+  if (order === 0) {
+    const remaining = memo.remaining === null ? next.remaining : next.remaining === null ? memo.remaining : Math.min(memo.remaining, next.remaining);
+    return { ...memo, remaining, seenAt: Math.max(memo.seenAt, next.seenAt) };
   }
+  if (order === null && next.seenAt < memo.seenAt) return memo;
+  return next;
+}
+
+/** The figures after a 402 that carried no quota headers: nothing is left in the period last seen. */
+export function exhaustedFigures(memo: QuotaFigures | null, seenAt: number): QuotaFigures {
+  return {
+    limit: memo?.limit ?? null,
+    remaining: 0,
+    reset: memo?.reset ?? null,
+    resetRaw: memo?.resetRaw ?? null,
+    seenAt: Math.max(seenAt, memo?.seenAt ?? 0),
+  };
 }

@@ -25,14 +25,27 @@ export const cacheFile = (where: CacheLocation): string => path.join(where.dir, 
 export const cacheFiles = (file: string): string[] => [file, `${file}-wal`, `${file}-shm`];
 
 /** Opens the cache file (creating it 0600 in a 0700 directory) with its schema in place. */
-export async function openDatabase(where: CacheLocation): Promise<{ db: Database.Database; file: string }> {
-  const file = cacheFile(where);
+export function openDatabase(where: CacheLocation): Promise<{ db: Database.Database; file: string }> {
+  return openSqlite(where.dir, cacheFile(where), prepareSchema, 'cache file');
+}
+
+/**
+ * Opens the SQLite file `file` in `dir` (creating it 0600 in a 0700 directory) for a run that shares it with
+ * other processes, then lets `prepare` put its tables in place. `what` names the file in messages. Shared by
+ * the cache and the account state file (state.ts).
+ */
+export async function openSqlite(
+  dir: string,
+  file: string,
+  prepare: (db: Database.Database, file: string) => void,
+  what: string,
+): Promise<{ db: Database.Database; file: string }> {
   try {
-    makeDirs(where.dir, 0o700);
+    makeDirs(dir, 0o700);
     // Created 0600 before SQLite sees it; SQLite gives its -wal and -shm files the same mode.
     fs.closeSync(fs.openSync(file, 'a', 0o600));
   } catch (err) {
-    throw new CacheUnavailableError(file, `cannot create the cache file ${file}: ${(err as Error).message}`, { cause: err });
+    throw new CacheUnavailableError(file, `cannot create the ${what} ${file}: ${(err as Error).message}`, { cause: err });
   }
   // Native module, needed only by commands that touch the cache: loaded on first use.
   const { default: Sqlite } = await import('better-sqlite3');
@@ -40,25 +53,25 @@ export async function openDatabase(where: CacheLocation): Promise<{ db: Database
   try {
     return checkedForDamage(file, () => {
       db = new Sqlite(file);
-      prepareSchema(db, file);
+      // A second process (a parallel run) waits for the write lock instead of failing at once.
+      db.pragma('busy_timeout = 5000');
+      // WAL + synchronous=NORMAL: a commit is in the -wal file (so in the OS) before it returns, so it survives
+      // the process being killed; only an OS crash or power cut can lose the last commits, never corrupting the
+      // file. FULL would fsync every batch for little more.
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = NORMAL');
+      prepare(db, file);
       return { db, file };
     });
   } catch (err) {
     db?.close();
     // The file exists but SQLite cannot use it here (read-only, locked past the busy timeout, disk full).
-    if (sqliteCode(err) !== '') throw new CacheUnavailableError(file, `cannot open the cache file ${file}: ${(err as Error).message}`, { cause: err });
+    if (sqliteCode(err) !== '') throw new CacheUnavailableError(file, `cannot open the ${what} ${file}: ${(err as Error).message}`, { cause: err });
     throw err;
   }
 }
 
 function prepareSchema(db: Database.Database, file: string): void {
-  // A second process (a parallel run) waits for the write lock instead of failing at once.
-  db.pragma('busy_timeout = 5000');
-  // WAL + synchronous=NORMAL: a commit is in the -wal file (so in the OS) before it returns, so it survives
-  // the process being killed; only an OS crash or power cut can lose the last commits, never corrupting the
-  // file. FULL would fsync every batch for little more.
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = NORMAL');
   const version = db.pragma('user_version', { simple: true }) as number;
   if (version > SCHEMA_VERSION) {
     throw new CacheUnavailableError(file, `the cache file ${file} was written by a newer domain-intel; upgrade to use it`, { code: 'cache_version' });

@@ -19,8 +19,8 @@ export interface StoredSettings {
   /** Requests per minute chosen by the user. */
   rpm: number | null;
   baseUrl: string | null;
-  /** Requests per minute the service was observed to allow (learned from 429s). */
-  learnedRpm: number | null;
+  // A learned rate is kept per account in the state file (store/state.ts). An older build stored
+  // `learnedRpm` here: like any field not listed, it is ignored without a warning.
 }
 
 type SettingName = keyof StoredSettings;
@@ -59,7 +59,6 @@ const DEFAULTS: StoredSettings = {
   plan: null,
   rpm: null,
   baseUrl: null,
-  learnedRpm: null,
 };
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -79,7 +78,6 @@ const CHECK: { [K in SettingName]: (v: unknown) => StoredSettings[K] | undefined
   plan: (v) => (v === null || PLAN_NAMES.includes(v as PlanName) ? (v as PlanName | null) : undefined),
   rpm: (v) => (v === null || isRate(v) ? v : undefined),
   baseUrl: (v) => (isStringOrNull(v) ? v : undefined),
-  learnedRpm: (v) => (v === null || isRate(v) ? v : undefined),
 };
 
 const NAMES = Object.keys(DEFAULTS) as SettingName[];

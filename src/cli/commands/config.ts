@@ -12,10 +12,18 @@ export default async function config(ctx: Context): Promise<number> {
   switch (ctx.args.sub) {
     case 'show': {
       const c = await ctx.config();
+      // With no plan or rate set, a run paces at what this account (base URL and key) learned before.
+      const learned = c.rpm === null && c.key ? await (await import('../../store/state.js')).readLearnedRate({ dir: c.cacheDir }, c.baseUrl, c.key.key) : null;
+      const rate =
+        c.rpm !== null
+          ? `${c.rpm} requests per ${c.windowMs / 1000}s  (${c.sources.rate})`
+          : learned
+            ? `${learned.requests} requests per ${learned.windowMs / 1000}s  (learned for this base url and key)`
+            : 'unknown: learned from the first 429';
       const rows: [string, unknown][] = [
         ['base url', `${c.baseUrl}  (${c.sources.baseUrl})`],
         ['plan', `${c.plan ?? 'unknown'}  (${c.sources.plan})`],
-        ['rate', c.rpm === null ? 'unknown: learned from the first 429' : `${c.rpm} requests per ${c.windowMs / 1000}s  (${c.sources.rate})`],
+        ['rate', rate],
         ['key', c.key ? `${maskKey(c.key.key)}  (${c.key.source === 'env' ? 'DOMAIN_INTEL_API_KEY' : `stored "${c.key.name ?? ''}"`})` : null],
         ['cache', `${c.cacheDir}  (${c.sources.cacheDir})`],
         ['settings file', settings.path],
@@ -24,7 +32,7 @@ export default async function config(ctx: Context): Promise<number> {
       else {
         const { key, ...rest } = c;
         ctx.io.stdout.write(
-          `${JSON.stringify({ ...rest, key: key ? { source: key.source, name: key.name, masked: maskKey(key.key) } : null, settingsFile: settings.path })}\n`,
+          `${JSON.stringify({ ...rest, learnedRate: learned, key: key ? { source: key.source, name: key.name, masked: maskKey(key.key) } : null, settingsFile: settings.path })}\n`,
         );
       }
       return EXIT.OK;

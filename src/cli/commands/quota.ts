@@ -1,18 +1,54 @@
-// `domain-intel quota`: the last quota the service reported, and how old that figure is. Costs nothing.
+// `domain-intel quota`: each account's quota as last reported (base URL and key), how old that figure is and
+// whether its reset has passed; the account in use first. Costs nothing and sends nothing.
+import type { QuotaMemo } from '../../store/quota-memo.js';
 import type { Context } from '../context.js';
 import { EXIT } from '../exit-codes.js';
-import { formatQuotaLine, relativeAge } from '../output/format.js';
+import { formatReset, groupedNumber, relativeAge } from '../output/format.js';
 
 export default async function quota(ctx: Context): Promise<number> {
-  // Recorded in the cache file by every metered call (under --no-cache too), so read from there in any case.
-  const [{ cacheDir }, { readLastQuota }] = await Promise.all([ctx.config(), import('../../store/quota-memo.js')]);
-  const q = await readLastQuota({ dir: cacheDir });
-  if (!q) {
+  // Recorded in the state file by every metered answer (under --no-cache too), so read from there in any case.
+  const [config, settings, { keyFingerprint, listQuotaMemos, quotaMemoTrusted }] = await Promise.all([
+    ctx.config(),
+    ctx.settings(),
+    import('../../store/state.js'),
+  ]);
+  const memos = await listQuotaMemos({ dir: config.cacheDir });
+  if (memos.length === 0) {
     ctx.logger.info('no quota seen yet: it is reported with every metered lookup');
     return EXIT.OK;
   }
-  const info = { limit: q.limit, remaining: q.remaining, reset: q.reset ? new Date(q.reset) : null, resetRaw: q.resetRaw, seenAt: q.seenAt };
-  if (ctx.opts.json || !ctx.io.stdout.isTTY) ctx.io.stdout.write(`${JSON.stringify({ ...q, age_ms: Date.now() - q.seenAt })}\n`);
-  else ctx.io.stdout.write(`${formatQuotaLine(info, Date.now())} (seen ${relativeAge(Date.now() - q.seenAt)})\n`);
+  // Which key a fingerprint stands for, by name: a stored key's, else the environment's.
+  const names = new Map<string, string>();
+  const envKey = config.key?.source === 'env' ? config.key.key : null;
+  if (envKey !== null) names.set(keyFingerprint(envKey), 'DOMAIN_INTEL_API_KEY');
+  for (const [name, key] of Object.entries(settings.get('keys'))) names.set(keyFingerprint(key), name);
+  const inUse = config.key ? `${config.baseUrl} ${keyFingerprint(config.key.key)}` : null;
+  const isInUse = (m: QuotaMemo) => `${m.baseUrl} ${m.keyFingerprint}` === inUse;
+  const now = ctx.io.clock.now();
+  const accounts = [...memos.filter(isInUse), ...memos.filter((m) => !isInUse(m))].map((m) => {
+    const reset = m.reset === null ? null : new Date(m.reset);
+    return {
+      ...m,
+      key: names.get(m.keyFingerprint) ?? m.keyFingerprint,
+      inUse: isInUse(m),
+      resetPassed: reset === null || Number.isNaN(reset.getTime()) ? null : reset.getTime() <= now,
+      trusted: quotaMemoTrusted(m, now),
+      age_ms: now - m.seenAt,
+    };
+  });
+  if (ctx.opts.json || !ctx.io.stdout.isTTY) {
+    ctx.io.stdout.write(`${JSON.stringify({ accounts })}\n`);
+    return EXIT.OK;
+  }
+  for (const a of accounts) {
+    const reset = formatReset({ reset: a.reset === null ? null : new Date(a.reset), resetRaw: a.resetRaw }, a.resetPassed ? undefined : now);
+    const line = [
+      `${a.baseUrl} · key ${a.key === a.keyFingerprint ? a.key : `"${a.key}"`}${a.inUse ? ' (in use)' : ''}`,
+      `${groupedNumber(a.remaining)} / ${groupedNumber(a.limit)} lookups left`,
+      a.resetPassed ? `reset ${reset} has passed: the figure is out of date` : `resets ${reset}`,
+      `seen ${relativeAge(a.age_ms)}`,
+    ].join(' · ');
+    ctx.io.stdout.write(`${ctx.clean(line)}\n`);
+  }
   return EXIT.OK;
 }
