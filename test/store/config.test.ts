@@ -4,7 +4,7 @@ import { OPTIONS } from '../../src/cli/options.js';
 import { normaliseBaseUrl } from '../../src/api/base-url.js';
 import { type ConfigFlags, resolveConfig, SETTING_NAMES, settingNamed, settingValue } from '../../src/store/config.js';
 import { addKey } from '../../src/store/keys.js';
-import { memorySettings } from '../../src/store/settings.js';
+import { memorySettings, type StoredSettings } from '../../src/store/settings.js';
 import { DEFAULT_MAX_AGE_MS } from '../../src/store/values.js';
 import { fakeKey } from './helpers.js';
 
@@ -78,7 +78,7 @@ describe('resolveConfig', () => {
   });
 
   it('lets the highest layer that speaks about speed decide it', () => {
-    const settings = memorySettings({ rpm: 30, learnedRpm: 45 });
+    const settings = memorySettings({ rpm: 30 });
     // A plan given in the environment outranks a stored rpm: the rate follows the plan.
     const c = resolveConfig({ env: { DOMAIN_INTEL_PLAN: 'business' }, settings });
     expect(c).toMatchObject({ rpm: 300, windowMs: 60_000 });
@@ -91,10 +91,14 @@ describe('resolveConfig', () => {
       rpm: 7,
       windowMs: 1000,
     });
-    // A learned limit is used only when nothing else is known.
-    const learned = resolveConfig({ env: {}, settings: memorySettings({ learnedRpm: 45 }) });
-    expect(learned).toMatchObject({ rpm: 45 });
-    expect(learned.sources.rate).toBe('learned');
+    // A learned limit is the account's (the state file's), not a setting: one an older build left in the
+    // settings file is ignored, and nothing known means no limit (the run then uses the account's).
+    const warnings: string[] = [];
+    const old = memorySettings({ learnedRpm: 45 } as Partial<StoredSettings>, (w) => warnings.push(w));
+    const learned = resolveConfig({ env: {}, settings: old });
+    expect(learned).toMatchObject({ rpm: null, windowMs: 60_000 });
+    expect(learned.sources.rate).toBe('default');
+    expect(warnings).toEqual([]);
   });
 
   it('reports bad values naming their origin', () => {
@@ -162,8 +166,8 @@ describe('resolveConfig', () => {
     });
   }
 
-  it('--rpm 0 turns pacing off over every lower layer, learned limits too', () => {
-    const settings = memorySettings({ rpm: 30, learnedRpm: 45 });
+  it('--rpm 0 turns pacing off over every lower layer', () => {
+    const settings = memorySettings({ rpm: 30 });
     const c = resolveConfig({ env: { DOMAIN_INTEL_PLAN: 'business', DOMAIN_INTEL_RPM: '20/1s' }, settings, flags: { rpm: 0 } });
     expect(c).toMatchObject({ rpm: null, windowMs: 60_000, plan: 'business' });
     expect(c.sources).toMatchObject({ rate: 'flag', plan: 'env' });

@@ -1,63 +1,77 @@
-// The last quota seen: kept in the cache file's meta table, beside the answers but apart from them.
-import fs from 'node:fs';
-import path from 'node:path';
-import Sqlite from 'better-sqlite3';
+// The quota memo's rules: which figure wins within a period, what starts a new period, when it is trusted.
+// Where it is kept (the account state file) is tested in state.test.ts.
 import { describe, expect, it } from 'vitest';
-import { openCache } from '../../src/store/cache.js';
-import { CacheCorruptError } from '../../src/store/errors.js';
-import { readLastQuota, recordLastQuota } from '../../src/store/quota-memo.js';
-import { clockedCache, DAY, NOT_A_DATABASE, profile, putOne } from './cache-helpers.js';
-import { mode, tempDir } from './helpers.js';
+import { exhaustedFigures, figuresOf, mergeFigures, type QuotaFigures, type QuotaMemo, quotaMemoTrusted } from '../../src/store/quota-memo.js';
 
-describe('the last quota seen', () => {
-  const quota = { limit: 2000, remaining: 5, reset: new Date('2026-12-01T00:00:00Z'), resetRaw: '2026-12-01', seenAt: 7 };
+const RESET = '2026-12-01T00:00:00.000Z';
+const HOUR = 3_600_000;
+const fig = (remaining: number | null, seenAt: number, over: Partial<QuotaFigures> = {}): QuotaFigures => ({
+  limit: 50_000,
+  remaining,
+  reset: RESET,
+  resetRaw: RESET,
+  seenAt,
+  ...over,
+});
+const memo = (f: QuotaFigures): QuotaMemo => ({ baseUrl: 'https://api.example/api/v1', keyFingerprint: 'k:000000000000', ...f });
 
-  it('is recorded beside the answers and read back, the newest replacing the last', async () => {
-    const dir = tempDir();
-    expect(await readLastQuota({ dir })).toBeNull();
-    expect(fs.existsSync(path.join(dir, 'cache.sqlite'))).toBe(false); // reading never creates the file
-    await recordLastQuota({ dir }, quota);
-    expect(await readLastQuota({ dir })).toEqual({ limit: 2000, remaining: 5, reset: '2026-12-01T00:00:00.000Z', resetRaw: '2026-12-01', seenAt: 7 });
-    await recordLastQuota({ dir }, { ...quota, remaining: 4, reset: null, resetRaw: 'soon', seenAt: 8 });
-    expect(await readLastQuota({ dir })).toEqual({ limit: 2000, remaining: 4, reset: null, resetRaw: 'soon', seenAt: 8 });
-    expect(mode(path.join(dir, 'cache.sqlite'))).toBe(process.platform === 'win32' ? mode(path.join(dir, 'cache.sqlite')) : 0o600);
+describe('the quota memo', () => {
+  it('reads the headers as figures: the reset as an ISO instant, an unreadable one as null with its text kept', () => {
+    expect(figuresOf({ limit: 2000, remaining: 5, reset: new Date(RESET), resetRaw: '2026-12-01', seenAt: 7 })).toEqual({
+      limit: 2000,
+      remaining: 5,
+      reset: RESET,
+      resetRaw: '2026-12-01',
+      seenAt: 7,
+    });
+    expect(figuresOf({ limit: 2000, remaining: 5, reset: new Date(Number.NaN), resetRaw: 'soon', seenAt: 7 }).reset).toBeNull();
   });
 
-  it('works while the cache is open elsewhere, and clearing answers keeps it', async () => {
-    const { cache, dir } = await clockedCache();
-    putOne(cache, 'domain', 'example.com', 'found', profile('example.com'));
-    await recordLastQuota({ dir }, quota);
-    expect(cache.clear()).toBe(1);
-    expect((await readLastQuota({ dir }))?.remaining).toBe(5);
-    cache.close();
+  it('keeps the lowest remaining of a period, whatever order the answers arrive in, seen at the newest', () => {
+    let m = mergeFigures(null, fig(30_000, 1));
+    m = mergeFigures(m, fig(31_500, 2)); // a slow answer from earlier arrives last
+    expect(m).toEqual(fig(30_000, 2));
+    m = mergeFigures(m, fig(29_900, 3));
+    expect(m.remaining).toBe(29_900);
+    // An answer without a remaining figure changes nothing but when the period was last seen.
+    expect(mergeFigures(m, fig(null, 4))).toEqual(fig(29_900, 4));
   });
 
-  it('upgrades a version 1 cache, keeping its answers', async () => {
-    const dir = tempDir();
-    const file = path.join(dir, 'cache.sqlite');
-    const old = new Sqlite(file);
-    old.exec(`CREATE TABLE answers (endpoint TEXT NOT NULL, host TEXT NOT NULL, status TEXT NOT NULL, body TEXT,
-      fetched_at INTEGER NOT NULL, PRIMARY KEY (endpoint, host)) WITHOUT ROWID; PRAGMA user_version = 1;`);
-    old.prepare('INSERT INTO answers VALUES (?, ?, ?, ?, ?)').run('domain', 'old.example', 'missing', null, Date.now());
-    old.close();
-    await recordLastQuota({ dir }, quota);
-    expect((await readLastQuota({ dir }))?.limit).toBe(2000);
-    const cache = await openCache({ dir });
-    expect(cache.get('domain', 'old.example', DAY)?.status).toBe('missing');
-    cache.close();
+  it('starts a new period on a pack (a higher limit) or a rollover (a later reset), and ignores stragglers of the old', () => {
+    const before = fig(0, 1);
+    const pack = mergeFigures(before, fig(24_900, 2, { limit: 75_000 }));
+    expect(pack).toEqual(fig(24_900, 2, { limit: 75_000 }));
+    // An answer sent before the pack, arriving after it: an older period, ignored.
+    expect(mergeFigures(pack, fig(0, 3))).toEqual(pack);
+    const rollover = mergeFigures(pack, fig(49_000, 4, { reset: '2027-01-01T00:00:00.000Z', resetRaw: 'jan' }));
+    expect(rollover.remaining).toBe(49_000);
+    expect(rollover.reset).toBe('2027-01-01T00:00:00.000Z');
+    expect(mergeFigures(rollover, fig(3, 5))).toEqual(rollover);
   });
 
-  it('reads a memo that does not parse as none, and a damaged file as the cache error', async () => {
-    const dir = tempDir();
-    await recordLastQuota({ dir }, quota);
-    const db = new Sqlite(path.join(dir, 'cache.sqlite'));
-    db.prepare('UPDATE meta SET value = \'{"limit": "lots"}\'').run();
-    db.close();
-    expect(await readLastQuota({ dir })).toBeNull();
+  it('reads a relative reset that drifts between answers as one period; unreadable resets compare by text', () => {
+    const drift = mergeFigures(fig(10, 1), fig(12, 2, { reset: '2026-12-01T00:00:02.000Z', resetRaw: '86398' }));
+    expect(drift.remaining).toBe(10);
+    const raw = (text: string, remaining: number, seenAt: number) => fig(remaining, seenAt, { reset: null, resetRaw: text });
+    expect(mergeFigures(raw('next month', 10, 1), raw('next month', 12, 2)).remaining).toBe(10);
+    // Different texts cannot be ordered: the later arrival is the current period.
+    expect(mergeFigures(raw('december', 10, 1), raw('january', 40, 2)).remaining).toBe(40);
+    expect(mergeFigures(raw('january', 40, 2), raw('december', 10, 1)).remaining).toBe(40);
+  });
 
-    const bad = tempDir();
-    fs.writeFileSync(path.join(bad, 'cache.sqlite'), NOT_A_DATABASE);
-    await expect(readLastQuota({ dir: bad })).rejects.toBeInstanceOf(CacheCorruptError);
-    await expect(recordLastQuota({ dir: bad }, quota)).rejects.toBeInstanceOf(CacheCorruptError);
+  it('after a 402 without headers, records nothing left in the period last seen (or in none)', () => {
+    expect(exhaustedFigures(fig(120, 1), 5)).toEqual(fig(0, 5));
+    expect(exhaustedFigures(null, 5)).toEqual({ limit: null, remaining: 0, reset: null, resetRaw: null, seenAt: 5 });
+  });
+
+  it('is trusted only while fresh: under an hour old and its reset not passed', () => {
+    const now = Date.parse('2026-11-20T12:00:00Z');
+    expect(quotaMemoTrusted(memo(fig(5, now - 10_000)), now)).toBe(true);
+    expect(quotaMemoTrusted(memo(fig(5, now - HOUR)), now)).toBe(false);
+    expect(quotaMemoTrusted(memo(fig(5, now - 10_000, { reset: '2023-01-01T00:00:00.000Z' })), now)).toBe(false);
+    expect(quotaMemoTrusted(memo(fig(5, now - 10_000, { reset: '2026-11-20T12:00:00.000Z' })), now)).toBe(false);
+    // An unreadable reset leaves only the age to go by.
+    expect(quotaMemoTrusted(memo(fig(5, now - 10_000, { reset: null, resetRaw: '?' })), now)).toBe(true);
+    expect(quotaMemoTrusted(memo(fig(5, now - 2 * HOUR, { reset: null, resetRaw: '?' })), now)).toBe(false);
   });
 });

@@ -8,8 +8,8 @@ import { UsageError } from '../../src/api/errors.js';
 import { EXIT, exitCodeFor } from '../../src/cli/exit-codes.js';
 import { openCache } from '../../src/store/cache.js';
 import { CacheCorruptError, CacheUnavailableError } from '../../src/store/errors.js';
-import { recordLastQuota } from '../../src/store/quota-memo.js';
 import { removeCacheFiles } from '../../src/store/schema.js';
+import { openAccountState } from '../../src/store/state.js';
 import { DAY, NOT_A_DATABASE } from './cache-helpers.js';
 import { mode, tempDir } from './helpers.js';
 
@@ -112,8 +112,8 @@ describe('the cache file', () => {
     expect((err as Error).message).toContain('--no-cache');
     expect((err as Error).message).toContain('DOMAIN_INTEL_CACHE_DIR');
     expect(exitCodeFor(err)).toBe(EXIT.CACHE);
-    const quota = { limit: 10, remaining: 1, reset: null, resetRaw: null, seenAt: 1 };
-    await expect(recordLastQuota({ dir }, quota)).rejects.toBeInstanceOf(CacheUnavailableError);
+    // The account state file beside it fails the same way (exit 9), naming its own file.
+    await expect(openAccountState({ dir }, 'http://127.0.0.1:1/api/v1', 'di_live_x')).rejects.toBeInstanceOf(CacheUnavailableError);
   });
 
   // Root ignores permission bits, and Windows has none of these: the test above covers both.

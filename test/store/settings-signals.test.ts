@@ -17,7 +17,7 @@ it('a Ctrl-C during and after a settings write reaches the CLI once each, and th
   process.on('SIGINT', onSigint);
   try {
     const settings = await openSettings({ env: { DOMAIN_INTEL_CONFIG_DIR: tempDir() } });
-    const write = settings.set('learnedRpm', 50); // conf loads now, as it does mid-run on a learned rate
+    const write = settings.set('baseUrl', 'http://127.0.0.1:1/api/v1'); // conf loads now, on the first write
     process.kill(process.pid, 'SIGINT');
     await write;
     await sleep(50);
@@ -26,7 +26,7 @@ it('a Ctrl-C during and after a settings write reaches the CLI once each, and th
     await sleep(100);
     expect(seen).toEqual(['SIGINT', 'SIGINT']);
     await settings.set('rpm', 30); // the CLI's handler did not stop the writer
-    expect(settings.get('learnedRpm')).toBe(50);
+    expect(settings.get('baseUrl')).toBe('http://127.0.0.1:1/api/v1');
     expect(settings.get('rpm')).toBe(30);
     process.off('SIGINT', onSigint);
     // Nothing was added to (or taken from) the process's signal handlers.

@@ -12,18 +12,18 @@ describe('openSettings', () => {
   it('persists settings across opens and reads defaults when empty', async () => {
     const env = { DOMAIN_INTEL_CONFIG_DIR: path.join(tempDir(), 'cfg') };
     const a = await openSettings({ env });
-    expect(a.getAll()).toEqual({ keys: {}, activeKey: null, plan: null, rpm: null, baseUrl: null, learnedRpm: null });
+    expect(a.getAll()).toEqual({ keys: {}, activeKey: null, plan: null, rpm: null, baseUrl: null });
     await a.set('plan', 'business');
     await a.set('rpm', 120);
     await a.set('baseUrl', 'http://127.0.0.1:8080/api/v1');
-    await a.set('learnedRpm', 50);
+    await a.set('activeKey', 'work');
     await a.set('keys', { work: 'x' });
     const b = await openSettings({ env });
     expect(b.path).toBe(path.join(env.DOMAIN_INTEL_CONFIG_DIR, 'config.json'));
     expect(b.get('plan')).toBe('business');
     expect(b.get('rpm')).toBe(120);
     expect(b.get('baseUrl')).toBe('http://127.0.0.1:8080/api/v1');
-    expect(b.get('learnedRpm')).toBe(50);
+    expect(b.get('activeKey')).toBe('work');
     expect(b.get('keys')).toEqual({ work: 'x' });
     await b.set('plan', null);
     expect((await openSettings({ env })).get('plan')).toBeNull();
@@ -160,6 +160,16 @@ describe('openSettings', () => {
     expect(s.getAll()).not.toHaveProperty('lastQuota');
     await s.set('rpm', 10);
     expect(JSON.parse(fs.readFileSync(file, 'utf8'))).toEqual({ plan: 'pro', lastQuota, rpm: 10 });
+    expect(warnings).toEqual([]);
+  });
+
+  it('ignores a learned rate left in the file by an older version, without a warning (it is kept per account now)', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'config.json');
+    fs.writeFileSync(file, JSON.stringify({ plan: 'pro', learnedRpm: 45 }), { mode: 0o600 });
+    const warnings: string[] = [];
+    const s = await openSettings({ env: { DOMAIN_INTEL_CONFIG_DIR: dir }, onWarning: (m) => warnings.push(m) });
+    expect(s.getAll()).toEqual({ keys: {}, activeKey: null, plan: 'pro', rpm: null, baseUrl: null });
     expect(warnings).toEqual([]);
   });
 });
