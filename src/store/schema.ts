@@ -19,7 +19,7 @@ const CACHE_FILE = 'cache.sqlite';
 const SCHEMA_VERSION = 2;
 
 /** The full path of the cache file. */
-export const cacheFile = (where: CacheLocation): string => path.join(where.dir, where.file ?? CACHE_FILE);
+const cacheFile = (where: CacheLocation): string => path.join(where.dir, where.file ?? CACHE_FILE);
 
 /** The cache file and the journal files SQLite keeps beside it. */
 export const cacheFiles = (file: string): string[] => [file, `${file}-wal`, `${file}-shm`];

@@ -386,7 +386,11 @@ describe('against a sandbox with the key in the environment', () => {
       expect((await runCli(['lookup', held[9] as string], { env })).code).toBe(0);
       const r = await runCli(['quota'], { env });
       expect(r.code).toBe(0);
-      const q = JSON.parse(r.stdout) as { limit: number; remaining: number; reset: string; age_ms: number; seenAt: number };
+      const { accounts } = JSON.parse(r.stdout) as { accounts: { limit: number; remaining: number; reset: string; age_ms: number; seenAt: number }[] };
+      expect(accounts).toHaveLength(1);
+      const q = accounts[0] as (typeof accounts)[number];
+      expect(q).toMatchObject({ baseUrl: sb.baseUrl, key: 'DOMAIN_INTEL_API_KEY', inUse: true, resetPassed: false, trusted: true });
+      expect(r.stdout).not.toContain(sb.key);
       expect(q.limit).toBe(50_000);
       expect(q.remaining).toBe(sb.charges().remaining);
       expect(q.age_ms).toBeGreaterThanOrEqual(0);
@@ -399,8 +403,9 @@ describe('against a sandbox with the key in the environment', () => {
       expect((await runCli(['lookup', '--no-cache', held[8] as string], { env })).code).toBe(0);
       const r = await runCli(['quota'], { env });
       expect(r.code).toBe(0);
-      expect((JSON.parse(r.stdout) as { remaining: number }).remaining).toBe(sb.charges().remaining);
+      expect((JSON.parse(r.stdout) as { accounts: { remaining: number }[] }).accounts[0]?.remaining).toBe(sb.charges().remaining);
       expect(existsSync(join(home.configDir, 'config.json'))).toBe(false);
+      expect(existsSync(join(home.cacheDir, 'state.sqlite'))).toBe(true); // the account's state, kept beside the cache
     });
   });
 
