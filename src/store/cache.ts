@@ -1,6 +1,6 @@
 // The local answer cache: every paid answer is stored as it arrives, so a re-run, a duplicate row or a run
 // cut short never pays for the same lookup twice. One SQLite file (schema.ts) holding the answers
-// (answers.ts, journal.ts) and the last quota seen (quota-memo.ts).
+// (answers.ts, journal.ts); the quota and the limiter are the account state's (state.ts), in a file of their own.
 import { type AnswerCache, answerCache } from './answers.js';
 import { checkedForDamage } from './errors.js';
 import { type CacheLocation, openDatabase } from './schema.js';
