@@ -37,7 +37,9 @@ export async function runList(ctx: Context<EnrichCommand>, spec: ListSpec): Prom
   // A plan, --rpm or --rate is the user's word and is never replaced by learning; with none, what an earlier
   // run of this account learned (requests per the window it saw) stands until the service says otherwise.
   const given = config.rpm !== null;
-  const learned = given ? null : state.learnedRate();
+  // --rpm 0 (pacing off) is the user's word too: it neither uses nor stores a learned rate.
+  const unsaid = config.sources.rate === 'default';
+  const learned = unsaid ? state.learnedRate() : null;
   const limiter = new RateLimiter({
     limit: config.rpm ?? learned?.requests ?? null,
     windowMs: given ? config.windowMs : (learned?.windowMs ?? config.windowMs),
@@ -46,7 +48,7 @@ export async function runList(ctx: Context<EnrichCommand>, spec: ListSpec): Prom
     onLearn: (rate) => {
       ctx.logger.warn(`the service allows about ${rate.requests} requests per ${humanDuration(rate.windowMs)}; using that (set --plan to skip learning)`);
       try {
-        state.saveLearnedRate(rate);
+        if (unsaid) state.saveLearnedRate(rate);
       } catch (err) {
         ctx.logger.warn(`could not store the learned rate: ${(err as Error).message}`);
       }

@@ -320,6 +320,7 @@ describe('`quota` and `config show` per account', () => {
       (JSON.parse((await runInProcess(['--json', 'batch', file, '--dry-run', ...flags], { env })).stdout) as { estimated_ms: number | null }).estimated_ms;
     expect(await plan()).toBe(2000);
     expect(await plan('--rpm', '600')).toBe(0);
+    expect(await plan('--rpm', '0')).toBeNull(); // pacing off, as asked: no learned rate either
     expect(await plan()).toBe(2000);
   });
 });
