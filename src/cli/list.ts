@@ -73,12 +73,20 @@ export async function runList(ctx: Context<EnrichCommand>, spec: ListSpec): Prom
     printPlan(ctx, stats, limiter.limit, limiter.windowMs);
     return EXIT.OK;
   }
-  const quota = await checkQuota(ctx, 'file' in spec.source ? spec.source.file : null, input, base);
+  const showProgress = !o.quiet && (o.progress === true || ctx.io.stderr.isTTY === true) && o.json !== true;
+  const drawOn = { stream: ctx.io.stderr, enabled: showProgress, style: ctx.style };
+  let progress = await createProgress(drawOn);
+  const quota = await checkQuota(ctx, 'file' in spec.source ? spec.source.file : null, input, base, async (ask) => {
+    // A question mid-run cannot share the terminal's line with the spinner: it stops, and a new one follows.
+    progress.stop();
+    try {
+      return await ask();
+    } finally {
+      progress = await createProgress(drawOn);
+    }
+  });
   if (quota.refused !== null) return runEnd(ctx, EXIT.QUOTA, 'over_quota', quota.refused);
   const runOptions = { ...base, ...(quota.gate ? { quotaGate: quota.gate } : {}) };
-
-  const showProgress = !o.quiet && (o.progress === true || ctx.io.stderr.isTTY === true) && o.json !== true;
-  const progress = await createProgress({ stream: ctx.io.stderr, enabled: showProgress, style: ctx.style });
   const onProgress = (s: Readonly<RunStats>) => {
     const now = ctx.io.clock.now();
     const elapsed = Math.max(1, now - s.startedAt);

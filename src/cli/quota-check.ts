@@ -26,8 +26,17 @@ export type QuotaCheck =
 
 type RunOptions = Parameters<typeof runJob>[2];
 
-/** Weighs the quota against a file run: up front on a trusted memo, else on the run's first answer. */
-export async function checkQuota(ctx: Context<EnrichCommand>, file: string | null, input: () => JobInput, base: RunOptions): Promise<QuotaCheck> {
+/**
+ * Weighs the quota against a file run: up front on a trusted memo, else on the run's first answer.
+ * `aroundAsk` wraps a question on the terminal (the run's progress line stands aside for it).
+ */
+export async function checkQuota(
+  ctx: Context<EnrichCommand>,
+  file: string | null,
+  input: () => JobInput,
+  base: RunOptions,
+  aroundAsk: (ask: () => Promise<boolean>) => Promise<boolean>,
+): Promise<QuotaCheck> {
   // Only files are planned ahead (stdin can be read once): a stdin run simply stops at the quota (402).
   if (ctx.opts.allowPartial || file === null || file === '-') return { refused: null, short: () => null };
   const size = (await stat(file)).size;
@@ -38,7 +47,7 @@ export async function checkQuota(ctx: Context<EnrichCommand>, file: string | nul
     return needed <= remaining ? null : needed;
   };
   const onTerminal = ctx.io.stdin.isTTY === true && ctx.io.stderr.isTTY === true;
-  const ask = (what: string) => confirm(ctx.io.stdin, ctx.io.stderr, `${what}. Run until the quota is spent?`);
+  const ask = (what: string) => aroundAsk(() => confirm(ctx.io.stdin, ctx.io.stderr, `${what}. Run until the quota is spent?`));
 
   const now = ctx.io.clock.now();
   const memo = (await ctx.state()).quota();

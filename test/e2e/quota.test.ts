@@ -10,7 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { normaliseBaseUrl } from '../../src/api/base-url.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { listQuotaMemos, openAccountState } from '../../src/store/state.js';
-import { cliEnv, runInProcess } from '../helpers/cli.js';
+import { main } from '../../src/cli/main.js';
+import { cliEnv, fakeIo, runInProcess } from '../helpers/cli.js';
 
 const HOUR = 3_600_000;
 let dir: string;
@@ -37,6 +38,13 @@ async function plantMemo(env: NodeJS.ProcessEnv, baseUrl: string, key: string, r
 
 const batch = (file: string, env: NodeJS.ProcessEnv, ...flags: string[]) =>
   runInProcess(['batch', file, '-o', join(dir, `out-${Math.random()}.csv`), '--quiet', ...flags], { env });
+/** Runs a batch on a (fake) terminal whose user answers `answer` to the question. */
+async function onTerminal(file: string, env: NodeJS.ProcessEnv, answer: string): Promise<{ code: number; stderr: string }> {
+  const fake = fakeIo(['batch', file, '-o', join(dir, `out-${Math.random()}.csv`)], { env, input: `${answer}\n`, stderrTTY: true });
+  Object.assign(fake.io.stdin, { isTTY: true, setRawMode: () => fake.io.stdin });
+  const code = await main(fake.io);
+  return { code, stderr: fake.stderr() };
+}
 const paidTwice = (sb: Sandbox) => Object.values(sb.charges().byHost).filter((n) => n > 1).length;
 
 describe('a stale or foreign memo never blocks a run', () => {
@@ -64,6 +72,18 @@ describe('a stale or foreign memo never blocks a run', () => {
     expect(json.code).toBe(5);
     expect(JSON.parse(json.stderr.trim().split('\n').at(-1) as string)).toMatchObject({ code: 'over_quota', exit: 5, host: null });
     expect(sb.charges().total).toBe(10);
+
+    // On a terminal it asks: no stops it with the quota code, yes runs until the quota is spent.
+    const no = await onTerminal(file, env, 'n');
+    expect(no.code).toBe(5);
+    expect(no.stderr).toMatch(/this run needs 300 lookups but only 40 were left just now\. Run until the quota is spent\? \[y\/N\]/);
+    expect(no.stderr).toMatch(/cancelled; nothing was spent/);
+    expect(sb.charges().total).toBe(10);
+    const yes = await onTerminal(file, env, 'y');
+    expect(yes.code).toBe(5);
+    expect(yes.stderr).toMatch(/stopped by the monthly quota \(402\)/);
+    expect(sb.charges().total).toBeGreaterThan(10);
+    expect(sb.charges().remaining).toBe(0);
   });
 
   it('a memo whose reset is years past, or seen over an hour ago, does not block', async () => {
@@ -244,6 +264,22 @@ describe('the quota gate: a run with no trusted memo decides on its first answer
     // whole, 250 when it is served in part (the sandbox's overQuota reading).
     expect(sb.charges().total).toBeGreaterThanOrEqual(200);
     expect(sb.charges().total).toBeLessThanOrEqual(250);
+  });
+
+  it('on a terminal asks at the first answer: no stops after one batch, yes runs on', async () => {
+    const file = inputFile('gate-tty.csv', sb.hostList().slice(1500, 2000));
+    sb.setRemaining(250);
+    sb.resetCounters();
+    const no = await onTerminal(file, envOf(sb), 'n');
+    expect(no.code).toBe(5);
+    expect(no.stderr).toMatch(/this run needs 400 lookups but only 150 are left\. Run until the quota is spent\? \[y\/N\]/);
+    expect(sb.charges().total).toBeLessThanOrEqual(100);
+    sb.setRemaining(250);
+    sb.resetCounters();
+    const yes = await onTerminal(file, envOf(sb), 'y');
+    expect(yes.code).toBe(5);
+    expect(yes.stderr).toMatch(/stopped by the monthly quota \(402\)/);
+    expect(sb.charges().total).toBeGreaterThan(100);
   });
 
   it('lets a run that fits go on after its first answer', async () => {
