@@ -360,3 +360,40 @@ describe('`quota` and `config show` per account', () => {
     expect(await plan()).toBe(2000);
   });
 });
+
+// Needs the limiter that learns the window from the service's resets (LIMITER's, contract C1): the one on
+// main before it assumes a minute, and this run would wait that long.
+describe('the learned rate is stored per account, never while a rate is given', () => {
+  it('a run with no plan stores what it learned, with its window; one with --rpm stores nothing', { timeout: 30_000 }, async () => {
+    const sb = await startSandbox({ port: 0, rpm: 2, windowMs: 1000, hosts: 1000 });
+    try {
+      const file = inputFile('learn.csv', sb.hostList().slice(0, 600));
+      const learnedIn = async (env: NodeJS.ProcessEnv) => {
+        const state = await openAccountState({ dir: env.DOMAIN_INTEL_CACHE_DIR as string }, normaliseBaseUrl(sb.baseUrl), sb.key);
+        try {
+          return state.learnedRate();
+        } finally {
+          state.close();
+        }
+      };
+      const open = envOf(sb);
+      const r = await batch(file, open);
+      expect(r.code).toBe(0);
+      expect(sb.charges().rateLimited).toBeGreaterThan(0);
+      const learned = await learnedIn(open);
+      expect(learned?.requests).toBeGreaterThanOrEqual(1);
+      expect(learned?.requests).toBeLessThanOrEqual(2);
+      // The window comes from the service's resets, not an assumed minute.
+      expect(learned?.windowMs).toBeGreaterThanOrEqual(500);
+      expect(learned?.windowMs).toBeLessThanOrEqual(2000);
+
+      sb.resetCounters();
+      const given = envOf(sb);
+      expect((await batch(inputFile('learn-given.csv', sb.hostList().slice(0, 300)), given, '--rpm', '120')).code).toBe(0);
+      expect(sb.charges().rateLimited).toBeGreaterThan(0); // a 429 came, and still nothing was learned
+      expect(await learnedIn(given)).toBeNull();
+    } finally {
+      await sb.close();
+    }
+  });
+});
