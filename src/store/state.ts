@@ -59,6 +59,10 @@ interface MemoRow {
   seen_at: number;
 }
 
+const READ_RATE = 'SELECT requests, window_ms FROM learned_rate WHERE account = ?';
+const rateOf = (row: { requests: number; window_ms: number } | undefined): LearnedRate | null =>
+  row ? { requests: row.requests, windowMs: row.window_ms } : null;
+
 const rowToMemo = (r: MemoRow): QuotaMemo => ({
   baseUrl: r.base_url,
   keyFingerprint: r.key_fp,
@@ -133,7 +137,7 @@ export async function openAccountState(where: CacheLocation, baseUrl: string, ke
       const writeMemo = db.prepare<[string, string, string, number | null, number | null, string | null, string | null, number]>(
         'INSERT OR REPLACE INTO quota VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
       );
-      const readRate = db.prepare<[string], { requests: number; window_ms: number }>('SELECT requests, window_ms FROM learned_rate WHERE account = ?');
+      const readRate = db.prepare<[string], { requests: number; window_ms: number }>(READ_RATE);
       const writeRate = db.prepare<[string, number, number, number]>('INSERT OR REPLACE INTO learned_rate VALUES (?, ?, ?, ?)');
       const memo = (): QuotaMemo | null => {
         const row = readMemo.get(account);
@@ -152,11 +156,7 @@ export async function openAccountState(where: CacheLocation, baseUrl: string, ke
         noteQuota: (q) => damage(() => update((current) => mergeFigures(current, figuresOf(q)))),
         noteExhausted: (seenAt) => damage(() => update((current) => exhaustedFigures(current, seenAt))),
         quota: () => damage(memo),
-        learnedRate: () =>
-          damage(() => {
-            const row = readRate.get(account);
-            return row ? { requests: row.requests, windowMs: row.window_ms } : null;
-          }),
+        learnedRate: () => damage(() => rateOf(readRate.get(account))),
         saveLearnedRate: (rate) => {
           if (!(rate.requests > 0 && rate.windowMs > 0)) return; // nothing learned worth keeping
           damage(() => writeRate.run(account, Math.round(rate.requests), Math.round(rate.windowMs), clock()));
@@ -181,12 +181,9 @@ export async function listQuotaMemos(where: CacheLocation): Promise<QuotaMemo[]>
 
 /** The learned rate of one account, read without creating the state file; null when none was learned. */
 export async function readLearnedRate(where: CacheLocation, baseUrl: string, key: string): Promise<LearnedRate | null> {
-  return withState(where, null, (db) => {
-    const row = db
-      .prepare<[string], { requests: number; window_ms: number }>('SELECT requests, window_ms FROM learned_rate WHERE account = ?')
-      .get(`${baseUrl} ${keyFingerprint(key)}`);
-    return row ? { requests: row.requests, windowMs: row.window_ms } : null;
-  });
+  return withState(where, null, (db) =>
+    rateOf(db.prepare<[string], { requests: number; window_ms: number }>(READ_RATE).get(`${baseUrl} ${keyFingerprint(key)}`)),
+  );
 }
 
 /** Runs a read on the state file, or answers `none` when it does not exist yet. */
