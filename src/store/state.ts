@@ -49,6 +49,9 @@ export function keyFingerprint(key: string): string {
   return `k:${createHash('sha256').update(key).digest('hex').slice(0, 12)}`;
 }
 
+/** How an account is named in the file: its base URL and its key's fingerprint. */
+export const accountName = (baseUrl: string, fingerprint: string): string => `${baseUrl} ${fingerprint}`;
+
 interface MemoRow {
   base_url: string;
   key_fp: string;
@@ -129,7 +132,7 @@ async function openStateDb(where: CacheLocation): Promise<{ db: Database.Databas
 export async function openAccountState(where: CacheLocation, baseUrl: string, key: string, clock: () => number = Date.now): Promise<AccountState> {
   const { db, file } = await openStateDb(where);
   const fp = keyFingerprint(key);
-  const account = `${baseUrl} ${fp}`;
+  const account = accountName(baseUrl, fp);
   const damage = <T>(fn: () => T): T => guarded(file, fn);
   try {
     return damage(() => {
@@ -182,7 +185,7 @@ export async function listQuotaMemos(where: CacheLocation): Promise<QuotaMemo[]>
 /** The learned rate of one account, read without creating the state file; null when none was learned. */
 export async function readLearnedRate(where: CacheLocation, baseUrl: string, key: string): Promise<LearnedRate | null> {
   return withState(where, null, (db) =>
-    rateOf(db.prepare<[string], { requests: number; window_ms: number }>(READ_RATE).get(`${baseUrl} ${keyFingerprint(key)}`)),
+    rateOf(db.prepare<[string], { requests: number; window_ms: number }>(READ_RATE).get(accountName(baseUrl, keyFingerprint(key)))),
   );
 }
 

@@ -7,7 +7,7 @@ import { formatReset, groupedNumber, relativeAge } from '../output/format.js';
 
 export default async function quota(ctx: Context): Promise<number> {
   // Recorded in the state file by every metered answer (under --no-cache too), so read from there in any case.
-  const [config, settings, { keyFingerprint, listQuotaMemos, quotaMemoTrusted }] = await Promise.all([
+  const [config, settings, { accountName, keyFingerprint, listQuotaMemos, quotaMemoTrusted }] = await Promise.all([
     ctx.config(),
     ctx.settings(),
     import('../../store/state.js'),
@@ -22,8 +22,8 @@ export default async function quota(ctx: Context): Promise<number> {
   const envKey = config.key?.source === 'env' ? config.key.key : null;
   if (envKey !== null) names.set(keyFingerprint(envKey), 'DOMAIN_INTEL_API_KEY');
   for (const [name, key] of Object.entries(settings.get('keys'))) names.set(keyFingerprint(key), name);
-  const inUse = config.key ? `${config.baseUrl} ${keyFingerprint(config.key.key)}` : null;
-  const isInUse = (m: QuotaMemo) => `${m.baseUrl} ${m.keyFingerprint}` === inUse;
+  const inUse = config.key ? accountName(config.baseUrl, keyFingerprint(config.key.key)) : null;
+  const isInUse = (m: QuotaMemo) => accountName(m.baseUrl, m.keyFingerprint) === inUse;
   const now = ctx.io.clock.now();
   const accounts = [...memos.filter(isInUse), ...memos.filter((m) => !isInUse(m))].map((m) => {
     const reset = m.reset === null ? null : new Date(m.reset);
