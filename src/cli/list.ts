@@ -44,6 +44,8 @@ export async function runList(ctx: Context<EnrichCommand>, spec: ListSpec): Prom
     limit: config.rpm ?? learned?.requests ?? null,
     windowMs: given ? config.windowMs : (learned?.windowMs ?? config.windowMs),
     given,
+    // Nothing said and nothing learned: the minute is only a default, so a bare 429 is looked past, not waited out.
+    windowGuessed: !given && learned === null,
     slots: state.slots(),
     onLearn: (rate) => {
       ctx.logger.warn(`the service allows about ${rate.requests} requests per ${humanDuration(rate.windowMs)}; using that (set --plan to skip learning)`);
