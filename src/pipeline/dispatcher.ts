@@ -229,7 +229,8 @@ export class Dispatcher<K extends RunKind> {
         if (rateLimited) {
           stats.rateLimited++;
           limiter.rateLimit(err.resetAnnounced ? err.resumeAt : null);
-          this.#o.onEvent?.({ type: 'rate-limited', resumeAt: err.resumeAt });
+          // When the run resumes is the limiter's word (the service's reset, or its own estimate), not the error's fallback.
+          this.#o.onEvent?.({ type: 'rate-limited', resumeAt: limiter.pausedUntil });
         }
         const next = decide(err, state, this.#o.limits, this.#o.random);
         if (next.action === 'wait') {
