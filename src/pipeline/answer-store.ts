@@ -16,6 +16,13 @@ export interface AnswerStore {
    * what it bought meanwhile is not bought again. Optional: a store only this run writes needs none.
    */
   getFresh?(endpoint: string, hosts: string[], maxAgeMs: number): Map<string, StoredAnswer>;
+  /**
+   * Claims hosts about to be sent, so another process sharing the store does not buy them at the same time;
+   * returns those another process is buying now. Optional, as getFresh. A claim ends when putMany stores the
+   * host's answer, or on release (its lookup gave up).
+   */
+  claim?(endpoint: string, hosts: string[]): string[];
+  release?(endpoint: string, hosts: string[]): void;
   putMany(entries: { endpoint: string; host: string; status: 'found' | 'missing'; body: unknown }[]): void;
   /**
    * False when the store holds no answer at all for `endpoint`. Optional: a store without it is always asked.

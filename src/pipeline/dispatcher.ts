@@ -11,21 +11,12 @@ import type { Answer, KindSpec } from './kinds.js';
 import { QuotaGate } from './gate.js';
 import { Ledger, UNANSWERED } from './ledger.js';
 import type { OrderedBuffer, Slot } from './order.js';
-import { INPUT_QUIET_MS } from './intake.js';
+import { INPUT_QUIET_MS, type InputState } from './intake.js';
+import { Later } from './later.js';
 import type { RateLimiter, Ticket } from './schedule.js';
 import { type RunEvent, type RunStats, type StopReason, stopText } from './stats.js';
 import type { RowStatus, RunKind } from './types.js';
 import type { Waiting } from './waiting.js';
-
-/** What the reader tells the dispatcher about the input (the run's reader updates it). */
-export interface InputState {
-  /** Every row has been read and planned. */
-  done: boolean;
-  /** Reading waits for the buffer to drain: the reader decides then when a partial batch goes. */
-  pausedForBuffer: boolean;
-  /** When the last row was read (performance.now(): real time, as the quiet timers'). */
-  lastAt: number;
-}
 
 export interface DispatcherOptions<K extends RunKind> {
   spec: KindSpec;
@@ -61,6 +52,11 @@ export class Dispatcher<K extends RunKind> {
   readonly #stop = new AbortController();
   /** Keys to send, in planning order. */
   #queue: string[] = [];
+  /** Keys another process is buying now: queued again in a moment, to be found in the cache then. */
+  readonly #later = new Later((keys) => {
+    this.#queue.push(...keys);
+    this.sendPartial();
+  });
   #inflight = 0;
   /** Lookups in flight: they may come back unspent, so the budget holds them apart. */
   #reserved = 0;
@@ -173,6 +169,7 @@ export class Dispatcher<K extends RunKind> {
   /** The run is over: drops the quiet-input timer and brings the clock fields up to date. */
   finish(): void {
     clearTimeout(this.#flushTimer);
+    this.#later.take();
     this.#stamp();
   }
 
@@ -210,7 +207,7 @@ export class Dispatcher<K extends RunKind> {
       }
       // A stop while this waited for its slot (a 402, the gate, the consumer gone) sends nothing new; hosts
       // another process bought since planning are not bought again (checked now, the slot granted).
-      if (this.#stopText === null) keys = this.#ledger.boughtMeanwhile(keys, this.#o.maxAgeMs?.() ?? Number.POSITIVE_INFINITY);
+      if (this.#stopText === null) keys = this.#ledger.boughtMeanwhile(keys, this.#o.maxAgeMs?.() ?? Number.POSITIVE_INFINITY, this.#later);
       if (this.#stopText !== null || keys.length === 0) {
         limiter.release(ticket);
         return this.#settle(keys, 'error', null, this.#stopText);
@@ -253,6 +250,7 @@ export class Dispatcher<K extends RunKind> {
   }
 
   #giveUp(keys: string[], err: unknown, reason: string): void {
+    this.#o.store.release?.(this.#o.spec.endpoint, keys);
     if (err instanceof QuotaExhaustedError) {
       const left = err.quota?.remaining ?? 0;
       if (left > 0 && left < keys.length && this.#stopText === null) {
@@ -294,7 +292,7 @@ export class Dispatcher<K extends RunKind> {
   }
 
   #failQueued(): void {
-    const keys = this.#queue.splice(0);
+    const keys = this.#queue.splice(0).concat(this.#later.take());
     if (keys.length > 0) this.#settle(keys, 'error', null, this.#stopText);
   }
 }

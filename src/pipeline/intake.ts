@@ -1,9 +1,19 @@
 // Intake: input rows (records or plain hosts, one at a time or in arrays) to planning, PLAN_CHUNK at a time,
 // with reading paused while the ordered buffer is full (back-pressure).
-import type { Dispatcher, InputState } from './dispatcher.js';
+import type { Dispatcher } from './dispatcher.js';
 import type { OrderedBuffer } from './order.js';
 import { PLAN_CHUNK } from './planner.js';
 import type { InputRecord, RunKind } from './types.js';
+
+/** What the reader tells the dispatcher about the input (the run's reader updates it). */
+export interface InputState {
+  /** Every row has been read and planned. */
+  done: boolean;
+  /** Reading waits for the buffer to drain: the reader decides then when a partial batch goes. */
+  pausedForBuffer: boolean;
+  /** When the last row was read (performance.now(): real time, as the quiet timers'). */
+  lastAt: number;
+}
 
 /**
  * Input rows: records as read from a file, or plain host strings (numbered from line 1), one at a time or in

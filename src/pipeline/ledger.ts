@@ -6,6 +6,7 @@
 import type { QuotaInfo } from '../api/types.js';
 import type { AnswerStore } from './answer-store.js';
 import type { Answer, KindSpec } from './kinds.js';
+import type { Later } from './later.js';
 import type { RunStats } from './stats.js';
 import type { RunKind } from './types.js';
 import type { Waiting } from './waiting.js';
@@ -75,18 +76,21 @@ export class Ledger<K extends RunKind> {
   }
 
   /**
-   * `keys` less those the store now holds, answered since planning by another process sharing it: their rows
-   * settle from the store (cached, counted as cache hits) and they are not bought again.
+   * `keys` less those another process sharing the store bought since planning (their rows settle from the
+   * store: cached, counted as cache hits) and those it is buying now (claimed: put aside on `later`, to be
+   * found in the store in a moment). The rest are claimed for this run and returned, to be sent.
    */
-  boughtMeanwhile(keys: string[], maxAgeMs: number): string[] {
+  boughtMeanwhile(keys: string[], maxAgeMs: number, later: Later): string[] {
     const { store, spec, stats, waiting } = this.#o;
     const held = store.getFresh?.(spec.endpoint, keys, maxAgeMs);
-    if (held === undefined || held.size === 0) return keys;
-    for (const [key, hit] of held) {
+    for (const [key, hit] of held ?? []) {
       stats.cacheHits++;
       waiting.settle(key, hit.status, hit.body, null, false, true);
     }
-    return keys.filter((k) => !held.has(k));
+    const rest = held === undefined || held.size === 0 ? keys : keys.filter((k) => !held.has(k));
+    const busy = new Set(store.claim?.(spec.endpoint, rest));
+    later.add([...busy]);
+    return busy.size === 0 ? rest : rest.filter((k) => !busy.has(k));
   }
 
   /** Notes the quota an answer carried; `charged` is what was recorded for it. */

@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import type Database from 'better-sqlite3';
 import { checkedForDamage, sqliteCode } from './errors.js';
+import { openClaims } from './claims.js';
 import { openJournal, type StoredRow as Row } from './journal.js';
 import { cacheFiles } from './schema.js';
 
@@ -52,6 +53,13 @@ export interface AnswerCache {
    * rows); answers nothing, at no cost, until another connection has written to the file since it was opened.
    */
   getFresh(endpoint: string, hosts: string[], maxAgeMs: number): Map<string, CacheEntry>;
+  /**
+   * Claims hosts about to be bought, once another connection is known to share the file (claims.ts); returns
+   * those another live process is buying now. A claim ends when the host's answer is stored, or on release.
+   */
+  claim(endpoint: string, hosts: string[]): string[];
+  /** Ends the claims on hosts whose lookup gave up. */
+  release(endpoint: string, hosts: string[]): void;
   /** Stores (or replaces) answers, stamped with the clock's now; each is committed before this returns. */
   putMany(entries: readonly CachePut[]): void;
   /** Whether any answer (of any age) is held for `endpoint`. */
@@ -94,6 +102,7 @@ export function answerCache(db: Database.Database, file: string, clock: () => nu
   const prune = db.prepare<[number]>('DELETE FROM answers WHERE fetched_at < ?');
   const clear = db.prepare('DELETE FROM answers');
   const journal = openJournal(db);
+  const claims = openClaims(db, clock);
   const cutoff = (maxAgeMs: number): number => (Number.isFinite(maxAgeMs) ? clock() - maxAgeMs : Number.MIN_SAFE_INTEGER);
   const checked = <T>(fn: () => T): T => checkedForDamage(file, fn);
 
@@ -135,9 +144,14 @@ export function answerCache(db: Database.Database, file: string, clock: () => nu
       // A lone answer (a single lookup, a traffic or employees run) dirties a page or two either way: written
       // straight into `answers`, it leaves nothing to merge when the cache closes.
       putOne.run(only.endpoint, only.host, only.status, encode(only.body), now);
-      return;
+    } else {
+      journal.append(entries.map((e) => ({ endpoint: e.endpoint, host: e.host, status: e.status, body: encode(e.body), fetched_at: now })));
     }
-    journal.append(entries.map((e) => ({ endpoint: e.endpoint, host: e.host, status: e.status, body: encode(e.body), fetched_at: now })));
+    // Answered: another process may look these hosts up from the cache now, rather than wait for the claims.
+    claims.release(
+      only.endpoint,
+      entries.map((e) => e.host),
+    );
   };
 
   return {
@@ -145,6 +159,8 @@ export function answerCache(db: Database.Database, file: string, clock: () => nu
     getMany: (endpoint, hosts, maxAgeMs) => checked(() => getMany(endpoint, hosts, maxAgeMs)),
     getFresh: (endpoint, hosts, maxAgeMs) => checked(() => getFresh(endpoint, hosts, maxAgeMs)),
     putMany: (entries) => checked(() => putMany(entries)),
+    claim: (endpoint, hosts) => (othersWrote ? checked(() => claims.claim(endpoint, hosts)) : []),
+    release: (endpoint, hosts) => checked(() => claims.release(endpoint, hosts)),
     holdsAny: (endpoint) => checked(() => anyFor.get(endpoint, endpoint) !== undefined),
     stats: () =>
       checked(() => {

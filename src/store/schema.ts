@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
+import { CLAIMS_SCHEMA } from './claims.js';
 import { CacheUnavailableError, checkedForDamage, sqliteCode } from './errors.js';
 import { makeDirs } from './paths.js';
 
@@ -96,6 +97,7 @@ function prepareSchema(db: Database.Database, file: string): void {
       body       TEXT,
       fetched_at INTEGER NOT NULL
     );
+    ${CLAIMS_SCHEMA}
     PRAGMA user_version = ${SCHEMA_VERSION};
   `);
 }

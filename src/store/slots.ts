@@ -45,8 +45,8 @@ export const SLOTS_SCHEMA = `
   ) WITHOUT ROWID;
 `;
 
-/** True unless the process `pid` is known to be gone. */
-function alive(pid: number): boolean {
+/** True unless the process `pid` is known to be gone (the file is on this machine, so is the process). */
+export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

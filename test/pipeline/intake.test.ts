@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { InputState } from '../../src/pipeline/dispatcher.js';
+import type { InputState } from '../../src/pipeline/intake.js';
 import { INPUT_QUIET_MS, intake, type IntakeParts, type RecordSource } from '../../src/pipeline/intake.js';
 import { OrderedBuffer } from '../../src/pipeline/order.js';
 import { PLAN_CHUNK } from '../../src/pipeline/planner.js';

@@ -1,0 +1,73 @@
+// Claims between two connections to one cache file (two processes, as SQLite sees them): a host one is buying
+// is not bought by the other at the same moment, and a claim ends when its answer is stored, when it is
+// released, or when the process that made it is gone.
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import Sqlite from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { openCache } from '../../src/store/cache.js';
+import { tempDir } from './helpers.js';
+
+const DAY = 86_400_000;
+const missing = (host: string) => ({ endpoint: 'domain', host, status: 'missing' as const, body: null });
+
+/** Two connections to one cache, each knowing the other writes to it. */
+async function twoConnections() {
+  const dir = tempDir();
+  const a = await openCache({ dir });
+  const b = await openCache({ dir });
+  // Each learns of the other the way a run does: from a write by the other, seen by getFresh.
+  a.putMany([missing('seed-a.example')]);
+  b.getFresh('domain', ['x.example'], DAY);
+  b.putMany([missing('seed-b.example')]);
+  a.getFresh('domain', ['x.example'], DAY);
+  return { dir, a, b };
+}
+
+describe('claims', () => {
+  it('a host the other connection is buying is reported busy, and free again once its answer is stored', async () => {
+    const { a, b } = await twoConnections();
+    expect(a.claim('domain', ['h1.example', 'h2.example'])).toEqual([]);
+    expect(b.claim('domain', ['h2.example', 'h3.example'])).toEqual(['h2.example']);
+    // b claimed h3: a sees it busy in turn.
+    expect(a.claim('domain', ['h3.example'])).toEqual(['h3.example']);
+    a.putMany([missing('h2.example')]);
+    expect(b.claim('domain', ['h2.example'])).toEqual([]);
+    expect(b.getFresh('domain', ['h2.example'], DAY).get('h2.example')?.status).toBe('missing');
+    a.close();
+    b.close();
+  });
+
+  it('a released claim (its lookup gave up) frees the host at once', async () => {
+    const { a, b } = await twoConnections();
+    a.claim('domain', ['h1.example']);
+    expect(b.claim('domain', ['h1.example'])).toEqual(['h1.example']);
+    a.release('domain', ['h1.example']);
+    expect(b.claim('domain', ['h1.example'])).toEqual([]);
+    a.close();
+    b.close();
+  });
+
+  it('a claim of a process that is gone holds nothing', async () => {
+    const { dir, a } = await twoConnections();
+    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']).stdout.toString();
+    const raw = new Sqlite(path.join(dir, 'cache.sqlite'));
+    raw.prepare('INSERT INTO claims VALUES (?, ?, ?, ?, ?)').run('domain', 'h9.example', 'someone', Number(dead), Date.now() + 60_000);
+    raw.prepare('INSERT INTO claims VALUES (?, ?, ?, ?, ?)').run('domain', 'h8.example', 'someone', process.pid, Date.now() + 60_000);
+    raw.close();
+    // h8's claimant is alive (this process, another connection): busy; h9's is gone: free.
+    expect(a.claim('domain', ['h8.example', 'h9.example'])).toEqual(['h8.example']);
+    a.close();
+  });
+
+  it('alone on the file, a connection claims nothing and writes nothing for it', async () => {
+    const dir = tempDir();
+    const solo = await openCache({ dir });
+    solo.getFresh('domain', ['h1.example'], DAY);
+    expect(solo.claim('domain', ['h1.example'])).toEqual([]);
+    solo.close();
+    const raw = new Sqlite(path.join(dir, 'cache.sqlite'));
+    expect(raw.prepare('SELECT COUNT(*) AS n FROM claims').get()).toEqual({ n: 0 });
+    raw.close();
+  });
+});
