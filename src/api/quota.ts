@@ -33,3 +33,33 @@ export function parseQuotaHeaders(headers: HeaderBag, now: number): QuotaInfo | 
     seenAt: now,
   };
 }
+
+/** What tells one quota period from another: the limit (a pack raises it) and the reset (a rollover moves it). */
+export interface PeriodMark {
+  limit: number | null;
+  /** The reset as epoch ms, or null (or NaN) when it could not be read. */
+  resetAt: number | null;
+  resetRaw: string | null;
+}
+
+// Not shown (§8.5): the reset's format. A relative one ("seconds until reset") reads as a slightly different
+// instant on every answer, so two readings within an hour are taken as the same reset; a month's rollover
+// moves it by weeks. Readings that cannot be parsed compare by their text.
+const RESET_TOLERANCE_MS = 60 * 60 * 1000;
+
+/** -1: `a`'s period is older than `b`'s; 1: newer; 0: the same period; null: they cannot be ordered. */
+export function comparePeriods(a: PeriodMark, b: PeriodMark): -1 | 0 | 1 | null {
+  const ra = a.resetAt ?? Number.NaN;
+  const rb = b.resetAt ?? Number.NaN;
+  if (!Number.isNaN(ra) && !Number.isNaN(rb)) {
+    if (Math.abs(ra - rb) >= RESET_TOLERANCE_MS) return ra < rb ? -1 : 1; // a rollover
+  } else if (a.resetRaw !== b.resetRaw) return null;
+  if (a.limit === b.limit) return 0;
+  // Within one month the limit only grows (a pack adds to it, §8.1): a lower limit is an answer from before
+  // the pack that arrived late.
+  if (a.limit !== null && b.limit !== null) return a.limit < b.limit ? -1 : 1;
+  return null;
+}
+
+/** The period mark of quota headers. */
+export const periodMark = (q: QuotaInfo): PeriodMark => ({ limit: q.limit, resetAt: q.reset?.getTime() ?? null, resetRaw: q.resetRaw });

@@ -3,6 +3,7 @@
 // lowest X-Quota-Remaining of the current period, not the last to arrive; and the drop over the run (the
 // highest remaining-before-an-answer minus the lowest remaining) is kept to check the lookups recorded
 // against what the service counted.
+import { comparePeriods, periodMark } from '../api/quota.js';
 import type { QuotaInfo } from '../api/types.js';
 import type { AnswerStore } from './answer-store.js';
 import type { Answer, KindSpec } from './kinds.js';
@@ -11,22 +12,11 @@ import type { RunStats } from './stats.js';
 import type { RunKind } from './types.js';
 import type { Waiting } from './waiting.js';
 
-// A period is one (limit, reset) pair. X-Quota-Reset has no documented format: one given relative to now
-// ("in N seconds") drifts by the answers' spacing, so resets this close are read as the same period.
-const SAME_RESET_MS = 60_000;
-
-/** Where `b` stands against the period of `a`. */
+/** Where `b` stands against the period of `a` (api/quota.ts); unorderable, the later answer says (by arrival). */
 function periodOf(a: QuotaInfo, b: QuotaInfo): 'same' | 'newer' | 'older' {
-  if (a.resetRaw !== b.resetRaw) {
-    const ra = a.reset?.getTime() ?? null;
-    const rb = b.reset?.getTime() ?? null;
-    // An unreadable reset that changed: the month rolled over or the service moved it; the later answer says.
-    if (ra === null || rb === null) return 'newer';
-    if (Math.abs(rb - ra) > SAME_RESET_MS) return rb > ra ? 'newer' : 'older';
-  }
-  // Same reset, another limit: a pack was added (packs only add, §8.1). A limit absent on one answer says nothing.
-  if (a.limit === null || b.limit === null || a.limit === b.limit) return 'same';
-  return b.limit > a.limit ? 'newer' : 'older';
+  const order = comparePeriods(periodMark(b), periodMark(a));
+  if (order === null) return a.limit === null || b.limit === null ? 'same' : 'newer';
+  return order === 0 ? 'same' : order > 0 ? 'newer' : 'older';
 }
 
 /** What a row says when a batch answer left its host out of both lists. */

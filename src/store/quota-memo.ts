@@ -2,6 +2,7 @@
 // so `domain-intel quota` and a file run's "enough left?" check can show and weigh it without spending a
 // lookup. What a period is, which figure wins, and how long a figure may be trusted are decided here; where
 // it is kept (the account state file) is state.ts.
+import { comparePeriods } from '../api/quota.js';
 import type { QuotaInfo } from '../api/types.js';
 
 /** The quota an account was last seen to have: the lowest remaining of its current period. */
@@ -40,27 +41,8 @@ export function figuresOf(q: QuotaInfo): QuotaFigures {
   return { limit: q.limit, remaining: q.remaining, reset, resetRaw: q.resetRaw, seenAt: q.seenAt };
 }
 
-// Not shown (§8.5): the reset's format. A relative one ("seconds until reset") reads as a slightly different
-// instant on every answer, so two readings within an hour are taken as the same reset; a month's rollover
-// moves it by weeks. Readings that cannot be parsed compare by their text.
-const RESET_TOLERANCE_MS = HOUR_MS;
-
-/** -1: `a`'s period is older than `b`'s; 1: newer; 0: the same period; null: they cannot be ordered. */
-function comparePeriods(a: QuotaFigures, b: QuotaFigures): -1 | 0 | 1 | null {
-  const ra = a.reset === null ? Number.NaN : Date.parse(a.reset);
-  const rb = b.reset === null ? Number.NaN : Date.parse(b.reset);
-  let sameReset: boolean;
-  if (!Number.isNaN(ra) && !Number.isNaN(rb)) {
-    if (Math.abs(ra - rb) >= RESET_TOLERANCE_MS) return ra < rb ? -1 : 1; // a rollover
-    sameReset = true;
-  } else sameReset = a.resetRaw === b.resetRaw;
-  if (!sameReset) return null;
-  if (a.limit === b.limit) return 0;
-  // Within one month the limit only grows (a pack adds to it, §8.1): a lower limit is an answer from before
-  // the pack that arrived late.
-  if (a.limit !== null && b.limit !== null) return a.limit < b.limit ? -1 : 1;
-  return null;
-}
+/** The period marks of memo figures (comparePeriods, api/quota.ts). */
+const markOf = (f: QuotaFigures) => ({ limit: f.limit, resetAt: f.reset === null ? null : Date.parse(f.reset), resetRaw: f.resetRaw });
 
 /**
  * The memo after an answer reported `next`: within a period the lowest remaining is kept (answers arrive out
@@ -69,7 +51,7 @@ function comparePeriods(a: QuotaFigures, b: QuotaFigures): -1 | 0 | 1 | null {
  */
 export function mergeFigures(memo: QuotaFigures | null, next: QuotaFigures): QuotaFigures {
   if (memo === null) return next;
-  const order = comparePeriods(next, memo);
+  const order = comparePeriods(markOf(next), markOf(memo));
   if (order === -1) return memo;
   if (order === 0) {
     const remaining = memo.remaining === null ? next.remaining : next.remaining === null ? memo.remaining : Math.min(memo.remaining, next.remaining);
