@@ -103,11 +103,26 @@ export function createServices({ opts, flags, env, logger, secrets, onClose }: S
     },
     state() {
       stateP ??= (async () => {
-        const [config, { openAccountState }] = await Promise.all([services.config(), import('../store/state.js')]);
-        // In the cache directory even under --no-cache: the quota and the limiter are not answers.
-        const state = await openAccountState({ dir: config.cacheDir }, config.baseUrl, requireKey(config));
-        onClose(() => state.close());
-        return state;
+        const [config, { openAccountState, processAccountState }, { CacheCorruptError, CacheUnavailableError }] = await Promise.all([
+          services.config(),
+          import('../store/state.js'),
+          import('../store/errors.js'),
+        ]);
+        const key = requireKey(config);
+        try {
+          // In the cache directory even under --no-cache: the quota and the limiter are not answers.
+          const state = await openAccountState({ dir: config.cacheDir }, config.baseUrl, key);
+          onClose(() => state.close());
+          return state;
+        } catch (err) {
+          // Under --no-cache (the way out the error itself suggests) what is kept between runs is not worth
+          // failing a lookup for: go on without it, and say so once. With the cache, the error stands.
+          if (config.useCache || !(err instanceof CacheUnavailableError || err instanceof CacheCorruptError)) throw err;
+          logger.warn(
+            `${err.message.split('; ')[0]}; going on without it: no quota memo or learned rate is kept, and the rate limit is not shared with other runs`,
+          );
+          return processAccountState(config.baseUrl, key);
+        }
       })();
       return stateP;
     },

@@ -8,6 +8,7 @@ import path from 'node:path';
 import type Database from 'better-sqlite3';
 import type { QuotaInfo } from '../api/types.js';
 import type { SlotStore } from '../pipeline/schedule.js';
+import { memorySlots } from '../pipeline/slot-store.js';
 import { CacheCorruptError, CacheUnavailableError, checkedForDamage } from './errors.js';
 import { exhaustedFigures, figuresOf, mergeFigures, type QuotaFigures, type QuotaMemo } from './quota-memo.js';
 import type { CacheLocation } from './schema.js';
@@ -175,6 +176,27 @@ export async function openAccountState(where: CacheLocation, baseUrl: string, ke
     db.close();
     throw err;
   }
+}
+
+/**
+ * The state of an account for this process only, when the state file cannot be used (an unwritable or damaged
+ * cache directory): the memo lives as long as the process, nothing is learned for later, and the limiter's
+ * slots are not shared. A lookup still works; only what is kept between runs is lost.
+ */
+export function processAccountState(baseUrl: string, key: string): AccountState {
+  const fp = keyFingerprint(key);
+  let figures: QuotaFigures | null = null;
+  const slots = memorySlots();
+  return {
+    account: accountName(baseUrl, fp),
+    noteQuota: (q) => void (figures = mergeFigures(figures, figuresOf(q))),
+    noteExhausted: (seenAt) => void (figures = exhaustedFigures(figures, seenAt)),
+    quota: () => (figures === null ? null : { baseUrl, keyFingerprint: fp, ...figures }),
+    learnedRate: () => null,
+    saveLearnedRate: () => {},
+    slots: () => slots,
+    close: () => {},
+  };
 }
 
 /** Every account's quota memo in the state file, newest first; none when there is no file (none is created). */
