@@ -251,7 +251,9 @@ describe('rate limiting with a compressed window', () => {
     const { rows, stats } = await h.run('traffic', values, { limit: null, windowMs: 300, concurrency: 3 });
     expect(rows.every((r) => r.status === 'found' || r.status === 'missing')).toBe(true);
     expect(stats.rateLimited).toBeGreaterThan(0);
-    expect(stats.rateLimited).toBeLessThanOrEqual(6);
+    // Learning costs the first window's 429s (up to one per request in flight) and a probe's; a limiter that
+    // never learned meets them in every one of the five windows. Loaded machines stretch 300-ms windows: room.
+    expect(stats.rateLimited).toBeLessThanOrEqual(8);
     expect(maxCharged(h.sb.charges().byHost)).toBe(1);
   });
 });

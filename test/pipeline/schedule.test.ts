@@ -281,7 +281,8 @@ describe.concurrent('RateLimiter against the sandbox (1-2 s windows)', () => {
       }
       expect(resumes).toBeGreaterThan(0);
       // Two resets measured the service's window, and the limit was learned against it.
-      expect(Math.abs(limiter.windowMs - WINDOW)).toBeLessThanOrEqual(500);
+      // Retry-After counts whole seconds, so each reset it tells may be read up to a second late.
+      expect(Math.abs(limiter.windowMs - WINDOW)).toBeLessThanOrEqual(style === 'retry-after' ? 1000 : 500);
       expect(learned.at(-1)?.windowMs).toBe(limiter.windowMs);
       expect(limiter.limit).toBeGreaterThan(0);
     } finally {
