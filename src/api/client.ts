@@ -45,6 +45,12 @@ export interface ClientOptions {
 
 export interface CallOptions {
   signal?: AbortSignal;
+  /**
+   * The timeout is multiplied by this (default 1). A metered request that timed out may have been served and
+   * charged (§8.6): sent again with the same timeout to a slow service it is charged again and again, so a
+   * retry after a timeout waits longer (retry.ts doubles it).
+   */
+  patience?: number;
 }
 
 interface RawAnswer {
@@ -165,7 +171,7 @@ export class DomainIntelClient {
   ): Promise<RawAnswer> {
     const clock = this.#options.clock ?? Date.now;
     const started = Date.now();
-    const timeoutMs = this.#options.timeoutMs ?? 30_000;
+    const timeoutMs = (this.#options.timeoutMs ?? 30_000) * Math.max(1, opts.patience ?? 1);
     const timeout = AbortSignal.timeout(timeoutMs);
     const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
     const base: ErrorDetails = { code: '', operation, ...(host === undefined ? {} : { host }) };

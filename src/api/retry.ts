@@ -59,18 +59,37 @@ export interface RetryState {
   attempt: number;
   /** 429 pauses sat out. */
   waits: number;
+  /** The next attempt's timeout multiplier (CallOptions.patience): doubled after each timeout. */
+  patience: number;
+}
+
+/** A fresh RetryState. */
+export const firstAttempt = (): RetryState => ({ attempt: 0, waits: 0, patience: 1 });
+
+// Failures before anything reached the service: nothing can have been served or charged.
+const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+
+/**
+ * True when the request may have been served, and so charged, though no usable answer came back: it timed
+ * out, the connection was cut after it was sent, or the answer could not be read. The run cannot record such
+ * an answer, so it counts these lookups apart (they are in the quota check, not in "spent").
+ */
+export function mayHaveBeenCharged(err: unknown): boolean {
+  if (err instanceof ProtocolError) return true;
+  return err instanceof NetworkError && !NOT_SENT.has(err.code);
 }
 
 /** What to do after a failed attempt: back off, wait for a 429's reset, or give up (with a row's reason). */
 export type RetryDecision = { action: 'backoff'; delayMs: number } | { action: 'wait'; resumeAt: number } | { action: 'give-up'; reason: string };
 
-/** The retry rule: one decision per failure, given what happened so far and the limits. */
+/** The retry rule: one decision per failure, given what happened so far and the limits (after a timeout it also doubles the next attempt's patience). */
 export function decide(err: unknown, state: RetryState, limits: RetryLimits, random?: () => number): RetryDecision {
   if (isRateLimit(err)) {
     if (state.waits < limits.maxRateLimitWaits) return { action: 'wait', resumeAt: err.resumeAt };
     return { action: 'give-up', reason: `still rate limited after ${limits.maxRateLimitWaits} waits` };
   }
   if (isRetryable(err) && state.attempt < limits.retries) {
+    if (err instanceof NetworkError && err.code === 'timeout') state.patience *= 2;
     return { action: 'backoff', delayMs: backoffDelay(state.attempt, random ? { random } : {}) };
   }
   const message = err instanceof Error ? err.message : String(err);
@@ -94,16 +113,16 @@ export interface WithRetryOptions {
   onRetry?: (info: { attempt: number; delayMs: number; error: Error; rateLimited: boolean }) => void;
 }
 
-/** Runs one request with the retry rule: retryable failures back off, a 429 waits for its reset. */
-export async function withRetry<T>(fn: () => Promise<T>, opts: WithRetryOptions = {}): Promise<T> {
+/** Runs one request with the retry rule: retryable failures back off, a 429 waits for its reset. `fn` gets the attempt's patience. */
+export async function withRetry<T>(fn: (patience: number) => Promise<T>, opts: WithRetryOptions = {}): Promise<T> {
   const limits = retryLimits(opts);
   const clock = opts.clock ?? Date.now;
   const pause = opts.sleep ?? sleep;
-  const state: RetryState = { attempt: 0, waits: 0 };
+  const state = firstAttempt();
   for (;;) {
     if (opts.signal?.aborted) throw new AbortedError();
     try {
-      return await fn();
+      return await fn(state.patience);
     } catch (err) {
       const next = decide(err, state, limits, opts.random);
       if (next.action === 'give-up') throw err;

@@ -12,7 +12,7 @@ export async function loadCatalog(ctx: Context, refresh: boolean): Promise<{ cat
   const r = await lookupOne<CatalogCategory[]>({
     endpoint: 'catalog',
     key: '',
-    fetch: () => client.catalog(),
+    fetch: (patience) => client.catalog({ patience }),
     store,
     maxAgeMs: CATALOG_MAX_AGE_MS,
     refresh,

@@ -1,7 +1,7 @@
 // One host, one answer: the shared body of `lookup HOST`, `traffic HOST` and `employees HOST`.
 import { NotFoundError, UsageError } from '../api/errors.js';
 import type { ApiResponse } from '../api/types.js';
-import type { DomainIntelClient } from '../api/client.js';
+import type { CallOptions, DomainIntelClient } from '../api/client.js';
 import { KINDS } from '../pipeline/kinds.js';
 import { normaliseHost } from '../pipeline/normalise.js';
 import { lookupOne } from '../pipeline/one.js';
@@ -15,7 +15,7 @@ import { pickFormat, toJson, type Format } from './output/render.js';
 export interface SingleSpec<T> {
   kind: RunKind;
   raw: string;
-  fetch: (client: DomainIntelClient, host: string) => Promise<ApiResponse<T>>;
+  fetch: (client: DomainIntelClient, host: string, opts: CallOptions) => Promise<ApiResponse<T>>;
   view: (data: T) => string;
 }
 
@@ -38,7 +38,7 @@ export async function single<T>(ctx: Context<EnrichCommand>, spec: SingleSpec<T>
   const result = await lookupOne<T>({
     endpoint,
     key,
-    fetch: () => spec.fetch(client, host),
+    fetch: (patience) => spec.fetch(client, host, { patience }),
     store,
     maxAgeMs: ctx.opts.maxAge,
     refresh: ctx.opts.refresh === true,

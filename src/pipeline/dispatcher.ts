@@ -4,7 +4,7 @@
 // it, and what was spent is what was stored. It also owns why a run stopped: `stop` is the one place that sets it.
 import type { DomainIntelClient } from '../api/client.js';
 import { AbortedError, DomainIntelError, InvalidKeyError, QuotaExhaustedError } from '../api/errors.js';
-import { decide, isRateLimit, type RetryLimits, type RetryState } from '../api/retry.js';
+import { decide, firstAttempt, isRateLimit, mayHaveBeenCharged, type RetryLimits } from '../api/retry.js';
 import type { QuotaInfo } from '../api/types.js';
 import type { AnswerStore } from './answer-store.js';
 import type { Answer, KindSpec } from './kinds.js';
@@ -127,7 +127,7 @@ export class Dispatcher<K extends RunKind> {
       }
       const budget = this.#o.maxLookups;
       const size = Math.min(
-        batchSize,
+        this.#gate.most(batchSize), // while the quota is unknown the first request asks about one host only
         this.#queue.length,
         this.#room(budget === null ? null : budget - stats.lookupsSpent, 'budget'),
         this.#room(stats.quota?.remaining ?? null, 'quota'),
@@ -196,7 +196,7 @@ export class Dispatcher<K extends RunKind> {
   async #send(keys: string[]): Promise<void> {
     const { stats, limiter, spec } = this.#o;
     const signal = this.#stop.signal;
-    const state: RetryState = { attempt: 0, waits: 0 };
+    const state = firstAttempt();
     for (;;) {
       if (signal.aborted) return this.#settle(keys, 'error', null, this.#stopText ?? 'interrupted');
       let ticket: Ticket;
@@ -215,10 +215,11 @@ export class Dispatcher<K extends RunKind> {
       stats.requests++;
       let answer: Answer;
       try {
-        answer = await spec.call(this.#o.client, keys, (key) => this.#o.waiting.hostOf(key));
+        answer = await spec.call(this.#o.client, keys, (key) => this.#o.waiting.hostOf(key), { patience: state.patience });
       } catch (err) {
         const rateLimited = isRateLimit(err);
         limiter.settle(ticket, !rateLimited);
+        if (mayHaveBeenCharged(err)) stats.unconfirmed += keys.length;
         if (err instanceof DomainIntelError) {
           this.#ledger.note(err.quota, 0);
           await this.#gate.pass(err.quota, false, this.#halt);

@@ -1,6 +1,7 @@
 // The quota gate (EnrichOptions.quotaGate, contract C4): when the caller cannot trust what it remembers of
-// the quota, the run starts with one request in flight, and the first figure an answer reports is put to the
-// caller, who says whether what is left covers the run. Until then no second request goes out.
+// the quota, the run starts with one request in flight, about one host (all a refusal may cost), and the first
+// figure an answer reports is put to the caller, who says whether what is left covers the run. Until then no
+// second request goes out.
 import type { QuotaInfo } from '../api/types.js';
 
 /** Whether a run may go on at full pace, and the one question that decides it. */
@@ -13,7 +14,7 @@ export class QuotaGate {
     this.#state = ask ? 'pending' : 'open';
   }
 
-  /** Requests that may be in flight at once: `concurrency` once the gate is passed, else one. */
+  /** Requests in flight at once, or keys in one: `n` once the gate is passed, else one (what a refusal may cost). */
   most(concurrency: number): number {
     return this.#state === 'open' ? concurrency : 1;
   }
@@ -25,6 +26,11 @@ export class QuotaGate {
    */
   async pass(quota: QuotaInfo | null, answered: boolean, stop: (reason: 'short' | 'error', cause?: unknown) => void): Promise<void> {
     if (this.#state !== 'pending' || this.#ask === undefined) return;
+    // Nothing left: there is nothing to ask (a request now is a 402, which spends nothing and stops the run).
+    if (quota?.remaining === 0) {
+      this.#state = 'open';
+      return;
+    }
     if (quota?.remaining == null) {
       // An answer that says nothing of the quota leaves nothing to check: the spec does not promise every
       // answer carries the headers (§8.5), so a service that sends none is not held to one request at a

@@ -1,6 +1,6 @@
 // One spec per run kind: everything that differs between a profile, a traffic and an employees run (or
 // lookup) stands here, so no other code asks which kind it runs. A new endpoint is a new entry.
-import type { DomainIntelClient } from '../api/client.js';
+import type { CallOptions, DomainIntelClient } from '../api/client.js';
 import { NotFoundError } from '../api/errors.js';
 import { MAX_BATCH, type ApiResponse, type QuotaInfo } from '../api/types.js';
 import { apexOf } from './apex.js';
@@ -27,7 +27,7 @@ export interface KindSpec {
    * Asks the service about `keys` (as many as batchSize), each sent as `hostOf(key)`. A 404 of a per-host
    * endpoint is an answer (the service does not hold it, and the lookup is charged, §8.6), not an error.
    */
-  call(client: DomainIntelClient, keys: string[], hostOf: (key: string) => string): Promise<Answer>;
+  call(client: DomainIntelClient, keys: string[], hostOf: (key: string) => string, opts: CallOptions): Promise<Answer>;
   /** The answer as a row of `host` carries it (employees answers are per apex, each row keeps its own host). */
   fanOut(body: unknown, host: string): unknown;
   /** A row's values for the appended columns; its keys, in order, are the column list (flatten.ts). */
@@ -54,9 +54,9 @@ export const KINDS: { readonly [K in RunKind]: KindSpec } = {
     endpoint: 'domain',
     batchSize: MAX_BATCH,
     keyOf: sameHost,
-    async call(client, keys) {
+    async call(client, keys, _hostOf, opts) {
       try {
-        const r = await client.batch(keys);
+        const r = await client.batch(keys, opts);
         // Keys are sent lower-case (normalise.ts) and the answer's hosts come lower-cased (api/validate.ts),
         // however the service spelled them: `data` and `missing` match the keys case-insensitively, in any order.
         return { quota: r.quota, found: new Map(r.data.data.map((p) => [p.domain, p])), missing: new Set(r.data.missing) };
@@ -76,7 +76,7 @@ export const KINDS: { readonly [K in RunKind]: KindSpec } = {
     endpoint: 'traffic',
     batchSize: 1,
     keyOf: sameHost,
-    call: (client, keys) => one(keys[0] as string, () => client.traffic(keys[0] as string)),
+    call: (client, keys, _hostOf, opts) => one(keys[0] as string, () => client.traffic(keys[0] as string, opts)),
     fanOut: asIs,
     values: trafficValues,
   },
@@ -84,7 +84,7 @@ export const KINDS: { readonly [K in RunKind]: KindSpec } = {
     endpoint: 'employees',
     batchSize: 1,
     keyOf: apexOf,
-    call: (client, keys, hostOf) => one(keys[0] as string, () => client.employees(hostOf(keys[0] as string))),
+    call: (client, keys, hostOf, opts) => one(keys[0] as string, () => client.employees(hostOf(keys[0] as string), opts)),
     fanOut: (body, host) => (body === null || typeof body !== 'object' ? body : { ...(body as object), host }),
     values: employeeValues,
   },

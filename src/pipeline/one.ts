@@ -18,7 +18,8 @@ export interface OneOptions<T> extends WithRetryOptions {
   endpoint: string;
   /** Cache key: the host, or the apex for employees. */
   key: string;
-  fetch: () => Promise<ApiResponse<T>>;
+  /** One attempt; `patience` multiplies the client's timeout (retry.ts doubles it after a timeout). */
+  fetch: (patience: number) => Promise<ApiResponse<T>>;
   store: AnswerStore | null;
   maxAgeMs: number;
   refresh?: boolean;

@@ -17,6 +17,8 @@ export interface RunStats {
   lookupsSpent: number;
   /** Hosts a batch answer left out of both `data` and `missing`: not recorded (maybe not charged), fetched by a re-run. */
   unanswered: number;
+  /** Lookups sent in requests that got no usable answer but may have been served and charged (timeouts, cut connections). */
+  unconfirmed: number;
   found: number;
   missing: number;
   errors: number;
@@ -74,6 +76,7 @@ export function emptyStats(now: number): RunStats {
     requestsNeeded: 0,
     lookupsSpent: 0,
     unanswered: 0,
+    unconfirmed: 0,
     found: 0,
     missing: 0,
     errors: 0,

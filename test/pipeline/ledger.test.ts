@@ -143,7 +143,7 @@ describe('the ledger: spent is what was charged', () => {
 });
 
 describe('the quota gate', () => {
-  it('holds the run to one request until the first quota figure is put to it; true goes on', async () => {
+  it('holds the run to one request, about one host, until the first quota figure is put to it; true goes on', async () => {
     h = await harness({ rpm: 0 });
     const start = h.sb.charges().remaining;
     const asked: { remaining: number | null; sent: number }[] = [];
@@ -152,20 +152,21 @@ describe('the quota gate', () => {
       return true;
     };
     const { rows, stats } = await h.run('profile', h.sb.hostList().slice(0, 500), { concurrency: 4, quotaGate });
-    expect(asked).toEqual([{ remaining: start - 100, sent: 1 }]);
+    expect(asked).toEqual([{ remaining: start - 1, sent: 1 }]);
+    expect(h.sb.requests()[0]?.hosts.length).toBe(1);
     expect(rows.every((r) => r.status === 'found')).toBe(true);
-    expect(stats).toMatchObject({ lookupsSpent: 500, stoppedBy: null, requests: 5 });
+    expect(stats).toMatchObject({ lookupsSpent: 500, stoppedBy: null, requests: 6 });
     expect(stats.lookupsSpent).toBe(h.sb.charges().total);
   });
 
-  it("stops with 'short' when the gate says the quota cannot cover the run: the first answer kept, nothing more sent", async () => {
+  it("stops with 'short' when the gate says the quota cannot cover the run: the one answer kept, nothing more sent", async () => {
     h = await harness({ rpm: 0 });
     const { rows, stats } = await h.run('profile', h.sb.hostList().slice(0, 500), { concurrency: 4, quotaGate: async () => false });
     expect(h.sb.requests().length).toBe(1);
-    expect(h.sb.charges().total).toBe(100);
-    expect(stats).toMatchObject({ lookupsSpent: 100, found: 100, errors: 400, stoppedBy: 'short' });
-    expect(rows.slice(0, 100).every((r) => r.status === 'found')).toBe(true);
-    expect(rows.slice(100).every((r) => r.status === 'error' && r.reason === 'not looked up: the quota left cannot cover this run')).toBe(true);
+    expect(h.sb.charges().total).toBe(1);
+    expect(stats).toMatchObject({ lookupsSpent: 1, found: 1, errors: 499, stoppedBy: 'short' });
+    expect(rows[0]?.status).toBe('found');
+    expect(rows.slice(1).every((r) => r.status === 'error' && r.reason === 'not looked up: the quota left cannot cover this run')).toBe(true);
   });
 });
 

@@ -11,5 +11,5 @@ export default async function employees(ctx: Context<'employees'>): Promise<numb
   if (input !== undefined && host !== undefined) throw new UsageError('give either a host or --input, not both');
   if (input !== undefined) return (await import('../list.js')).runList(ctx, { kind: 'employees', source: { file: input } });
   if (host === undefined) throw new UsageError('employees needs a host, or --input FILE (- for stdin)');
-  return single(ctx, { kind: 'employees', raw: host, fetch: (client, h) => client.employees(h), view: (e) => employeesView(e, ctx.outStyle) });
+  return single(ctx, { kind: 'employees', raw: host, fetch: (client, h, o) => client.employees(h, o), view: (e) => employeesView(e, ctx.outStyle) });
 }

@@ -10,7 +10,7 @@ export default async function lookup(ctx: Context<'lookup'>): Promise<number> {
     return single(ctx, {
       kind: 'profile',
       raw: hosts[0] as string,
-      fetch: (client, host) => client.domain(host),
+      fetch: (client, host, o) => client.domain(host, o),
       view: (p) => profileView(p, ctx.outStyle, ctx.io.stdout.columns),
     });
   }

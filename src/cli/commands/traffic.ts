@@ -11,5 +11,5 @@ export default async function traffic(ctx: Context<'traffic'>): Promise<number> 
   if (input !== undefined && host !== undefined) throw new UsageError('give either a host or --input, not both');
   if (input !== undefined) return (await import('../list.js')).runList(ctx, { kind: 'traffic', source: { file: input } });
   if (host === undefined) throw new UsageError('traffic needs a host, or --input FILE (- for stdin)');
-  return single(ctx, { kind: 'traffic', raw: host, fetch: (client, h) => client.traffic(h), view: (t) => trafficView(t, ctx.outStyle) });
+  return single(ctx, { kind: 'traffic', raw: host, fetch: (client, h, o) => client.traffic(h, o), view: (t) => trafficView(t, ctx.outStyle) });
 }

@@ -17,6 +17,8 @@ export interface RunSummary {
   lookupsSpent: number;
   /** Hosts a batch answer left out of both its lists: not recorded as spent, fetched by a re-run. */
   unanswered?: number;
+  /** Lookups in requests that got no usable answer (timed out, cut off) but may have been charged. */
+  unconfirmed?: number;
   /** How far the service's remaining figure fell over the run, when its headers said (checked against lookupsSpent). */
   quotaDrop?: number | null;
   found: number;
@@ -61,11 +63,19 @@ export function renderSummary(s: RunSummary, style: Style = PLAIN): string {
   if (unanswered > 0) {
     lines.push(style.yellow(`unanswered ${n(unanswered)}: left out of the service's batch answers, not recorded as spent; a re-run fetches them`));
   }
+  const unconfirmed = s.unconfirmed ?? 0;
+  if (unconfirmed > 0) {
+    lines.push(style.yellow(`unconfirmed ${n(unconfirmed)}: sent in requests that timed out or were cut off, so perhaps charged with no answer to record`));
+  }
   // The service's own count: a larger drop means another client spends on the account (or this run was
   // charged for what it was not told of); a smaller one, that the service charges other than §8.6 says.
   if (s.quotaDrop !== undefined && s.quotaDrop !== null && s.quotaDrop !== s.lookupsSpent) {
     const why =
-      s.quotaDrop > s.lookupsSpent ? 'another client on the account, or charges this run was not told of' : 'the service charged less than it answered';
+      s.quotaDrop <= s.lookupsSpent
+        ? 'the service charged less than it answered'
+        : unconfirmed > 0
+          ? 'answers lost in transit were charged, or another client on the account spent'
+          : 'another client on the account, or charges this run was not told of';
     lines.push(style.yellow(`quota check: remaining fell by ${n(s.quotaDrop)}, ${n(s.lookupsSpent)} recorded as spent (${why})`));
   }
   if (s.quota) {
