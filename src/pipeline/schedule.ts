@@ -260,16 +260,21 @@ export class RateLimiter {
     const limit = this.#limit;
     if (this.#given || limit === null || now - this.#quietSince < this.#probeWindows * this.#windowMs) return false;
     this.#probedFrom = limit;
-    this.#adopt(limit + Math.max(1, Math.ceil(limit / 4)), this.#windowMs);
+    this.#adopt(limit + Math.max(1, Math.ceil(limit / 4)), this.#windowMs, false);
     return true;
   }
 
-  #adopt(requests: number | null, windowMs: number): void {
+  /**
+   * Paces at `requests` per `windowMs` from now on. Only a measure is told to onLearn (and so stored and
+   * announced), never a probe's try; nor, when the configured window was only a default, an estimate made
+   * before two resets measured the window.
+   */
+  #adopt(requests: number | null, windowMs: number, measured = true): void {
     if (requests === null || (requests === this.#limit && windowMs === this.#windowMs)) return;
     this.#limit = requests;
     this.#windowMs = windowMs;
     this.#quietSince = this.#clock();
-    this.#onLearn?.({ requests, windowMs });
+    if (measured && (this.#windowKnown || !this.#windowGuessed)) this.#onLearn?.({ requests, windowMs });
   }
 }
 
