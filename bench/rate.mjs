@@ -78,13 +78,18 @@ export async function rateLimit(cfg, tmp, log) {
     const hostsFile = join(tmp, 'rl-hosts.txt');
     writeFileSync(hostsFile, `${held.slice(0, hosts).join('\n')}\n`);
     const conc = ['--concurrency', String(cfg.concurrency)];
+    // Each run is one client alone on the account: the previous run's last window is let pass first (each
+    // has its own cache directory, so nothing tells it of the other's requests, as with two machines).
+    const quiet = () => new Promise((resolve) => setTimeout(resolve, windowMs * 1.5));
     for (let i = 0; i < cfg.rlRuns; i++) {
+      await quiet();
       const k = await oneRun(sb, { hostsFile, args: ['--rate', `${rpm}/${windowMs}ms`, ...conc], tmp, timeoutMs: 0, windowMs, limit: rpm });
       result.known.push(k);
       log(
         `rate known #${i + 1}: exit ${k.code}, ${k.ms.toFixed(0)} ms, ${k.requests} requests, ${k.rateLimited} 429s, median/limit ${k.medianFrac.toFixed(2)}, windows ${k.windows.join(' ')}`,
       );
       if (cfg.learnBoundMs > 0) {
+        await quiet();
         const u = await oneRun(sb, { hostsFile, args: conc, tmp, timeoutMs: cfg.learnBoundMs, windowMs, limit: rpm });
         result.unknown.push(u);
         log(
