@@ -333,7 +333,7 @@ function renderRate(r, summary) {
     );
   L.push('');
   L.push(
-    `Accepted requests per full window, plan known: ${k.map((x, i) => `run ${i + 1}: ${x.windows.join(' ')} (mean ${f2(x.meanFrac)})`).join('; ')}. A window below ${r.rpm} inside a run means requests started later than the pacing allowed (cause not isolated; on this shared machine most likely the client process stalled); the client's sliding window (${r.windowMs} ms plus a 1% margin) never sends more than ${r.rpm} in any window, so time lost is not caught up, by design. Every run finished with zero 429s.`,
+    `Accepted requests per full window, plan known: ${k.map((x, i) => `run ${i + 1}: ${x.windows.join(' ')} (mean ${f2(x.meanFrac)})`).join('; ')}. A window below ${r.rpm} inside a run means requests started later than the pacing allowed (cause not isolated; on this shared machine most likely the client process stalled); the client's sliding window (${r.windowMs} ms plus a 1% margin) never sends more than ${r.rpm} in any window, so time lost is not caught up, by design. 429s per run: ${k.map((x) => x.rateLimited).join(', ')}.`,
   );
   if (r.unknown?.[0])
     L.push(
@@ -342,7 +342,7 @@ function renderRate(r, summary) {
   if (r.unknown?.[0])
     L.push(
       '',
-      `With the plan unknown the client has no window length either, so it assumes a minute (store/config.ts: \`windowMs: MINUTE_MS\` when no rate or plan is set; cli/list.ts passes it to the RateLimiter). At the first 429 the limiter counts the requests the service accepted in the 60 s before the reset (about ${r.rpm}, all from the first ${r.windowMs} ms window, with up to concurrency-many 429s from the requests already in flight) and adopts that as the limit per 60 s: against this ${r.windowMs} ms sandbox it then runs at about 1/${f0(60_000 / r.windowMs)} of the limit and sends nothing more within the bound. cli/list.ts also stores the figure as learnedRpm (it does so whenever the window is 60 s), so later runs start at ${r.rpm} per minute. Against a service whose window really is a minute (next row) the same logic settles after one window and then uses the limit in full.`,
+      `With the plan unknown the client has no window length either: the minute it starts from is only a default (cli/list.ts tells the RateLimiter so: \`windowGuessed\`). At the first 429 it resumes at the reset the service announced, and paces at what the service accepted in the window ending there, over a window no longer than that reset's distance from the first request it may have counted; the second 429's reset measures the window (the gap between resets), and only then is the rate stored for the account (state.sqlite) and announced. After four whole windows at the cap with no 429 it tries a quarter more (a probe, never stored), which the next 429 corrects.`,
       '',
     );
   if (r.minute?.[0])
