@@ -54,7 +54,7 @@ export const EXIT_TABLE: [number, string][] = [
   [EXIT.USAGE, 'usage or input error: bad option, unreadable input, ambiguous column'],
   [EXIT.INVALID_ROWS, 'complete, but some rows were invalid (only with --strict)'],
   [EXIT.INCOMPLETE, 'finished with rows in error (retries ran out or --max-lookups reached); re-run to fetch only those'],
-  [EXIT.QUOTA, 'stopped by the monthly quota (402), partial output kept; or the quota left cannot cover the file (add --allow-partial)'],
+  [EXIT.QUOTA, 'stopped by the monthly quota (a 402, or 0 left), partial output kept; or the quota left cannot cover the file (add --allow-partial)'],
   [EXIT.INVALID_KEY, 'API key missing, malformed or revoked (401)'],
   [EXIT.NETWORK, 'service unreachable or failing'],
   [EXIT.NOT_FOUND, 'host or technology not held (single lookups)'],

@@ -6,13 +6,13 @@ import { UsageError } from '../api/errors.js';
 import { openJobInput, runJob, type JobInput } from '../pipeline/job.js';
 import { enrich } from '../pipeline/run.js';
 import { RateLimiter } from '../pipeline/schedule.js';
-import type { RunStats } from '../pipeline/stats.js';
+import { type RunStats, stopText } from '../pipeline/stats.js';
 import type { EnrichedRow, RunKind } from '../pipeline/types.js';
 import type { Context } from './context.js';
 import type { EnrichCommand } from './options.js';
 import { EXIT } from './exit-codes.js';
 import { report } from './report.js';
-import { humanDuration } from './output/format.js';
+import { formatReset, humanDuration } from './output/format.js';
 import { createProgress } from './output/progress.js';
 import { pickFormat } from './output/render.js';
 import { renderSummary } from './output/summary.js';
@@ -148,7 +148,9 @@ export async function runList(ctx: Context<EnrichCommand>, spec: ListSpec): Prom
     else await out.commit();
   }
 
-  if (!o.quiet) ctx.io.stderr.write(`${renderSummary({ ...stats, stoppedBy: stats.stoppedBy }, ctx.style)}\n`);
+  // Why it stopped, in the words its rows use (without their "not looked up: "), not the reason's code.
+  const stoppedBy = stats.stoppedBy === null ? null : stopText(stats.stoppedBy, o.maxLookups ?? null).replace(/^not looked up: /, '');
+  if (!o.quiet) ctx.io.stderr.write(`${renderSummary({ ...stats, stoppedBy }, ctx.style)}\n`);
   return exitFor(ctx, stats, quota.short());
 }
 
@@ -162,7 +164,8 @@ function exitFor(ctx: Context<EnrichCommand>, s: RunStats, short: QuotaShort | n
     return runEnd(ctx, EXIT.INTERRUPTED, 'interrupted', 'interrupted: answers so far are cached; run the same command again to resume');
   }
   if (s.stoppedBy === 'quota') {
-    return runEnd(ctx, EXIT.QUOTA, 'quota_exhausted', `stopped by the monthly quota (402): ${s.errors} rows not looked up; the output holds the rest`);
+    const when = s.quota?.reset || s.quota?.resetRaw ? `it renews ${formatReset(s.quota)}, or add a pack` : 'add a pack or wait for the month to roll over';
+    return runEnd(ctx, EXIT.QUOTA, 'quota_exhausted', `stopped by the monthly quota: ${s.errors} rows not looked up; the output holds the rest; ${when}`);
   }
   if (s.errors > 0) {
     const unreachable = s.lookupsSpent === 0 && s.found + s.missing === s.cacheHits;

@@ -45,7 +45,8 @@ export interface RunStats {
 export type StopReason = 'quota' | 'budget' | 'aborted' | 'closed' | 'key' | 'error' | 'short';
 
 const STOP_TEXT: { readonly [R in StopReason]: (maxLookups: number | null) => string } = {
-  quota: () => "not looked up: the month's lookups are spent (402)",
+  // Said whether a 402 came or the last answer reported 0 left (the run then sends nothing to be refused).
+  quota: () => "not looked up: the month's lookups are spent",
   budget: (maxLookups) => `not looked up: --max-lookups ${maxLookups} reached`,
   aborted: () => 'interrupted',
   closed: () => 'the output was closed',

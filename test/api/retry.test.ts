@@ -60,7 +60,9 @@ describe('the one retry policy (decide)', () => {
   it('gives up at once on what must not be retried', () => {
     const key = new InvalidKeyError('key refused', { code: 'invalid_key', status: 401 });
     expect(decide(key, { attempt: 0, waits: 0, patience: 1 }, limits)).toEqual({ action: 'give-up', reason: 'key refused' });
-    expect(decide(new QuotaExhaustedError('spent', { code: 'quota_exhausted', status: 402 }), { attempt: 0, waits: 0, patience: 1 }, limits).action).toBe('give-up');
+    expect(decide(new QuotaExhaustedError('spent', { code: 'quota_exhausted', status: 402 }), { attempt: 0, waits: 0, patience: 1 }, limits).action).toBe(
+      'give-up',
+    );
   });
   it('has one default for single lookups and runs, overridable limit by limit', () => {
     expect(RETRY_DEFAULTS).toEqual({ retries: 4, maxRateLimitWaits: 10 });

@@ -44,7 +44,9 @@ describe('main(io)', () => {
     });
     expect(cache.code).toBe(9);
     // The cache and the account state file open at once; whichever fails first speaks for the directory.
-    expect(cache.stderr).toMatch(/^error: cannot create the (cache|account state) file \/proc\/di-nope\/(cache|state)\.sqlite: .*--no-cache.*DOMAIN_INTEL_CACHE_DIR/);
+    expect(cache.stderr).toMatch(
+      /^error: cannot create the (cache|account state) file \/proc\/di-nope\/(cache|state)\.sqlite: .*--no-cache.*DOMAIN_INTEL_CACHE_DIR/,
+    );
     expect(cache.stderr.trim().split('\n')).toHaveLength(1);
     const settings = await runInProcess(['config', 'show'], { env: { ...env, DOMAIN_INTEL_CONFIG_DIR: '/proc/di-nope' } });
     expect(settings.code).toBe(2);
@@ -52,26 +54,35 @@ describe('main(io)', () => {
     rmSync(home, { recursive: true, force: true });
   });
 
-  it.runIf(existsSync('/proc/self'))('under --no-cache, a cache directory that cannot be made costs only what is kept between runs: one warning, the answer', async () => {
-    const sb = await startSandbox({ port: 0 });
-    const home = mkdtempSync(join(tmpdir(), 'di-main-'));
-    try {
-      const host = sb.hostList()[0] as string;
-      const r = await runInProcess(['lookup', host, '--no-cache', '--json'], {
-        env: { ...env, DOMAIN_INTEL_CONFIG_DIR: home, DOMAIN_INTEL_CACHE_DIR: '/proc/di-nope', DOMAIN_INTEL_API_KEY: sb.key, DOMAIN_INTEL_BASE_URL: sb.baseUrl },
-      });
-      expect(r.code).toBe(0);
-      expect(JSON.parse(r.stdout)).toMatchObject({ domain: host });
-      const lines = r.stderr.trim().split('\n');
-      expect(lines[0]).toMatch(/^warning: cannot create the account state file \/proc\/di-nope\/state\.sqlite: .*going on without it/);
-      // The rest is the lookup's own quota line: the state's trouble is said once.
-      expect(lines.slice(1)).toEqual([expect.stringMatching(/^quota: /)]);
-      expect(sb.charges().total).toBe(1);
-    } finally {
-      await sb.close();
-      rmSync(home, { recursive: true, force: true });
-    }
-  });
+  it.runIf(existsSync('/proc/self'))(
+    'under --no-cache, a cache directory that cannot be made costs only what is kept between runs: one warning, the answer',
+    async () => {
+      const sb = await startSandbox({ port: 0 });
+      const home = mkdtempSync(join(tmpdir(), 'di-main-'));
+      try {
+        const host = sb.hostList()[0] as string;
+        const r = await runInProcess(['lookup', host, '--no-cache', '--json'], {
+          env: {
+            ...env,
+            DOMAIN_INTEL_CONFIG_DIR: home,
+            DOMAIN_INTEL_CACHE_DIR: '/proc/di-nope',
+            DOMAIN_INTEL_API_KEY: sb.key,
+            DOMAIN_INTEL_BASE_URL: sb.baseUrl,
+          },
+        });
+        expect(r.code).toBe(0);
+        expect(JSON.parse(r.stdout)).toMatchObject({ domain: host });
+        const lines = r.stderr.trim().split('\n');
+        expect(lines[0]).toMatch(/^warning: cannot create the account state file \/proc\/di-nope\/state\.sqlite: .*going on without it/);
+        // The rest is the lookup's own quota line: the state's trouble is said once.
+        expect(lines.slice(1)).toEqual([expect.stringMatching(/^quota: /)]);
+        expect(sb.charges().total).toBe(1);
+      } finally {
+        await sb.close();
+        rmSync(home, { recursive: true, force: true });
+      }
+    },
+  );
 
   it('a Ctrl-C through io.signals stops a batch in-process: what was answered is written, exit 130', async () => {
     const sb = await startSandbox({ port: 0, rpm: 0, latencyMs: 20 });

@@ -644,7 +644,7 @@ describe('402: the quota is spent', () => {
     const hosts = sb.hostList().slice(0, 3).join('\n');
     const r = await runCli(['batch', '-', '--format', 'ndjson', '--allow-partial'], { env: envFor(home, sb), input: hosts });
     expect(r.code).toBe(5);
-    expect(r.stderr).toMatch(/stopped by the monthly quota \(402\)/);
+    expect(r.stderr).toMatch(/stopped by the monthly quota: /);
     const json = await runCli(['--json', 'batch', '-', '--format', 'ndjson', '--allow-partial', '--quiet'], { env: envFor(home, sb), input: hosts });
     expect(json.code).toBe(5);
     expect(lines(json.stderr)).toHaveLength(1);

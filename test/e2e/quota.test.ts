@@ -81,7 +81,7 @@ describe('a stale or foreign memo never blocks a run', () => {
     expect(sb.charges().total).toBe(10);
     const yes = await onTerminal(file, env, 'y');
     expect(yes.code).toBe(5);
-    expect(yes.stderr).toMatch(/stopped by the monthly quota \(402\)/);
+    expect(yes.stderr).toMatch(/stopped by the monthly quota: /);
     expect(sb.charges().total).toBeGreaterThan(10);
     expect(sb.charges().remaining).toBe(0);
   });
@@ -253,13 +253,23 @@ describe('the quota gate: a run with no trusted memo decides on its first answer
     expect(sb.requests().map((q) => q.hosts.length)).toEqual([1]);
   });
 
+  it("says in its summary why it stopped, in words rather than the stop reason's code", async () => {
+    sb.setRemaining(250);
+    sb.resetCounters();
+    const file = inputFile('gate-words.csv', sb.hostList().slice(0, 500));
+    const r = await runInProcess(['batch', file, '-o', join(dir, 'gate-words-out.csv')], { env: envOf(sb) });
+    expect(r.code).toBe(5);
+    expect(r.stderr).toMatch(/^stopped: the quota left cannot cover this run$/m);
+    expect(r.stderr).not.toMatch(/stopped: short/);
+  });
+
   it('lets it run with --allow-partial, until the quota is spent', async () => {
     sb.setRemaining(250);
     sb.resetCounters();
     const file = inputFile('gate-partial.csv', sb.hostList().slice(500, 1000));
     const r = await batch(file, envOf(sb), '--allow-partial');
     expect(r.code).toBe(5);
-    expect(r.stderr).toMatch(/stopped by the monthly quota \(402\)/);
+    expect(r.stderr).toMatch(/stopped by the monthly quota: .*; it renews 2\d{3}-\d\d-01/);
     expect(r.stderr).not.toMatch(/add --allow-partial/);
     // Past the first batch, until the quota is spent: 200 when a batch costing more than is left is refused
     // whole, 250 when it is served in part (the sandbox's overQuota reading).
@@ -279,7 +289,7 @@ describe('the quota gate: a run with no trusted memo decides on its first answer
     sb.resetCounters();
     const yes = await onTerminal(file, envOf(sb), 'y');
     expect(yes.code).toBe(5);
-    expect(yes.stderr).toMatch(/stopped by the monthly quota \(402\)/);
+    expect(yes.stderr).toMatch(/stopped by the monthly quota: /);
     expect(sb.charges().total).toBeGreaterThan(100);
   });
 
