@@ -118,3 +118,37 @@ describe('one batch job under every reading of the spec', () => {
     expect(spentIn(again.stderr)).toBe(0);
   });
 });
+
+describe('readings that end a run or slow the free endpoints', () => {
+  it('a key revoked mid-run: the run stops with the key code, what was paid is kept, a new key buys only the rest', async () => {
+    sb = await startSandbox({ port: 0, ...FAST, revokeAfter: 3 });
+    const s = sb;
+    const { file, distinct } = input(s, 'revoked');
+    const env = cliEnv({ DOMAIN_INTEL_BASE_URL: s.baseUrl, DOMAIN_INTEL_API_KEY: s.key });
+    const out = join(dir, 'revoked-out.csv');
+    const first = await runInProcess(['batch', file, '-o', out, ...KNOWN, '--concurrency', '1'], { env });
+    expect(first.code).toBe(6);
+    const paid = s.charges().total;
+    expect(paid).toBeGreaterThan(0);
+    expect(paid).toBeLessThan(distinct);
+    expect(first.stderr).toMatch(/^error: the API key was refused \(401 invalid_key\)/m);
+    const fresh = s.newKey();
+    s.resetCounters();
+    const again = await runInProcess(['batch', file, '-o', out, ...KNOWN], { env: { ...env, DOMAIN_INTEL_API_KEY: fresh } });
+    expect(again.code).toBe(0);
+    expect(s.charges().total).toBe(distinct - paid);
+  });
+
+  it('technology and catalog rate-limited and carrying quota headers: both still answer, waiting out the 429', async () => {
+    sb = await startSandbox({ port: 0, rpm: 1, windowMs: 500, freeLimited: true, freeQuotaHeaders: true });
+    const s = sb;
+    const env = cliEnv({ DOMAIN_INTEL_BASE_URL: s.baseUrl, DOMAIN_INTEL_API_KEY: s.key });
+    const catalog = await runInProcess(['catalog', '--json'], { env });
+    expect(catalog.code).toBe(0);
+    const name = s.dataset.catalog()[0]?.technologies[0]?.tech as string;
+    const tech = await runInProcess(['tech', name, '--json'], { env });
+    expect(tech.code).toBe(0);
+    expect(JSON.parse(tech.stdout)).toMatchObject({ tech: name });
+    expect(s.charges().total).toBe(0);
+  });
+});
