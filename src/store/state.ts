@@ -82,6 +82,8 @@ function prepareState(db: Database.Database, file: string): void {
   if (version > STATE_VERSION) {
     throw new CacheUnavailableError(file, `the account state file ${file} was written by a newer domain-intel; upgrade to use it`, { code: 'cache_version' });
   }
+  // In place already: no write (setting user_version is one) on every open, which each lookup pays.
+  if (version === STATE_VERSION) return;
   db.exec(`
     CREATE TABLE IF NOT EXISTS quota (
       account     TEXT    NOT NULL PRIMARY KEY,
