@@ -191,8 +191,12 @@ export function processAccountState(baseUrl: string, key: string): AccountState 
   const slots = memorySlots();
   return {
     account: accountName(baseUrl, fp),
-    noteQuota: (q) => void (figures = mergeFigures(figures, figuresOf(q))),
-    noteExhausted: (seenAt) => void (figures = exhaustedFigures(figures, seenAt)),
+    noteQuota: (q) => {
+      figures = mergeFigures(figures, figuresOf(q));
+    },
+    noteExhausted: (seenAt) => {
+      figures = exhaustedFigures(figures, seenAt);
+    },
     quota: () => (figures === null ? null : { baseUrl, keyFingerprint: fp, ...figures }),
     learnedRate: () => null,
     saveLearnedRate: () => {},
