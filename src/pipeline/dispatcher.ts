@@ -127,7 +127,7 @@ export class Dispatcher<K extends RunKind> {
       }
       const budget = this.#o.maxLookups;
       const size = Math.min(
-        this.#gate.most(batchSize), // while the quota is unknown the first request asks about one host only
+        this.#gate.keys(batchSize), // while the quota is unknown the first request asks about one host only
         this.#queue.length,
         this.#room(budget === null ? null : budget - stats.lookupsSpent, 'budget'),
         this.#room(stats.quota?.remaining ?? null, 'quota'),

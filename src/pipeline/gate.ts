@@ -8,15 +8,26 @@ import type { QuotaInfo } from '../api/types.js';
 export class QuotaGate {
   readonly #ask: ((quota: QuotaInfo) => Promise<boolean>) | undefined;
   #state: 'open' | 'pending' | 'asking';
+  #probed = false;
 
   constructor(ask: ((quota: QuotaInfo) => Promise<boolean>) | undefined) {
     this.#ask = ask;
     this.#state = ask ? 'pending' : 'open';
   }
 
-  /** Requests in flight at once, or keys in one: `n` once the gate is passed, else one (what a refusal may cost). */
+  /** Requests in flight at once: `concurrency` once the gate is passed, else one. */
   most(concurrency: number): number {
     return this.#state === 'open' ? concurrency : 1;
+  }
+
+  /**
+   * Keys the request about to go may carry: one for the first while the gate is pending (all a refusal may
+   * cost), else `n`. Only the first: should it fail without a figure, the run goes on in whole batches.
+   */
+  keys(n: number): number {
+    if (this.#state !== 'pending' || this.#probed) return n;
+    this.#probed = true;
+    return 1;
   }
 
   /**

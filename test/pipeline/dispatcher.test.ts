@@ -66,7 +66,7 @@ describe('Dispatcher against the sandbox', () => {
     d.dispatcher.stop('quota');
     d.dispatcher.stop('aborted', new Error('later'));
     expect(d.stats.stoppedBy).toBe('quota');
-    expect(d.dispatcher.stopped).toMatch(/402/);
+    expect(d.dispatcher.stopped).toMatch(/the month's lookups are spent/);
     expect(d.dispatcher.fatal).toBeInstanceOf(Error); // the cause is kept even so
     d.want(h.sb.hostList()[0]!);
     d.dispatcher.pump();
@@ -136,7 +136,7 @@ describe('Dispatcher against the sandbox', () => {
     expect(h.sb.requests().map((r) => r.status)).toEqual([402]);
     expect(d.stats).toMatchObject({ stoppedBy: 'quota', lookupsSpent: 0, errors: 300, requests: 1 });
     expect(h.sb.charges().total).toBe(d.stats.lookupsSpent);
-    expect(rows.every((r) => r.status === 'error' && /402/.test(r.reason ?? ''))).toBe(true);
+    expect(rows.every((r) => r.status === 'error' && /lookups are spent/.test(r.reason ?? ''))).toBe(true);
     expect(d.events.filter((e) => e.type === 'quota-exhausted').length).toBe(1);
   });
 });

@@ -225,7 +225,7 @@ describe('enrich (profile) against the sandbox', () => {
     expect(h.sb.charges().total).toBe(150); // the last batch is sized to what is left, not refused whole
     expect(stats.stoppedBy).toBe('quota');
     expect(rows.filter((r) => r.status === 'found').length).toBe(150);
-    expect(rows.slice(150).every((r) => r.status === 'error' && /402/.test(r.reason ?? ''))).toBe(true);
+    expect(rows.slice(150).every((r) => r.status === 'error' && /lookups are spent/.test(r.reason ?? ''))).toBe(true);
     const afterStop = h.sb.requests().filter((r) => r.status === 402).length;
     expect(afterStop).toBeLessThanOrEqual(1);
   });
