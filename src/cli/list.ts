@@ -89,7 +89,10 @@ export async function runList(ctx: Context<EnrichCommand>, spec: ListSpec): Prom
   });
   if (quota.refused !== null) return runEnd(ctx, EXIT.QUOTA, 'over_quota', quota.refused);
   const runOptions = { ...base, ...(quota.gate ? { quotaGate: quota.gate } : {}) };
+  // The run's counters as last reported: a run that ends in an error (a refused key) still says what it spent.
+  let seen: Readonly<RunStats> | null = null;
   const onProgress = (s: Readonly<RunStats>) => {
+    seen = s;
     const now = ctx.io.clock.now();
     const elapsed = Math.max(1, now - s.startedAt);
     const done = s.found + s.missing + s.errors;
@@ -141,6 +144,7 @@ export async function runList(ctx: Context<EnrichCommand>, spec: ListSpec): Prom
     } catch (err) {
       progress.stop();
       await out.abort();
+      if (seen !== null) summarize(ctx, seen);
       throw err;
     }
     progress.stop();
@@ -148,10 +152,15 @@ export async function runList(ctx: Context<EnrichCommand>, spec: ListSpec): Prom
     else await out.commit();
   }
 
-  // Why it stopped, in the words its rows use (without their "not looked up: "), not the reason's code.
-  const stoppedBy = stats.stoppedBy === null ? null : stopText(stats.stoppedBy, o.maxLookups ?? null).replace(/^not looked up: /, '');
-  if (!o.quiet) ctx.io.stderr.write(`${renderSummary({ ...stats, stoppedBy }, ctx.style)}\n`);
+  summarize(ctx, stats);
   return exitFor(ctx, stats, quota.short());
+}
+
+/** The summary on stderr (unless --quiet); why the run stopped in the words its rows use, not the reason's code. */
+function summarize(ctx: Context<EnrichCommand>, stats: Readonly<RunStats>): void {
+  if (ctx.opts.quiet) return;
+  const stoppedBy = stats.stoppedBy === null ? null : stopText(stats.stoppedBy, ctx.opts.maxLookups ?? null).replace(/^not looked up: /, '');
+  ctx.io.stderr.write(`${renderSummary({ ...stats, stoppedBy }, ctx.style)}\n`);
 }
 
 function exitFor(ctx: Context<EnrichCommand>, s: RunStats, short: QuotaShort | null): number {

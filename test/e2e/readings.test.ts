@@ -132,6 +132,8 @@ describe('readings that end a run or slow the free endpoints', () => {
     expect(paid).toBeGreaterThan(0);
     expect(paid).toBeLessThan(distinct);
     expect(first.stderr).toMatch(/^error: the API key was refused \(401 invalid_key\)/m);
+    // The cron log still says what was spent before the key was refused.
+    expect(spentIn(first.stderr)).toBe(paid);
     const fresh = s.newKey();
     s.resetCounters();
     const again = await runInProcess(['batch', file, '-o', out, ...KNOWN], { env: { ...env, DOMAIN_INTEL_API_KEY: fresh } });
