@@ -44,7 +44,8 @@ async function oneRun(sb, { hostsFile, args, tmp, timeoutMs, windowMs, limit }) 
     DOMAIN_INTEL_CACHE_DIR: cacheDir,
   });
   const started = Date.now();
-  const r = await timed([BIN, 'traffic', '--input', hostsFile, ...args, '--format', 'csv', '-o', join(tmp, 'rl-out.csv'), '--quiet'], {
+  // Not --quiet: the learned rate is an info line, read from stderr below.
+  const r = await timed([BIN, 'traffic', '--input', hostsFile, ...args, '--format', 'csv', '-o', join(tmp, 'rl-out.csv')], {
     env,
     timeoutMs,
     measureRss: false,

@@ -48,7 +48,7 @@ export async function runList(ctx: Context<EnrichCommand>, spec: ListSpec): Prom
     windowGuessed: !given && learned === null,
     slots: state.slots(),
     onLearn: (rate) => {
-      ctx.logger.warn(`the service allows about ${rate.requests} requests per ${humanDuration(rate.windowMs)}; using that (set --plan to skip learning)`);
+      ctx.logger.info(`the service allows about ${rate.requests} requests per ${humanDuration(rate.windowMs)}; using that (set --plan to skip learning)`);
       try {
         if (unsaid) state.saveLearnedRate(rate);
       } catch (err) {
@@ -144,11 +144,14 @@ export async function runList(ctx: Context<EnrichCommand>, spec: ListSpec): Prom
     } catch (err) {
       progress.stop();
       await out.abort();
-      if (seen !== null) summarize(ctx, seen);
+      // Not when the reader went away (`| head`): a closed pipe ends quietly, as Unix tools do.
+      if (seen !== null && !ctx.outputClosed.aborted) summarize(ctx, seen);
       throw err;
     }
     progress.stop();
-    if (stats.stoppedBy === 'closed') await out.abort();
+    // A run refused at its first answer bought one host for a file it was told not to run partly: a file
+    // already at -o is worth more than that (so is one a closed reader will never see).
+    if (stats.stoppedBy === 'closed' || stats.stoppedBy === 'short') await out.abort();
     else await out.commit();
   }
 
@@ -174,7 +177,8 @@ function exitFor(ctx: Context<EnrichCommand>, s: RunStats, short: QuotaShort | n
   }
   if (s.stoppedBy === 'quota') {
     const when = s.quota?.reset || s.quota?.resetRaw ? `it renews ${formatReset(s.quota)}, or add a pack` : 'add a pack or wait for the month to roll over';
-    return runEnd(ctx, EXIT.QUOTA, 'quota_exhausted', `stopped by the monthly quota: ${s.errors} rows not looked up; the output holds the rest; ${when}`);
+    const kept = s.found + s.missing > 0 ? '; the output holds the rest' : '';
+    return runEnd(ctx, EXIT.QUOTA, 'quota_exhausted', `stopped by the monthly quota: ${s.errors} rows not looked up${kept}; ${when}`);
   }
   if (s.errors > 0) {
     const unreachable = s.lookupsSpent === 0 && s.found + s.missing === s.cacheHits;

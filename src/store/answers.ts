@@ -129,7 +129,13 @@ export function answerCache(db: Database.Database, file: string, clock: () => nu
     return out;
   };
   const getMany = (endpoint: string, hosts: string[], maxAgeMs: number) => read(endpoint, hosts, maxAgeMs);
+  let joined = false;
   const getFresh = (endpoint: string, hosts: string[], maxAgeMs: number): Map<string, CacheEntry> => {
+    // The first check before a run's first request also says the run is here, and learns of one already here.
+    if (!joined) {
+      joined = true;
+      othersWrote ||= claims.join();
+    }
     othersWrote ||= dataVersion.get() !== openedAt;
     if (!othersWrote) return new Map();
     // `recent` before `answers`: a merge in between moves rows into what is read second, so none is missed.
@@ -190,10 +196,11 @@ export function answerCache(db: Database.Database, file: string, clock: () => nu
     close: () => {
       if (!db.open) return;
       try {
+        if (joined) claims.leave();
         journal.merge();
       } catch (err) {
         // Nothing is lost: what cannot be merged now (the file busy or damaged) stays committed in `recent`
-        // and is merged when the cache is next opened.
+        // and is merged when the cache is next opened; a presence left behind is cleared by its pid.
         if (sqliteCode(err) === '') throw err;
       }
       db.close();

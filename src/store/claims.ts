@@ -25,6 +25,14 @@ export const CLAIMS_SCHEMA = `
 `;
 
 export interface Claims {
+  /**
+   * Says this connection is about to buy (a row under the endpoint '', which no answer uses); true when another
+   * live connection has said so. Two runs that start together each learn of the other before their first
+   * request: whichever writes second sees the first's row, and the first sees the file change.
+   */
+  join(): boolean;
+  /** Takes back what join said (the cache closes). */
+  leave(): void;
   /** Claims `hosts` for this connection; returns those another live process holds (not claimed here). */
   claim(endpoint: string, hosts: readonly string[]): string[];
   /** Ends this connection's claims on `hosts` (answered, or given up). */
@@ -46,6 +54,20 @@ export function openClaims(db: Database.Database, clock: () => number): Claims {
   const expired = db.prepare<[number]>('DELETE FROM claims WHERE expires_at < ?');
   let takes = 0;
   let mine = false;
+  const present = db.prepare<[string, string, number]>(
+    `INSERT OR REPLACE INTO claims (endpoint, host, owner, pid, expires_at) VALUES ('', ?, ?, ?, ${Number.MAX_SAFE_INTEGER})`,
+  );
+  const others = db.prepare<[string], { host: string; pid: number }>("SELECT host, pid FROM claims WHERE endpoint = '' AND owner != ?");
+  const gone = db.prepare<[string]>("DELETE FROM claims WHERE endpoint = '' AND host = ?");
+  const join = db.transaction((): boolean => {
+    present.run(owner, owner, process.pid);
+    let live = false;
+    for (const o of others.all(owner)) {
+      if (o.pid === process.pid || alive(o.pid)) live = true;
+      else gone.run(o.host); // a run killed before it could leave
+    }
+    return live;
+  });
 
   const claim = db.transaction((endpoint: string, hosts: readonly string[]): string[] => {
     const now = clock();
@@ -63,6 +85,8 @@ export function openClaims(db: Database.Database, clock: () => number): Claims {
   });
 
   return {
+    join: () => join.immediate(),
+    leave: () => void gone.run(owner),
     claim: (endpoint, hosts) => (hosts.length === 0 ? [] : claim.immediate(endpoint, hosts)),
     release(endpoint, hosts) {
       if (mine && hosts.length > 0) drop.run(owner, endpoint, JSON.stringify(hosts));

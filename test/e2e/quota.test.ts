@@ -1,7 +1,7 @@
 // Quota knowledge that expires (issue 13): the memo per account (base URL and key), trusted to refuse a file
 // run only while fresh; otherwise the run starts and its first answer decides. Every run is in-process
 // against the sandbox; what was spent is what the sandbox charged.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -257,8 +257,12 @@ describe('the quota gate: a run with no trusted memo decides on its first answer
     sb.setRemaining(250);
     sb.resetCounters();
     const file = inputFile('gate-words.csv', sb.hostList().slice(0, 500));
-    const r = await runInProcess(['batch', file, '-o', join(dir, 'gate-words-out.csv')], { env: envOf(sb) });
+    const out = join(dir, 'gate-words-out.csv');
+    writeFileSync(out, 'last night,complete\n');
+    const r = await runInProcess(['batch', file, '-o', out], { env: envOf(sb) });
     expect(r.code).toBe(5);
+    // Refused: the file a cron job left last night is not replaced by rows never looked up.
+    expect(readFileSync(out, 'utf8')).toBe('last night,complete\n');
     expect(r.stderr).toMatch(/^stopped: the quota left cannot cover this run$/m);
     expect(r.stderr).not.toMatch(/stopped: short/);
   });

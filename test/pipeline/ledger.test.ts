@@ -138,7 +138,7 @@ describe('the ledger: spent is what was charged', () => {
     expect(charges.total).toBe(307);
     expect(mine.reduce((sum, host) => sum + (charges.byHost[host] ?? 0), 0)).toBe(stats.lookupsSpent);
     expect(stats).toMatchObject({ lookupsSpent: 300, quotaDrop: 307 });
-    expect(renderSummary(stats)).toContain('quota check: remaining fell by 307, 300 recorded as spent (another client on the account');
+    expect(renderSummary(stats)).toContain('quota check: remaining fell by 307, 300 recorded as spent (another run or client on the account');
   });
 });
 

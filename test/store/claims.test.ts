@@ -60,6 +60,20 @@ describe('claims', () => {
     a.close();
   });
 
+  it('a run that starts while another is there knows of it at its first check, before any answer is written', async () => {
+    const dir = tempDir();
+    const a = await openCache({ dir });
+    a.getFresh('domain', ['x.example'], DAY); // a's first check: it says it is here
+    const b = await openCache({ dir });
+    b.getFresh('domain', ['x.example'], DAY); // b's first check sees a, though a has written no answer
+    expect(b.claim('domain', ['h1.example'])).toEqual([]);
+    expect(a.getFresh('domain', ['h1.example'], DAY).size).toBe(0);
+    expect(a.claim('domain', ['h1.example'])).toEqual(['h1.example']);
+    b.close();
+    // b has gone: its presence and claims with it, so a is alone again.
+    a.close();
+  });
+
   it('alone on the file, a connection claims nothing and writes nothing for it', async () => {
     const dir = tempDir();
     const solo = await openCache({ dir });

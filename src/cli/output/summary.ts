@@ -74,8 +74,8 @@ export function renderSummary(s: RunSummary, style: Style = PLAIN): string {
       s.quotaDrop <= s.lookupsSpent
         ? 'the service charged less than it answered'
         : unconfirmed > 0
-          ? 'answers lost in transit were charged, or another client on the account spent'
-          : 'another client on the account, or charges this run was not told of';
+          ? 'answers lost in transit were charged, or another run or client on the account spent'
+          : 'another run or client on the account, or charges this run was not told of';
     lines.push(style.yellow(`quota check: remaining fell by ${n(s.quotaDrop)}, ${n(s.lookupsSpent)} recorded as spent (${why})`));
   }
   if (s.quota) {
