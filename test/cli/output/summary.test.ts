@@ -46,7 +46,9 @@ describe('renderSummary', () => {
     const lines = renderSummary({ ...summary, unanswered: 50, quotaDrop: 900, rateLimited: 2 }).split('\n');
     expect(lines).toContain('requests 9 · 429s 2 waited out · retries 0 · 12.3s');
     expect(lines).toContain("unanswered 50: left out of the service's batch answers, not recorded as spent; a re-run fetches them");
-    expect(lines).toContain('quota check: remaining fell by 900, 870 recorded as spent (another run or client on the account, or charges this run was not told of)');
+    expect(lines).toContain(
+      'quota check: remaining fell by 900, 870 recorded as spent (another run or client on the account, or charges this run was not told of)',
+    );
     const less = renderSummary({ ...summary, quotaDrop: 800 });
     expect(less).toContain('quota check: remaining fell by 800, 870 recorded as spent (the service charged less than it answered)');
     const agreeing = renderSummary({ ...summary, unanswered: 0, quotaDrop: 870 });
