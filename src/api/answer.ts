@@ -51,7 +51,9 @@ export function statusError(
       const reset = announcedReset(retryAfter, parsed, ctx.now);
       const resumeAt = reset ?? nextBoundary(ctx.now, ctx.windowMs);
       const when = reset === null ? 'named no reset; guessing' : 'resume in';
-      return new RateLimitedError(`rate limited (429): ${when} ${Math.max(0, resumeAt - ctx.now)} ms`, d('rate_limited'), resumeAt, reset !== null);
+      // announcedReset reads the Retry-After header first: whole seconds from now, so up to a second late.
+      const rounded = reset !== null && retryAfter !== null && /^\s*\d+\s*$/.test(retryAfter);
+      return new RateLimitedError(`rate limited (429): ${when} ${Math.max(0, resumeAt - ctx.now)} ms`, d('rate_limited'), resumeAt, reset !== null, rounded);
     }
     case 503:
       if (bodyCode === 'metering_unavailable') {

@@ -64,6 +64,8 @@ export class RateLimitedError extends ApiError {
     readonly resumeAt: number,
     /** False when the 429 carried no readable reset in any shape, so `resumeAt` is only our guess. */
     readonly resetAnnounced = true,
+    /** True when the reset came as whole seconds to wait (Retry-After: 2): up to a second late, too coarse to measure a window by. */
+    readonly resetRounded = false,
   ) {
     super(message, details);
   }

@@ -226,7 +226,7 @@ export class Dispatcher<K extends RunKind> {
         }
         if (rateLimited) {
           stats.rateLimited++;
-          limiter.rateLimit(err.resetAnnounced ? err.resumeAt : null);
+          limiter.rateLimit(err.resetAnnounced ? err.resumeAt : null, err.resetRounded);
           // When the run resumes is the limiter's word (the service's reset, or its own estimate), not the error's fallback.
           this.#o.onEvent?.({ type: 'rate-limited', resumeAt: limiter.pausedUntil });
         }

@@ -93,6 +93,8 @@ export class RateLimiter {
   #lastReset: number | null = null;
   /** The configured window is only a default (nothing known of the service's): see rateLimit. */
   readonly #windowGuessed: boolean;
+  /** A reset came as whole seconds to wait: what is measured from such resets is used, never told to be kept. */
+  #rounded = false;
   /** Bare 429s in a row while no window is known: the next look comes 2^(n-1) seconds later. */
   #blind = 0;
 
@@ -205,9 +207,10 @@ export class RateLimiter {
     this.#woken();
   }
 
-  /** A 429 arrived: every worker waits until its reset (null: it named none, so until our estimate of the window's end). */
-  rateLimit(resumeAt: number | null): void {
+  /** A 429 arrived: every worker waits until its reset (null: it named none, so until our estimate of the window's end; `rounded`: given in whole seconds). */
+  rateLimit(resumeAt: number | null, rounded = false): void {
     const now = this.#clock();
+    this.#rounded ||= rounded;
     const announced = resumeAt !== null;
     // The first 429 after a resume opens a pause; those of requests already in flight belong to it.
     const fresh = now >= this.#slots.pausedUntil();
@@ -267,14 +270,15 @@ export class RateLimiter {
   /**
    * Paces at `requests` per `windowMs` from now on. Only a measure is told to onLearn (and so stored and
    * announced), never a probe's try; nor, when the configured window was only a default, an estimate made
-   * before two resets measured the window.
+   * before two resets measured the window; nor anything measured from resets given in whole seconds (a
+   * window read from them was seen at 1.0 s and 9.7 s against a 2-s service).
    */
   #adopt(requests: number | null, windowMs: number, measured = true): void {
     if (requests === null || (requests === this.#limit && windowMs === this.#windowMs)) return;
     this.#limit = requests;
     this.#windowMs = windowMs;
     this.#quietSince = this.#clock();
-    if (measured && (this.#windowKnown || !this.#windowGuessed)) this.#onLearn?.({ requests, windowMs });
+    if (measured && !this.#rounded && (this.#windowKnown || !this.#windowGuessed)) this.#onLearn?.({ requests, windowMs });
   }
 }
 

@@ -160,6 +160,22 @@ describe('RateLimiter', () => {
     expect(learned.at(-1)).toEqual({ requests: 5, windowMs: 2000 });
   });
 
+  it('paces by what resets given in whole seconds show, but never tells it to be kept', async () => {
+    const t = virtualTime(0);
+    const learned: unknown[] = [];
+    const limiter = new RateLimiter({ limit: null, windowMs: 60_000, given: false, windowGuessed: true, onLearn: (r) => learned.push(r), ...t });
+    await t.sleep(100);
+    for (let i = 0; i < 5; i++) await go(limiter);
+    limiter.rateLimit(2000, true);
+    for (let i = 0; i < 5; i++) await go(limiter);
+    const ticket = await limiter.acquire();
+    limiter.settle(ticket, false);
+    limiter.rateLimit(4000, true);
+    // The same resets given precisely are told ('tells what it learned only once two resets measured'); these are not.
+    expect(limiter.limit).toBe(5);
+    expect(learned).toEqual([]);
+  });
+
   it('resumes at an announced reset, not a window after the last answer', async () => {
     const t = virtualTime(0);
     const limiter = new RateLimiter({ limit: 5, windowMs: 60_000, given: true, ...t });
