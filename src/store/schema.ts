@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { CLAIMS_SCHEMA } from './claims.js';
 import { CacheUnavailableError, checkedForDamage, sqliteCode } from './errors.js';
 import { makeDirs } from './paths.js';
@@ -50,6 +51,31 @@ export async function openSqlite(
   }
   // Native module, needed only by commands that touch the cache: loaded on first use.
   const { default: Sqlite } = await import('better-sqlite3');
+  // Two runs that start together on a new directory both set up the same new file: SQLite may answer one of
+  // them "busy" at once rather than through the busy timeout (switching a new file to WAL). It is let try
+  // again for a few seconds before it counts as unusable.
+  const until = Date.now() + OPEN_PATIENCE_MS;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await openOnce(Sqlite, file, prepare, what);
+    } catch (err) {
+      const busy = /^SQLITE_(BUSY|LOCKED)/.test(sqliteCode((err as { cause?: unknown }).cause));
+      // At least once more: a first try that waited out SQLite's own timeout has used the patience already.
+      if (!busy || (attempt > 1 && Date.now() >= until)) throw err;
+      await sleep(Math.min(500, 50 * attempt));
+    }
+  }
+}
+
+/** How long a busy file is tried again at open (a file held busy past its own 5-s timeout is not retried). */
+const OPEN_PATIENCE_MS = 5000;
+
+async function openOnce(
+  Sqlite: typeof Database,
+  file: string,
+  prepare: (db: Database.Database, file: string) => void,
+  what: string,
+): Promise<{ db: Database.Database; file: string }> {
   let db: Database.Database | undefined;
   try {
     return checkedForDamage(file, () => {

@@ -37,7 +37,7 @@ describe('two processes, one account, one cache', () => {
     const runB = startCli(['batch', b, '-o', join(dir, 'b-out.csv'), ...pace], { env });
     const [ra, rb] = await Promise.all([runA.done, runB.done]);
     expect(ra.stderr).toMatch(/errors 0/);
-    expect([ra.code, rb.code]).toEqual([0, 0]);
+    expect([ra.code, rb.code], `${ra.stderr}\n${rb.stderr}`).toEqual([0, 0]);
     const charged = sb.charges();
     expect(charged.rateLimited).toBe(0);
     expect(charged.total).toBeGreaterThanOrEqual(30_000);

@@ -130,3 +130,20 @@ describe('the cache file', () => {
     }
   });
 });
+
+describe('a file busy at open', () => {
+  it('is tried again while another connection holds it, not reported unusable at the first "busy"', async () => {
+    const dir = tempDir();
+    (await openCache({ dir })).close();
+    // Another connection holds the write lock; opening needs it (the schema check writes). SQLite's own
+    // timeout blocks this thread, so the holder lets go from a timer that runs while the opener waits again.
+    const holder = new Sqlite(path.join(dir, 'cache.sqlite'));
+    holder.exec('BEGIN IMMEDIATE');
+    setTimeout(() => holder.exec('COMMIT'), 50);
+    const cache = await openCache({ dir });
+    cache.putMany([{ endpoint: 'domain', host: 'a.example', status: 'missing', body: null }]);
+    expect(cache.get('domain', 'a.example', DAY)?.status).toBe('missing');
+    cache.close();
+    holder.close();
+  }, 20_000);
+});
