@@ -9,6 +9,7 @@ import { hostname } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Writable } from 'node:stream';
 import { UsageError } from '../api/errors.js';
+import { alive } from '../store/paths.js';
 
 export interface OutputTarget {
   stream: Writable;
@@ -112,15 +113,6 @@ async function removeStaleTemps(path: string): Promise<void> {
     const pid = Number(pattern.exec(name)?.[1]);
     if (!pid || pid === process.pid || alive(pid)) continue;
     await unlink(join(dirname(path), name)).catch(() => {});
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

@@ -7,7 +7,7 @@
 // gives up, when its process is gone, or after CLAIM_MS (a hung process must not hold a host for ever).
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
-import { alive } from './slots.js';
+import { alive } from './paths.js';
 
 /** Longest a claim holds: a request's timeout (30 s) and its retries' backoff, with room. */
 const CLAIM_MS = 2 * 60_000;

@@ -84,3 +84,17 @@ export function makeDirs(dir: string, mode: number): void {
     }
   }
 }
+
+/**
+ * True unless the process `pid` is known to be gone. For pids written into files on this machine (an output
+ * temp file's name, the cache's claims, the limiter's slots): a pid that cannot be checked counts as alive.
+ */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: it exists under another user.
+    return (err as NodeJS.ErrnoException).code !== 'ESRCH';
+  }
+}

@@ -11,6 +11,7 @@
 // counted its request any time until then, so it stays held one more window, like any answer.
 import type Database from 'better-sqlite3';
 import { RESETS_KEPT } from '../pipeline/slot-store.js';
+import { alive } from './paths.js';
 import type { SlotStore, TakeResult } from '../pipeline/schedule.js';
 
 /** free_at of a slot in flight: held until its answer. A number, not NULL, so that "held" is one index range. */
@@ -44,17 +45,6 @@ export const SLOTS_SCHEMA = `
     PRIMARY KEY (account, at)
   ) WITHOUT ROWID;
 `;
-
-/** True unless the process `pid` is known to be gone (the file is on this machine, so is the process). */
-export function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: it exists under another user.
-    return (err as NodeJS.ErrnoException).code !== 'ESRCH';
-  }
-}
 
 /** The slots of `account` (base URL and key fingerprint) in `db`, shared with every process using the file. */
 export function sqliteSlots(db: Database.Database, account: string, clock: () => number = Date.now): SlotStore {
