@@ -15,7 +15,7 @@ import {
   RateLimitedError,
   ServerError,
 } from './errors.js';
-import { announcedReset, nextBoundary } from './reset.js';
+import { rateLimitResume } from './reset.js';
 
 /** The typed error for a non-200 answer (§7); `key` is masked out of any service text it carries. */
 export function statusError(
@@ -48,12 +48,10 @@ export function statusError(
     case 404:
       return new NotFoundError(`${what}: not held by the service (404 not_found)`, d('not_found'));
     case 429: {
-      const reset = announcedReset(retryAfter, parsed, ctx.now);
-      const resumeAt = reset ?? nextBoundary(ctx.now, ctx.windowMs);
-      const when = reset === null ? 'named no reset; guessing' : 'resume in';
-      // announcedReset reads the Retry-After header first: whole seconds from now, so up to a second late.
-      const rounded = reset !== null && retryAfter !== null && /^\s*\d+\s*$/.test(retryAfter);
-      return new RateLimitedError(`rate limited (429): ${when} ${Math.max(0, resumeAt - ctx.now)} ms`, d('rate_limited'), resumeAt, reset !== null, rounded);
+      const resume = rateLimitResume(retryAfter, parsed, ctx.now, ctx.windowMs);
+      const when = resume.announced ? 'resume in' : 'named no reset; guessing';
+      const message = `rate limited (429): ${when} ${Math.max(0, resume.at - ctx.now)} ms`;
+      return new RateLimitedError(message, d('rate_limited'), resume.at, resume.announced, resume.rounded);
     }
     case 503:
       if (bodyCode === 'metering_unavailable') {

@@ -80,9 +80,23 @@ export function announcedReset(retryAfterHeader: string | null, body: unknown, n
   return null;
 }
 
-/** The instant (epoch ms) a 429 allows requests again: the announced reset, else the next boundary of the rate window. */
-export function rateLimitResumeAt(retryAfterHeader: string | null, body: unknown, now: number, windowMs = 60_000): number {
-  return announcedReset(retryAfterHeader, body, now) ?? nextBoundary(now, windowMs);
+/** When a 429 lets requests resume, and how the service said it. */
+export interface Resume {
+  /** Epoch ms: the announced reset, else the next boundary of the rate window (a guess). */
+  at: number;
+  /** False when the 429 named no reset we can read: `at` is only our guess. */
+  announced: boolean;
+  /** The reset came as whole seconds to wait (Retry-After: 2): up to a second late, too coarse to measure a window by. */
+  rounded: boolean;
+}
+
+/** When a 429 lets requests resume: the announced reset, else the next boundary of the rate window. */
+export function rateLimitResume(retryAfterHeader: string | null, body: unknown, now: number, windowMs = 60_000): Resume {
+  const reset = announcedReset(retryAfterHeader, body, now);
+  if (reset === null) return { at: nextBoundary(now, windowMs), announced: false, rounded: false };
+  // announcedReset takes the Retry-After header first, when it can be read and believed.
+  const fromHeader = retryAfterHeader !== null && announcedReset(retryAfterHeader, null, now) === reset;
+  return { at: reset, announced: true, rounded: fromHeader && /^\s*\d+\s*$/.test(retryAfterHeader) };
 }
 
 /** The next multiple of `windowMs` after `now`: where a fixed rate window would roll over. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseQuotaHeaders } from '../../src/api/quota.js';
-import { announcedReset, nextBoundary, parseInstant, rateLimitResumeAt } from '../../src/api/reset.js';
+import { announcedReset, nextBoundary, parseInstant, rateLimitResume } from '../../src/api/reset.js';
 
 const NOW = Date.parse('2026-11-22T10:00:30.000Z');
 
@@ -26,25 +26,32 @@ describe('parseInstant', () => {
   });
 });
 
-describe('rateLimitResumeAt', () => {
+describe('rateLimitResume', () => {
+  it('says whether the reset was announced, and whether as whole seconds to wait', () => {
+    expect(rateLimitResume('2', null, NOW)).toEqual({ at: NOW + 2000, announced: true, rounded: true });
+    expect(rateLimitResume(null, { retry_after: 2 }, NOW)).toEqual({ at: NOW + 2000, announced: true, rounded: false });
+    expect(rateLimitResume(null, { error: 'rate_limited' }, NOW, 1000)).toEqual({ at: nextBoundary(NOW, 1000), announced: false, rounded: false });
+    // A header not believed (a day away) leaves the body's reset, which is not rounded.
+    expect(rateLimitResume('86400', { reset_ms: NOW + 500 }, NOW)).toEqual({ at: NOW + 500, announced: true, rounded: false });
+  });
   it('prefers Retry-After seconds and HTTP-dates', () => {
-    expect(rateLimitResumeAt('12', { reset_at: '2030-01-01T00:00:00Z' }, NOW)).toBe(NOW + 12_000);
-    expect(rateLimitResumeAt('Sun, 22 Nov 2026 10:01:00 GMT', null, NOW)).toBe(Date.parse('2026-11-22T10:01:00Z'));
+    expect(rateLimitResume('12', { reset_at: '2030-01-01T00:00:00Z' }, NOW).at).toBe(NOW + 12_000);
+    expect(rateLimitResume('Sun, 22 Nov 2026 10:01:00 GMT', null, NOW).at).toBe(Date.parse('2026-11-22T10:01:00Z'));
   });
   it('reads the plausible body shapes', () => {
     const at = NOW + 20_000;
-    expect(rateLimitResumeAt(null, { error: 'rate_limited', reset_at: new Date(at).toISOString() }, NOW)).toBe(at);
-    expect(rateLimitResumeAt(null, { error: 'rate_limited', reset: Math.ceil(at / 1000) }, NOW)).toBe(Math.ceil(at / 1000) * 1000);
-    expect(rateLimitResumeAt(null, { error: 'rate_limited', reset_ms: at }, NOW)).toBe(at);
-    expect(rateLimitResumeAt(null, { error: 'rate_limited', retry_after: 2.5 }, NOW)).toBe(NOW + 2500);
-    expect(rateLimitResumeAt(null, { error: 'rate_limited', retry_after_ms: 750 }, NOW)).toBe(NOW + 750);
-    expect(rateLimitResumeAt(null, { error: 'rate_limited', details: { resetAt: new Date(at).toISOString() } }, NOW)).toBe(at);
+    expect(rateLimitResume(null, { error: 'rate_limited', reset_at: new Date(at).toISOString() }, NOW).at).toBe(at);
+    expect(rateLimitResume(null, { error: 'rate_limited', reset: Math.ceil(at / 1000) }, NOW).at).toBe(Math.ceil(at / 1000) * 1000);
+    expect(rateLimitResume(null, { error: 'rate_limited', reset_ms: at }, NOW).at).toBe(at);
+    expect(rateLimitResume(null, { error: 'rate_limited', retry_after: 2.5 }, NOW).at).toBe(NOW + 2500);
+    expect(rateLimitResume(null, { error: 'rate_limited', retry_after_ms: 750 }, NOW).at).toBe(NOW + 750);
+    expect(rateLimitResume(null, { error: 'rate_limited', details: { resetAt: new Date(at).toISOString() } }, NOW).at).toBe(at);
   });
   it('falls back to the next minute boundary, or the given window', () => {
-    expect(rateLimitResumeAt(null, { error: 'rate_limited' }, NOW)).toBe(Date.parse('2026-11-22T10:01:00Z'));
-    expect(rateLimitResumeAt(null, 'not json', NOW, 1000)).toBe(nextBoundary(NOW, 1000));
+    expect(rateLimitResume(null, { error: 'rate_limited' }, NOW).at).toBe(Date.parse('2026-11-22T10:01:00Z'));
+    expect(rateLimitResume(null, 'not json', NOW, 1000).at).toBe(nextBoundary(NOW, 1000));
     // A reset a day away is not believed.
-    expect(rateLimitResumeAt(null, { reset_at: '2026-11-23T10:00:00Z' }, NOW)).toBe(Date.parse('2026-11-22T10:01:00Z'));
+    expect(rateLimitResume(null, { reset_at: '2026-11-23T10:00:00Z' }, NOW).at).toBe(Date.parse('2026-11-22T10:01:00Z'));
   });
   it('tells an announced reset from a guess', () => {
     expect(announcedReset(null, { error: 'rate_limited' }, NOW)).toBeNull();
@@ -54,7 +61,7 @@ describe('rateLimitResumeAt', () => {
     expect(announcedReset(null, { reset_ms: NOW + 1500 }, NOW)).toBe(NOW + 1500);
   });
   it('never returns a time in the past', () => {
-    expect(rateLimitResumeAt(null, { reset_at: '2026-11-22T09:00:00Z' }, NOW)).toBe(NOW);
+    expect(rateLimitResume(null, { reset_at: '2026-11-22T09:00:00Z' }, NOW).at).toBe(NOW);
   });
 });
 
