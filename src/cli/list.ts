@@ -6,7 +6,7 @@ import { UsageError } from '../api/errors.js';
 import { openJobInput, runJob, type JobInput } from '../pipeline/job.js';
 import { enrich } from '../pipeline/run.js';
 import { RateLimiter } from '../pipeline/schedule.js';
-import { type RunStats, stopText } from '../pipeline/stats.js';
+import { type RunStats, stopCause } from '../pipeline/stats.js';
 import type { EnrichedRow, RunKind } from '../pipeline/types.js';
 import type { Context } from './context.js';
 import type { EnrichCommand } from './options.js';
@@ -162,7 +162,7 @@ export async function runList(ctx: Context<EnrichCommand>, spec: ListSpec): Prom
 /** The summary on stderr (unless --quiet); why the run stopped in the words its rows use, not the reason's code. */
 function summarize(ctx: Context<EnrichCommand>, stats: Readonly<RunStats>): void {
   if (ctx.opts.quiet) return;
-  const stoppedBy = stats.stoppedBy === null ? null : stopText(stats.stoppedBy, ctx.opts.maxLookups ?? null).replace(/^not looked up: /, '');
+  const stoppedBy = stats.stoppedBy === null ? null : stopCause(stats.stoppedBy, ctx.opts.maxLookups ?? null);
   ctx.io.stderr.write(`${renderSummary({ ...stats, stoppedBy }, ctx.style)}\n`);
 }
 

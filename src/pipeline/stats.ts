@@ -44,20 +44,29 @@ export interface RunStats {
  */
 export type StopReason = 'quota' | 'budget' | 'aborted' | 'closed' | 'key' | 'error' | 'short';
 
-const STOP_TEXT: { readonly [R in StopReason]: (maxLookups: number | null) => string } = {
+const STOP_CAUSE: { readonly [R in StopReason]: (maxLookups: number | null) => string } = {
   // Said whether a 402 came or the last answer reported 0 left (the run then sends nothing to be refused).
-  quota: () => "not looked up: the month's lookups are spent",
-  budget: (maxLookups) => `not looked up: --max-lookups ${maxLookups} reached`,
+  quota: () => "the month's lookups are spent",
+  budget: (maxLookups) => `--max-lookups ${maxLookups} reached`,
   aborted: () => 'interrupted',
   closed: () => 'the output was closed',
-  key: () => 'not looked up: the API key was refused (401)',
+  key: () => 'the API key was refused (401)',
   error: () => 'stopped by an error',
-  short: () => 'not looked up: the quota left cannot cover this run',
+  short: () => 'the quota left cannot cover this run',
 };
+
+/** Stops that are a decision not to look the rest up (the others cut the run short). */
+const DECIDED: ReadonlySet<StopReason> = new Set(['quota', 'budget', 'key', 'short']);
+
+/** Why a run stopped, in words (the summary's "stopped:" line). */
+export function stopCause(reason: StopReason, maxLookups: number | null): string {
+  return STOP_CAUSE[reason](maxLookups);
+}
 
 /** What the rows a stopped run did not look up say (their `reason`). */
 export function stopText(reason: StopReason, maxLookups: number | null): string {
-  return STOP_TEXT[reason](maxLookups);
+  const cause = stopCause(reason, maxLookups);
+  return DECIDED.has(reason) ? `not looked up: ${cause}` : cause;
 }
 
 export type RunEvent =
