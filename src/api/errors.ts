@@ -102,6 +102,20 @@ export class InputError extends DomainIntelError {
   }
 }
 
+/**
+ * The output could not be written (disk full, read-only, permission): names the target and the cause. An
+ * existing -o FILE is untouched when this is raised.
+ */
+export class OutputError extends DomainIntelError {
+  constructor(
+    message: string,
+    readonly target: string,
+    code = 'output',
+  ) {
+    super(message, { code });
+  }
+}
+
 /** The run was cut short by the caller (AbortSignal / Ctrl-C). */
 export class AbortedError extends DomainIntelError {
   constructor(message = 'aborted') {

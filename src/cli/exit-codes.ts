@@ -1,6 +1,16 @@
 // Exit codes a cron job can act on; the README's table is written from this one.
 import { CommanderError } from 'commander';
-import { AbortedError, BadRequestError, DomainIntelError, InputError, InvalidKeyError, NotFoundError, QuotaExhaustedError, UsageError } from '../api/errors.js';
+import {
+  AbortedError,
+  BadRequestError,
+  DomainIntelError,
+  InputError,
+  InvalidKeyError,
+  NotFoundError,
+  OutputError,
+  QuotaExhaustedError,
+  UsageError,
+} from '../api/errors.js';
 import { CacheCorruptError, CacheUnavailableError } from '../store/errors.js';
 
 export const EXIT = {
@@ -24,6 +34,10 @@ export const EXIT = {
   NOT_FOUND: 8,
   /** The cache file is damaged or cannot be used here: `cache clear`, `--no-cache` or another cache dir. */
   CACHE: 9,
+  /** The output could not be written (disk full, read-only, permission); an existing -o FILE is untouched. */
+  OUTPUT: 10,
+  /** The output is written, but paid answers could not be kept in the cache (disk full, read-only): a re-run pays for them again. */
+  NOT_KEPT: 11,
   /** Interrupted (Ctrl-C): answers so far are cached, re-run to resume. */
   INTERRUPTED: 130,
   /** The reader of stdout went away (e.g. `| head`); nothing more was spent. */
@@ -42,6 +56,7 @@ export function exitCodeFor(err: unknown): ExitCode {
   if (err instanceof NotFoundError) return EXIT.NOT_FOUND;
   if (err instanceof BadRequestError) return EXIT.USAGE;
   if (err instanceof AbortedError) return EXIT.INTERRUPTED;
+  if (err instanceof OutputError) return EXIT.OUTPUT;
   if (err instanceof CacheCorruptError || err instanceof CacheUnavailableError) return EXIT.CACHE;
   if (err instanceof DomainIntelError) return EXIT.NETWORK; // network, protocol, 5xx after retries
   return EXIT.FAILURE;
@@ -59,6 +74,8 @@ export const EXIT_TABLE: [number, string][] = [
   [EXIT.NETWORK, 'service unreachable or failing'],
   [EXIT.NOT_FOUND, 'host or technology not held (single lookups)'],
   [EXIT.CACHE, 'cache file damaged (run domain-intel cache clear) or unusable (use --no-cache or DOMAIN_INTEL_CACHE_DIR)'],
+  [EXIT.OUTPUT, 'the output could not be written (disk full, read-only, permission); an existing -o FILE is untouched'],
+  [EXIT.NOT_KEPT, 'output written, but paid answers could not be kept in the cache (disk full, read-only): a re-run pays for them again'],
   [EXIT.INTERRUPTED, 'interrupted; answers so far are cached, re-run to resume'],
   [EXIT.PIPE, 'stdout closed early (e.g. | head); nothing more was spent'],
 ];

@@ -4,10 +4,11 @@
 // shell completion (commands/completion.ts) and the README's option reference (options-doc.ts, `npm run
 // docs`). Parsers run at parse time, so a bad value is a usage error before anything is sent (habit 3).
 // Kept free of heavy imports: this file loads for every command, even --help.
-import { type Command, InvalidArgumentError, Option } from 'commander';
+import { type Command, Option } from 'commander';
 import { PLAN_NAMES } from '../api/types.js';
-import { DEFAULT_READINGS, READING_CHOICES } from '../sandbox/readings.js';
-import { DEFAULT_MAX_AGE_MS, durationText, parseDuration, parseRate } from '../store/values.js';
+import { DEFAULT_MAX_AGE_MS, durationText } from '../store/values.js';
+import { duration, intOption, list, rate } from './option-parsers.js';
+import { SANDBOX_OPTIONS } from './sandbox-options.js';
 
 const FORMATS = ['table', 'json', 'ndjson', 'csv'] as const;
 const BATCH_FORMATS = ['csv', 'json', 'ndjson'] as const;
@@ -22,58 +23,6 @@ const FROM_FILE = ['batch', 'traffic', 'employees'] as const;
 
 /** commander's flags for --version, which it declares itself (main.ts); completion offers them too. */
 export const VERSION_FLAGS = '-V, --version';
-
-/** A whole number >= min. */
-function intOption(min: number) {
-  return (value: string): number => {
-    if (!/^\d+$/.test(value.trim())) throw new InvalidArgumentError(`expected a whole number, got ${JSON.stringify(value)}`);
-    const n = Number.parseInt(value, 10);
-    if (n < min) throw new InvalidArgumentError(`expected a number of at least ${min}`);
-    return n;
-  };
-}
-
-// commander reports an InvalidArgumentError as "option '--x <v>' argument 'y' is invalid. <message>".
-function asOptionError<T>(rule: (value: string) => T): (value: string) => T {
-  return (value) => {
-    try {
-      return rule(value);
-    } catch (err) {
-      throw new InvalidArgumentError((err as Error).message);
-    }
-  };
-}
-
-/** A duration such as 500ms, 45s, 90m, 12h, 30d, 2w, in ms. */
-const duration = asOptionError(parseDuration);
-/** A rate such as 300/1m, 20/1s or a plain 600 (per minute). */
-const rate = asOptionError(parseRate);
-
-/** A comma-separated list. */
-function list(value: string): string[] {
-  return value
-    .split(',')
-    .map((s) => s.trim())
-    .filter((s) => s !== '');
-}
-
-/** A comma-separated list of whole numbers of at least 1. */
-function counts(value: string): number[] {
-  const one = intOption(1);
-  return list(value).map(one);
-}
-
-/** A sandbox reading: its choices, and its default (the reading thought most likely), from sandbox/readings.ts. */
-function reading<K extends keyof typeof READING_CHOICES>(name: K, flag: `--${string}`, help: string) {
-  return { flags: `${flag} <reading>` as const, help, commands: ['sandbox'] as const, choices: READING_CHOICES[name], default: DEFAULT_READINGS[name] };
-}
-
-/** A number from 0 to 1. */
-function probability(value: string): number {
-  const n = Number(value);
-  if (!Number.isFinite(n) || n < 0 || n > 1) throw new InvalidArgumentError('expected a number from 0 to 1');
-  return n;
-}
 
 /** One option. `default` is applied by commander, except for a setting, which the config resolver applies. */
 export interface OptionRow {
@@ -137,7 +86,14 @@ export const OPTIONS = {
     per: { batch: { choices: BATCH_FORMATS } },
   },
   output: { flags: '-o, --output <file>', help: 'write to FILE, replaced only when complete (- for stdout)', commands: ENRICH },
-  raw: { flags: '--raw', help: 'do not neutralise spreadsheet formulas in CSV cells', commands: [...ENRICH, 'tech', 'catalog'] },
+  replaceIncomplete: {
+    flags: '--replace-incomplete',
+    help: 'let an incomplete run replace -o FILE (default: FILE kept, rows to FILE.partial)',
+    commands: ENRICH,
+  },
+  raw: { flags: '--raw', help: "neutralise no spreadsheet formulas in CSV cells, not even the service's", commands: [...ENRICH, 'tech', 'catalog'] },
+  neutraliseInput: { flags: '--neutralise-input', help: 'neutralise formulas in your own input cells too (default: only ours)', commands: ENRICH },
+  bom: { flags: '--bom', help: 'start CSV output with a UTF-8 BOM, for Excel (kept anyway when the input has one)', commands: ENRICH },
   column: { flags: '--column <name|index>', help: 'the host column, by header name or 1-based index', commands: FROM_FILE },
   inputFormat: { flags: '--input-format <format>', help: 'how to read the input', commands: FROM_FILE, choices: INPUT_FORMATS, default: 'auto' },
   prefix: { flags: '--prefix <text>', help: 'prefix for the appended columns, to avoid clashes with yours', commands: FROM_FILE, default: '' },
@@ -154,6 +110,11 @@ export const OPTIONS = {
     commands: [...ENRICH, 'catalog'],
     per: { catalog: { help: 'fetch the catalog again' } },
   },
+  stale: {
+    flags: '--no-stale',
+    help: 'never use an answer older than --max-age, even when the service cannot be reached to refresh it',
+    commands: ENRICH,
+  },
   maxAge: {
     flags: '--max-age <duration>',
     help: 'oldest cached answer to use',
@@ -167,36 +128,7 @@ export const OPTIONS = {
   concurrency: { flags: '--concurrency <n>', help: 'requests in flight', commands: ENRICH, parse: intOption(1), default: 8 },
   progress: { flags: '--progress', help: 'show progress even when stderr is not a terminal', commands: ENRICH },
 
-  port: { flags: '--port <n>', help: 'port (0 picks a free one)', commands: ['sandbox'], parse: intOption(0), default: 8787 },
-  quota: { flags: '--quota <n>', help: 'lookups included this month', commands: ['sandbox'], parse: intOption(0) },
-  windowMs: { flags: '--window-ms <n>', help: 'rate window length in ms', commands: ['sandbox'], parse: intOption(10), default: 60_000 },
-  latencyMs: { flags: '--latency-ms <n>', help: 'added latency per request', commands: ['sandbox'], parse: intOption(0), default: 0 },
-  failRate: { flags: '--fail-rate <p>', help: 'share of requests answered 503', commands: ['sandbox'], parse: probability, default: 0 },
-  seed: { flags: '--seed <s>', help: 'dataset and fault seed', commands: ['sandbox'], default: '1' },
-  hosts: { flags: '--hosts <n>', help: 'hosts in the dataset', commands: ['sandbox'], parse: intOption(1), default: 5000 },
-  // The sandbox's readings of what the spec leaves open (sandbox/readings.ts); each help says why its default.
-  allAbsent: reading('allAbsent', '--all-absent', 'a batch of absent hosts only: 200 with empty data, or 404; charged either way (empty: §7 has no batch 404)'),
-  overQuota: reading('overQuota', '--over-quota', 'a batch costing more than is left: 402 whole, or its first hosts served (refuse: no silent throttling)'),
-  order: reading('order', '--order', 'order of data and missing in a batch answer (submitted: the natural echo)'),
-  missingCase: reading('missingCase', '--missing-case', "spelling of a batch's missing hosts (lower: as a profile's domain)"),
-  upperCase: reading('upperCase', '--upper-case', 'upper-case hostnames lowered, or refused 400 (lower: §4 answers them lower-cased)'),
-  resetStyle: reading('resetStyle', '--reset-style', "how a 429 tells its reset, or 'none' (iso: §7's body carries a reset time)"),
-  quotaResetStyle: reading('quotaResetStyle', '--quota-reset-style', 'format of X-Quota-Reset (iso: the usual form in JSON APIs)'),
-  window: reading('window', '--window', 'rate limit over clock-aligned or sliding windows (fixed: "requests per minute")'),
-  freeLimited: { flags: '--free-limited', help: 'rate-limit technology and catalog too (off by default: §7 gives them no 429)', commands: ['sandbox'] },
-  freeQuotaHeaders: {
-    flags: '--free-quota-headers',
-    help: 'quota headers on technology and catalog answers too (off by default: they are free)',
-    commands: ['sandbox'],
-  },
-  revokeAfter: { flags: '--revoke-after <n>', help: 'revoke the printed key after N requests (default: never)', commands: ['sandbox'], parse: intOption(0) },
-  slowRequests: {
-    flags: '--slow-requests <list>',
-    help: 'hold back the answers to these requests (1-based) by --slow-ms',
-    commands: ['sandbox'],
-    parse: counts,
-  },
-  slowMs: { flags: '--slow-ms <n>', help: 'how long a held-back answer waits', commands: ['sandbox'], parse: intOption(0), default: 2000 },
+  ...SANDBOX_OPTIONS,
 
   names: {
     flags: '--names <what>',

@@ -32,6 +32,15 @@ export interface RunStats {
   quota: QuotaInfo | null;
   /** How far X-Quota-Remaining fell over the run (ledger.ts), to check against lookupsSpent; null without the headers. */
   quotaDrop: number | null;
+  /**
+   * Rows given a cached answer older than --max-age because a fresh one could not be had (the service
+   * unreachable or failing, the quota spent, the budget reached), and why; see EnrichOptions.stale.
+   */
+  stale: number;
+  staleCause: string | null;
+  /** Paid answers the store could not keep (disk full, read-only): in the output, but a re-run pays again; and why. */
+  notKept: number;
+  notKeptCause: string | null;
   /** Why the run stopped sending before the end, if it did. */
   stoppedBy: StopReason | null;
 }
@@ -98,6 +107,10 @@ export function emptyStats(now: number): RunStats {
     elapsedMs: 0,
     quota: null,
     quotaDrop: null,
+    stale: 0,
+    staleCause: null,
+    notKept: 0,
+    notKeptCause: null,
     stoppedBy: null,
   };
 }
