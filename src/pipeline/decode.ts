@@ -1,4 +1,4 @@
-// The byte layer under the reader: strips the BOM, refuses binary and non-UTF-8 input with the line it
+// The byte layer under the reader: strips the BOM (and says it saw one, so the output can keep it), refuses binary and non-UTF-8 input with the line it
 // went wrong on, and hands on the original bytes (not decoded strings) so csv-parse's byte offsets stay
 // ours to map to line numbers. Validation is per chunk, so memory stays at one chunk plus <= 3 bytes.
 import { isUtf8 } from 'node:buffer';
@@ -25,8 +25,16 @@ function countNewlines(buf: Uint8Array, end = buf.length): number {
 
 type Chunk = Buffer | Uint8Array | string;
 
-/** Yields the input's bytes without a UTF-8 BOM, each chunk proven UTF-8 and ending on a character. */
-export async function* utf8Chunks(source: AsyncIterable<Chunk>, file: string): AsyncGenerator<Buffer> {
+/** What the byte layer saw that is not data: a UTF-8 BOM at the start (known before the first chunk is yielded). */
+export interface ByteFacts {
+  bom: boolean;
+}
+
+/**
+ * Yields the input's bytes without a UTF-8 BOM, each chunk proven UTF-8 and ending on a character; a BOM
+ * dropped is noted in `facts`.
+ */
+export async function* utf8Chunks(source: AsyncIterable<Chunk>, file: string, facts: ByteFacts = { bom: false }): AsyncGenerator<Buffer> {
   let head: Buffer | null = Buffer.alloc(0);
   let carry: Buffer = Buffer.alloc(0);
   let sample = Buffer.alloc(0);
@@ -61,14 +69,14 @@ export async function* utf8Chunks(source: AsyncIterable<Chunk>, file: string): A
       // The BOM and file signatures may arrive split over tiny chunks: wait for 4 bytes first.
       head = Buffer.concat([head, chunk]);
       if (head.length < 4) continue;
-      chunk = start(head, file);
+      chunk = start(head, file, facts);
       head = null;
     }
     const body = take(chunk);
     if (body.length > 0) yield body;
   }
   if (head !== null && head.length > 0) {
-    const body = take(start(head, file));
+    const body = take(start(head, file, facts));
     if (body.length > 0) yield body;
   }
   if (carry.length > 0) throw notUtf8(file, line, carry[0] ?? 0, sample);
@@ -80,14 +88,15 @@ function toBuffer(piece: Chunk): Buffer {
 }
 
 // Refuses the encodings and containers people most often feed a "CSV" tool by mistake, then drops the BOM.
-function start(head: Buffer, file: string): Buffer {
+function start(head: Buffer, file: string, facts: ByteFacts): Buffer {
   if ((head[0] === 0xff && head[1] === 0xfe) || (head[0] === 0xfe && head[1] === 0xff)) {
     throw inputError(file, 1, 'looks like UTF-16 text; convert it with iconv -f utf-16 -t utf-8', 'bad_encoding');
   }
   if (head[0] === 0x50 && head[1] === 0x4b && head[2] === 0x03 && head[3] === 0x04) {
     throw inputError(file, 1, 'looks like a ZIP archive or Excel workbook, not text; save it as CSV', 'binary_input');
   }
-  return UTF8_BOM.every((b, i) => head[i] === b) ? head.subarray(3) : head;
+  facts.bom = UTF8_BOM.every((b, i) => head[i] === b);
+  return facts.bom ? head.subarray(3) : head;
 }
 
 // Length of a multi-byte character cut off at the end of `buf`, to be completed by the next chunk.

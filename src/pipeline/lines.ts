@@ -87,10 +87,15 @@ export function tooLong(file: string, line: number, hint = ''): Error {
  * Finds the line each CSV/TSV row starts on by scanning the bytes handed to csv-parse, following the
  * same quoting rules it is configured with (a quote opens a field only at its start; inside, `""` is a
  * quote and any other `"` closes; empty lines are skipped). Starts are queued in row order.
+ * On the way it notes how the first row (the header) ends, CRLF or LF, outside quotes: a header cell may
+ * hold a quoted line break of its own, which says nothing about the file's row ends.
  */
 export class RowStarts {
   /** True while the scan is inside a quoted field (an unclosed quote, if the input ends here). */
   inQuotes = false;
+  /** How the first row ended, once the scan has passed its end. */
+  eol: '\n' | '\r\n' | null = null;
+  private prevCR = false;
   private line: number;
   private starts: number[] = [];
   private head = 0;
@@ -108,7 +113,14 @@ export class RowStarts {
 
   /** Scans bytes in input order, before the parser sees them. */
   push(buf: Buffer): void {
-    for (let i = 0; i < buf.length; i++) this.step(buf[i]!);
+    let i = 0;
+    // The byte before each LF is followed only until the first row's end is known: the header, not the file.
+    for (; this.eol === null && i < buf.length; i++) {
+      const b = buf[i]!;
+      this.step(b);
+      this.prevCR = b === CR;
+    }
+    for (; i < buf.length; i++) this.step(buf[i]!);
   }
 
   /** Start line of the next row the parser emits (rows are taken in order). */
@@ -145,6 +157,7 @@ export class RowStarts {
     }
     if (b === LF) {
       this.line++;
+      if (this.eol === null && this.rowOpen) this.eol = this.prevCR ? '\r\n' : '\n';
       this.rowOpen = false;
       this.fieldStart = true;
       return;

@@ -19,12 +19,14 @@
 // - CSV/TSV: blank lines and, before the header only, '#' lines are skipped; a row whose only cell is
 //   whitespace is skipped too (it carries nothing). Inside the data '#' has no meaning in CSV.
 // - host column not found, or more than one candidate: UsageError listing the headers.
+// - a UTF-8 BOM is not data: dropped, and noted in the shape (`bom`) with how the first row ends (`eol`,
+//   CRLF or LF; a file mixing both is taken by its first row), so the output can be written the same way.
 import type { Readable } from 'node:stream';
 import { Readable as ReadableStream } from 'node:stream';
 import { parse, CsvError } from 'csv-parse';
 import { UsageError } from '../api/errors.js';
 import type { InputRecord, InputShape } from './types.js';
-import { inputError, MAX_LINE_BYTES, utf8Chunks } from './decode.js';
+import { type ByteFacts, inputError, MAX_LINE_BYTES, utf8Chunks } from './decode.js';
 import { LineReader, lineText, RowStarts, tooLong } from './lines.js';
 import { showValue } from './show.js';
 
@@ -54,10 +56,13 @@ export const HOST_HEADERS = ['domain', 'host', 'hostname', 'website', 'url', 'si
 /** Opens a CSV, TSV or newline-list input as a stream of records; its shape is known on return. */
 export async function openInput(source: NodeJS.ReadableStream | Readable, opts: OpenInputOptions): Promise<OpenedInput> {
   const file = opts.fileName;
-  const reader = new LineReader(utf8Chunks(source as AsyncIterable<Buffer>, file), file);
+  const facts: ByteFacts = { bom: false };
+  const reader = new LineReader(utf8Chunks(source as AsyncIterable<Buffer>, file, facts), file);
   const first = await firstSignificantLine(reader);
+  // The BOM is known once the first bytes are through: before any line came back, or at the end of input.
+  const bom = facts.bom;
   if (first === null) {
-    return { shape: { format: 'lines', headers: null, hostColumn: 0 }, records: empty() };
+    return { shape: { format: 'lines', headers: null, hostColumn: 0, bom, eol: '\n' }, records: empty() };
   }
   const format = opts.format === undefined || opts.format === 'auto' ? detect(first.text) : opts.format;
   if (format === 'lines') {
@@ -65,9 +70,13 @@ export async function openInput(source: NodeJS.ReadableStream | Readable, opts: 
       await reader.close();
       throw new UsageError(`${file}: --column applies to CSV or TSV input; this file is a plain list of names`);
     }
-    return { shape: { format, headers: null, hostColumn: 0 }, records: listRecords(reader, first) };
+    // A list's first line decides its line ends (its LF, and the CR before it if any).
+    const eol = first.bytes.at(-1) === 0x0d ? '\r\n' : '\n';
+    return { shape: { format, headers: null, hostColumn: 0, bom, eol }, records: listRecords(reader, first) };
   }
-  return openTable(reader, first, format, opts);
+  const opened = await openTable(reader, first, format, opts);
+  opened.shape.bom = bom;
+  return opened;
 }
 
 interface FirstLine {
@@ -205,7 +214,10 @@ async function openTable(reader: LineReader, first: FirstLine, format: 'csv' | '
   async function* records(): AsyncGenerator<InputRecord> {
     for await (const batch of chunks()) yield* batch;
   }
-  return { shape: { format, headers, hostColumn }, records: records(), chunks: chunks() };
+  // The header has been scanned to its end by now (the parser emitted it), so its line end is known; a file
+  // that is a header without a line break ends in the LF put back above, after a CR if it had one.
+  const eol = starts.eol ?? '\n';
+  return { shape: { format, headers, hostColumn, eol }, records: records(), chunks: chunks() };
 }
 
 // csv-parse's messages name its own (miscounted) line; ours name the line where the row starts.

@@ -18,6 +18,13 @@ export interface InputShape {
   headers: string[] | null;
   /** Index of the host column in `cells`. 0 for newline lists. */
   hostColumn: number;
+  /** The input started with a UTF-8 BOM (CSV output keeps it). Absent: no BOM. */
+  bom?: boolean;
+  /**
+   * How the input's rows end, so CSV output ends its rows the same way: decided by the first row's ending
+   * (the header of a CSV/TSV, outside quotes; the first line of a list). Absent: LF.
+   */
+  eol?: '\n' | '\r\n';
 }
 
 /** Which endpoint a run enriches from; decides the result type and the appended columns. */

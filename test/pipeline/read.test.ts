@@ -10,7 +10,7 @@ const lines = (r: { records: { line: number }[] }) => r.records.map((x) => x.lin
 describe('openInput: newline lists', () => {
   it('skips blank and # lines, trims values, keeps the raw line as the cell, numbers lines from 1', async () => {
     const r = await readAll('# my list\n\nexample.com\n  www.example.org  \n   # indented comment\n\t\nfoo.net');
-    expect(r.shape).toEqual({ format: 'lines', headers: null, hostColumn: 0 });
+    expect(r.shape).toEqual({ format: 'lines', headers: null, hostColumn: 0, bom: false, eol: '\n' });
     expect(r.records).toEqual([
       { line: 3, cells: ['example.com'], value: 'example.com' },
       { line: 4, cells: ['  www.example.org  '], value: 'www.example.org' },
@@ -44,7 +44,7 @@ describe('openInput: newline lists', () => {
 describe('openInput: CSV and TSV', () => {
   it('detects CSV with a header and finds the host column by name, case-insensitively', async () => {
     const r = await readAll('id, Website ,name\n1,example.com,Acme\n2,foo.org,"Foo, Inc."\n');
-    expect(r.shape).toEqual({ format: 'csv', headers: ['id', ' Website ', 'name'], hostColumn: 1 });
+    expect(r.shape).toEqual({ format: 'csv', headers: ['id', ' Website ', 'name'], hostColumn: 1, bom: false, eol: '\n' });
     expect(r.records).toEqual([
       { line: 2, cells: ['1', 'example.com', 'Acme'], value: 'example.com' },
       { line: 3, cells: ['2', 'foo.org', 'Foo, Inc.'], value: 'foo.org' },
@@ -53,14 +53,14 @@ describe('openInput: CSV and TSV', () => {
 
   it('detects TSV when the first line has a tab', async () => {
     const r = await readAll('name\tURL\nAcme\thttps://example.com/\n');
-    expect(r.shape).toEqual({ format: 'tsv', headers: ['name', 'URL'], hostColumn: 1 });
+    expect(r.shape).toEqual({ format: 'tsv', headers: ['name', 'URL'], hostColumn: 1, bom: false, eol: '\n' });
     expect(r.records[0]!.cells).toEqual(['Acme', 'https://example.com/']);
   });
 
   it('reads a lone known header as a one-column CSV', async () => {
     for (const h of ['domain', 'Email', '  HOST  ', 'url']) {
       const r = await readAll(`${h}\nexample.com\n`);
-      expect(r.shape).toEqual({ format: 'csv', headers: [h], hostColumn: 0 });
+      expect(r.shape).toEqual({ format: 'csv', headers: [h], hostColumn: 0, bom: false, eol: '\n' });
       expect(r.records).toEqual([{ line: 2, cells: ['example.com'], value: 'example.com' }]);
     }
   });
@@ -124,7 +124,7 @@ describe('openInput: CSV and TSV', () => {
     const tsv = await readAll('domain\ta,b\nx.com\t1,2\n', { format: 'tsv' });
     expect(tsv.records[0]!.cells).toEqual(['x.com', '1,2']);
     const csv = await readAll('site\na.com\n', { format: 'csv' });
-    expect(csv.shape).toEqual({ format: 'csv', headers: ['site'], hostColumn: 0 });
+    expect(csv.shape).toEqual({ format: 'csv', headers: ['site'], hostColumn: 0, bom: false, eol: '\n' });
   });
 });
 
@@ -258,5 +258,49 @@ describe('openInput: records in arrays (chunks)', () => {
     })();
     expect(seen).toBe(2000);
     expect(err).toMatchObject({ line: 2002, code: 'bad_quote' });
+  });
+});
+
+describe('openInput: BOM and line ends, noted for the output', () => {
+  const shapeOf = async (text: string, chunk = 0, format?: 'csv' | 'tsv' | 'lines') =>
+    (await readAll(text, format === undefined ? {} : { format }, chunk)).shape;
+
+  it('notes a BOM, however the first bytes are split, and keeps it out of the first header', async () => {
+    for (const chunk of [0, 1, 2, 3, 4]) {
+      const r = await readAll('\ufeffdomain,n\r\na.com,1\r\n', {}, chunk);
+      expect(r.shape).toMatchObject({ headers: ['domain', 'n'], bom: true, eol: '\r\n' });
+      expect(r.records.map((x) => x.cells)).toEqual([['a.com', '1']]);
+    }
+    expect(await shapeOf('domain,n\na.com,1\n')).toMatchObject({ bom: false, eol: '\n' });
+    // A BOM-like character later in the file is data, not a BOM.
+    expect(await shapeOf('a.com\n\ufeffb.com\n')).toMatchObject({ format: 'lines', bom: false });
+    expect(await shapeOf('\ufeffa.com')).toMatchObject({ format: 'lines', bom: true });
+  });
+
+  it('takes the line end from the header, outside quotes: a header cell with its own LF does not decide', async () => {
+    for (const chunk of [0, 1, 5]) {
+      // (A comma on the first physical line, so the file is taken for CSV.)
+      expect(await shapeOf('id,"dom\nain",domain\r\n1,a.com,b.com\r\n', chunk)).toMatchObject({ format: 'csv', eol: '\r\n' });
+      expect(await shapeOf('id,"x\r\ny",domain\n1,a,b.com\n', chunk)).toMatchObject({ format: 'csv', eol: '\n' });
+      // Ending in a quoted field, CR before the LF.
+      expect(await shapeOf('n,"domain"\r\n1,a.com\r\n', chunk)).toMatchObject({ eol: '\r\n' });
+    }
+  });
+
+  it('takes it from the first row only: blank and # lines before the header, and a mixed file', async () => {
+    expect(await shapeOf('# export\n\ndomain,n\r\na.com,1\n')).toMatchObject({ eol: '\r\n' });
+    expect(await shapeOf('# export\r\n\r\ndomain,n\na.com,1\r\n')).toMatchObject({ eol: '\n' });
+    expect(await shapeOf('domain\tn\r\na.com\t1\r\n')).toMatchObject({ format: 'tsv', eol: '\r\n' });
+  });
+
+  it('lists: the first line decides; a single line without a break is LF unless it ends in CR', async () => {
+    expect(await shapeOf('a.com\r\nb.com\r\n')).toMatchObject({ format: 'lines', eol: '\r\n' });
+    expect(await shapeOf('\n# c\r\na.com\r\nb.com\n')).toMatchObject({ format: 'lines', eol: '\r\n' });
+    expect(await shapeOf('a.com\nb.com\r\n')).toMatchObject({ format: 'lines', eol: '\n' });
+    expect(await shapeOf('a.com')).toMatchObject({ eol: '\n' });
+    expect(await shapeOf('a.com\r')).toMatchObject({ eol: '\r\n' });
+    expect(await shapeOf('domain')).toMatchObject({ format: 'csv', eol: '\n' });
+    expect(await shapeOf('domain\r')).toMatchObject({ format: 'csv', eol: '\r\n' });
+    expect(await shapeOf('domain,x\r\n', 0, 'lines')).toMatchObject({ format: 'lines', eol: '\r\n' });
   });
 });
