@@ -137,6 +137,8 @@ export async function runList(ctx: Context<EnrichCommand>, spec: ListSpec): Prom
           prefix: o.prefix,
           fields: o.fields,
           raw: o.raw === true,
+          neutraliseInput: o.neutraliseInput === true,
+          bom: o.bom === true,
           ...terminalCells(ctx, out.stream),
         },
         { ...runOptions, onProgress, onEvent },

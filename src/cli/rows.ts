@@ -19,6 +19,8 @@ export async function writeRows(ctx: Context<EnrichCommand>, opts: { kind: RunKi
     kind: opts.kind,
     shape: { format: 'lines', headers: null, hostColumn: 0 },
     raw: ctx.opts.raw === true,
+    neutraliseInput: ctx.opts.neutraliseInput === true,
+    bom: ctx.opts.bom === true,
     ...terminalCells(ctx, ctx.io.stdout),
   });
   for (const row of opts.rows) await writer.write(row);

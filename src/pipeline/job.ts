@@ -23,6 +23,10 @@ export interface JobOutput {
   prefix?: string;
   fields?: string[];
   raw?: boolean;
+  /** Neutralise formulas in the input's own cells too (by default only the columns we add). */
+  neutraliseInput?: boolean;
+  /** Start CSV output with a UTF-8 BOM; one the input had is kept anyway. */
+  bom?: boolean;
   cleanCell?: (cell: string) => string;
 }
 
@@ -60,6 +64,8 @@ export async function runJob<K extends RunKind>(input: JobInput, output: JobOutp
     ...(output.prefix === undefined ? {} : { prefix: output.prefix }),
     ...(output.fields === undefined ? {} : { fields: output.fields }),
     ...(output.raw === undefined ? {} : { raw: output.raw }),
+    ...(output.neutraliseInput === undefined ? {} : { neutraliseInput: output.neutraliseInput }),
+    ...(output.bom === undefined ? {} : { bom: output.bom }),
     ...(output.cleanCell === undefined ? {} : { cleanCell: output.cleanCell }),
   });
   for await (const batch of run.batches()) for (const row of batch) await writer.write(row);

@@ -6,8 +6,15 @@
 //   a newline list becomes a single `input` column holding the line as read.
 // - Ragged rows: a short row is padded with empty cells up to the header width so our columns stay
 //   under their headers; cells beyond the header width are kept, after our columns, for the same reason.
-// - Unless `raw`, every CSV cell (header, input cells and ours) that a spreadsheet would run as a
-//   formula is neutralised (OWASP "CSV injection"). JSON is never altered.
+// - Input cells (and the input header) pass through byte for byte: they were in the user's file already,
+//   and a `'` added to `+1 555 0100` or `@channel` damages their data. Only our appended columns (values
+//   from the service, scraped from sites anyone controls) and our column names are neutralised against
+//   formula injection (OWASP "CSV injection"); `neutraliseInput` extends it to input cells and the input
+//   header, and `raw` turns all of it off (raw wins over neutraliseInput: "leave every cell exact").
+//   JSON is never altered.
+// - CSV rows end as the input's did (shape.eol: CRLF in, CRLF out); a BOM starts the CSV when the input had
+//   one or `bom` asks for it (Excel reads UTF-8 only with one). JSON and NDJSON get neither: their line
+//   ends are not the user's data, and RFC 8259 forbids a BOM in JSON, so `bom` does nothing there.
 // - `prefix` renames our CSV columns only (to avoid clashing with input headers); JSON keys never change.
 // - The writer never ends `out`: stdout must stay open, and a file is closed by OutputTarget.commit().
 import type { Writable } from 'node:stream';
@@ -28,8 +35,12 @@ export interface RowWriterOptions {
   prefix?: string;
   /** Selects and orders our columns (names from columnsFor(kind)). */
   fields?: string[];
-  /** Leave formula-like CSV cells exactly as they are. */
+  /** Leave formula-like CSV cells exactly as they are, ours too (wins over neutraliseInput). */
   raw?: boolean;
+  /** Neutralise formula-like input cells and input header cells too (by default only ours are). */
+  neutraliseInput?: boolean;
+  /** Start CSV output with a UTF-8 BOM even when the input had none. No effect on JSON or NDJSON. */
+  bom?: boolean;
   /**
    * Applied to every CSV cell last: the CLI passes a terminal sanitiser when stdout is a terminal, so
    * escapes scraped from a website cannot drive the user's terminal. JSON escapes control characters itself.
@@ -93,23 +104,27 @@ function csvWriter(out: Writable, opts: RowWriterOptions, fields: { names: strin
   const inputHeader = shape.format === 'lines' || shape.headers === null ? ['input'] : shape.headers;
   const width = inputHeader.length;
   const prefix = opts.prefix ?? '';
-  const neutral = opts.raw ? (s: string) => s : neutraliseCell;
+  const same = (s: string): string => s;
   const clean = opts.cleanCell;
-  const cell = clean ? (s: string) => clean(neutral(s)) : neutral;
-  const render = csvLine(shape.format === 'tsv' ? '\t' : ',');
+  const ours = withClean(opts.raw ? same : neutraliseCell, clean);
+  const theirs = withClean(opts.raw || !opts.neutraliseInput ? same : neutraliseCell, clean);
+  const render = csvLine(shape.format === 'tsv' ? '\t' : ',', shape.eol ?? '\n');
   const sink = new Sink(out);
   let started = false;
   const header = (): Promise<void> => {
     started = true;
-    return sink.send(render([...inputHeader, ...fields.names.map((f) => prefix + f)].map(cell)));
+    // A newline list's `input` header is ours; a table's header row is the user's.
+    const names = shape.format === 'lines' || shape.headers === null ? inputHeader.map(ours) : inputHeader.map(theirs);
+    const bom = shape.bom === true || opts.bom === true ? '\ufeff' : '';
+    return sink.send(bom + render([...names, ...fields.names.map((f) => ours(prefix + f))]));
   };
   const format: FormatWriter['row'] = (row) => {
     if (!started) return header().then(() => format(row));
     const values = fieldValues(row);
     const record: string[] = [];
-    for (let i = 0; i < width; i++) record.push(cell(row.cells[i] ?? ''));
-    for (const f of fields.names) record.push(cell(csvCell(renderList(values[f] ?? null))));
-    for (let i = width; i < row.cells.length; i++) record.push(cell(row.cells[i] as string));
+    for (let i = 0; i < width; i++) record.push(theirs(row.cells[i] ?? ''));
+    for (const f of fields.names) record.push(ours(csvCell(renderList(values[f] ?? null))));
+    for (let i = width; i < row.cells.length; i++) record.push(theirs(row.cells[i] as string));
     return sink.send(render(record));
   };
   return {
@@ -123,21 +138,27 @@ function csvWriter(out: Writable, opts: RowWriterOptions, fields: { names: strin
 
 /**
  * Renders one record as a CSV line, byte for byte what csv-stringify writes with `{ delimiter,
- * record_delimiter: '\n', quoted_match: '\r' }` (a property test in write.test.ts holds the two equal, with
+ * record_delimiter: eol, quoted_match: /[\r\n]/ }` (a property test in write.test.ts holds the two equal, with
  * csv-stringify as the reference). Written out here for the row writer only, on measurement: csv-stringify
  * builds a cast context and arrays for every cell, 44% of all the memory a batch run allocated and 4 s of a
  * 1,000,000-row run's CPU; this is one test per cell and one join per row. Tables (cli/rows.ts) still use it.
  * A cell is quoted when it holds the delimiter, a quote, LF or CR (a cell ending in CR would lose it on
  * reading back, CRLF being a row end); quotes inside are doubled.
  */
-export function csvLine(delimiter: ',' | '\t'): (record: string[]) => string {
+export function csvLine(delimiter: ',' | '\t', eol: '\n' | '\r\n' = '\n'): (record: string[]) => string {
   const special = delimiter === ',' ? /[",\r\n]/ : /["\t\r\n]/;
   const quote = (c: string): string => (special.test(c) ? `"${c.replaceAll('"', '""')}"` : c);
   // Cells joined once (one string, not one per cell); a row with a cell to quote takes the longer way.
   return (record) => {
-    for (const c of record) if (special.test(c)) return `${record.map(quote).join(delimiter)}\n`;
-    return `${record.join(delimiter)}\n`;
+    for (const c of record) if (special.test(c)) return `${record.map(quote).join(delimiter)}${eol}`;
+    return `${record.join(delimiter)}${eol}`;
   };
+}
+
+// The terminal sanitiser goes last, over whatever the formula rule made of the cell.
+function withClean(rule: (s: string) => string, clean: ((s: string) => string) | undefined): (s: string) => string {
+  if (clean === undefined) return rule;
+  return (s) => clean(rule(s));
 }
 
 function csvCell(value: FlatValue): string {

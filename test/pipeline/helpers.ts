@@ -97,3 +97,26 @@ export const employees: EmployeesResult = {
   estimated_employees: { low: 1, high: null, point: 7 },
   as_of: '2024-01-31',
 };
+
+/**
+ * The row ends of CSV text as written by our writer (every cell holding a quote is quoted, so a quote
+ * toggles "inside a cell"): each line break outside quotes, as '\n' or '\r\n', and any CR outside quotes
+ * that ends no row as '\r' (which a reader would take for a row end or lose).
+ */
+export function rowEnds(text: string): string[] {
+  const ends: string[] = [];
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '"') quoted = !quoted;
+    else if (quoted) continue;
+    else if (c === '\n') ends.push('\n');
+    else if (c === '\r') {
+      if (text[i + 1] === '\n') {
+        ends.push('\r\n');
+        i++;
+      } else ends.push('\r');
+    }
+  }
+  return ends;
+}

@@ -1,5 +1,6 @@
-// Property: any CSV/TSV that csv-stringify can write comes back out of openInput + createRowWriter (raw)
-// with every input cell byte for byte, and every row knows the line it starts on.
+// Property: any CSV/TSV that csv-stringify can write comes back out of openInput + createRowWriter (by
+// default, and raw) with every input cell byte for byte, its BOM and its line ends, and every row knows the
+// line it starts on.
 import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
 import fc from 'fast-check';
@@ -7,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { HOST_HEADERS, openInput } from '../../src/pipeline/read.js';
 import { createRowWriter } from '../../src/pipeline/write.js';
 import type { InputRecord } from '../../src/pipeline/types.js';
-import { row, sink, source } from './helpers.js';
+import { row, rowEnds, sink, source } from './helpers.js';
 
 const special = fc.constantFrom(',', '"', '""', '\n', '\r', '\r\n', '\t', ' ', '#', '=', '-', '@', 'é', '😀', '\u00a0', '\ufeff', 'x.com', '\u2028');
 const cell = fc.array(fc.oneof(special, fc.string({ unit: 'grapheme', maxLength: 4 })), { maxLength: 5 }).map((a) => a.join(''));
@@ -41,7 +42,8 @@ describe('CSV round trip', () => {
         fc.pre(firstLine !== '' && !firstLine.startsWith('#'));
 
         const opened = await openInput(source(text, t.chunk), { fileName: 't.csv', format: t.tsv ? 'tsv' : 'csv' });
-        expect(opened.shape).toEqual({ format: t.tsv ? 'tsv' : 'csv', headers: t.headers, hostColumn: t.hostAt });
+        const eol = t.crlf ? '\r\n' : '\n';
+        expect(opened.shape).toEqual({ format: t.tsv ? 'tsv' : 'csv', headers: t.headers, hostColumn: t.hostAt, bom: t.bom, eol });
         const records: InputRecord[] = [];
         for await (const r of opened.records) records.push(r);
 
@@ -56,13 +58,19 @@ describe('CSV round trip', () => {
         expect(records.map((r) => r.line)).toEqual(expectedLines);
         expect(records.map((r) => r.value)).toEqual(t.rows.map((r) => r[t.hostAt]));
 
-        const out = sink();
-        const writer = createRowWriter(out, { format: 'csv', kind: 'profile', shape: opened.shape, raw: true });
-        for (const r of records) await writer.write(row('profile', { cells: r.cells, line: r.line, value: r.value }));
-        await writer.end();
-        const back: string[][] = parse(out.text(), { delimiter: options.delimiter, record_delimiter: ['\r\n', '\n'], relax_column_count: true });
-        const width = t.headers.length;
-        expect(back.map((r) => r.slice(0, width))).toEqual([t.headers, ...t.rows]);
+        for (const raw of [false, true]) {
+          const out = sink();
+          const writer = createRowWriter(out, { format: 'csv', kind: 'profile', shape: opened.shape, raw });
+          for (const r of records) await writer.write(row('profile', { cells: r.cells, line: r.line, value: r.value }));
+          await writer.end();
+          const text = out.text();
+          expect(text.startsWith('\ufeff')).toBe(t.bom);
+          // Every row ends as the input's did, and the text reads back (with that row end alone) as the cells.
+          expect(rowEnds(text)).toEqual(Array<string>(t.rows.length + 1).fill(eol));
+          const back: string[][] = parse(text.replace(/^\ufeff/, ''), { delimiter: options.delimiter, record_delimiter: eol, relax_column_count: true });
+          const width = t.headers.length;
+          expect(back.map((r) => r.slice(0, width))).toEqual([t.headers, ...t.rows]);
+        }
       }),
       { numRuns: 400 },
     );

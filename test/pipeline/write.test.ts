@@ -82,21 +82,81 @@ describe('createRowWriter: CSV', () => {
     expect(await render({ format: 'csv', kind: 'traffic', shape: csv(['domain']), fields: ['status'] }, [])).toBe('domain,status\n');
   });
 
-  it('neutralises formulas in input cells, headers and our cells, but not numbers', async () => {
+  describe('formulas', () => {
     const shape = csv(['=cmd', 'domain', 'n'], 1);
     const data: DomainProfile = { ...profile, registrar: '=HYPERLINK("http://evil")', age_days: -5 };
-    const r = row('profile', { cells: ['@SUM(A1)', 'example.com', '-12'], status: 'found', data });
+    // An extra cell past the header width is the user's too.
+    const r = row('profile', { cells: ['@SUM(A1)', 'example.com', '+1 555 0100', '-VIP-'], status: 'found', data });
     const fields = ['registrar', 'age_days'];
-    const safe = parse(await render({ format: 'csv', kind: 'profile', shape, fields }, [r])) as string[][];
-    expect(safe).toEqual([
-      ["'=cmd", 'domain', 'n', 'registrar', 'age_days'],
-      ["'@SUM(A1)", 'example.com', '-12', '\'=HYPERLINK("http://evil")', '-5'],
-    ]);
-    const raw = parse(await render({ format: 'csv', kind: 'profile', shape, fields, raw: true }, [r])) as string[][];
-    expect(raw).toEqual([
-      ['=cmd', 'domain', 'n', 'registrar', 'age_days'],
-      ['@SUM(A1)', 'example.com', '-12', '=HYPERLINK("http://evil")', '-5'],
-    ]);
+    const rendered = async (more: Partial<RowWriterOptions>) =>
+      parse(await render({ format: 'csv', kind: 'profile', shape, fields, ...more }, [r]), { relax_column_count: true }) as string[][];
+
+    it('by default neutralises our cells only: input cells and the input header pass through as they were', async () => {
+      expect(await rendered({})).toEqual([
+        ['=cmd', 'domain', 'n', 'registrar', 'age_days'],
+        ['@SUM(A1)', 'example.com', '+1 555 0100', '\'=HYPERLINK("http://evil")', '-5', '-VIP-'],
+      ]);
+    });
+
+    it('neutraliseInput extends it to input cells and the input header, numbers still untouched', async () => {
+      expect(await rendered({ neutraliseInput: true })).toEqual([
+        ["'=cmd", 'domain', 'n', 'registrar', 'age_days'],
+        ["'@SUM(A1)", 'example.com', "'+1 555 0100", '\'=HYPERLINK("http://evil")', '-5', "'-VIP-"],
+      ]);
+    });
+
+    it('raw leaves every cell exact, and wins over neutraliseInput', async () => {
+      const exact = [
+        ['=cmd', 'domain', 'n', 'registrar', 'age_days'],
+        ['@SUM(A1)', 'example.com', '+1 555 0100', '=HYPERLINK("http://evil")', '-5', '-VIP-'],
+      ];
+      expect(await rendered({ raw: true })).toEqual(exact);
+      expect(await rendered({ raw: true, neutraliseInput: true })).toEqual(exact);
+    });
+
+    it("our column names are ours: a prefix that starts a formula is neutralised; a list's input column too", async () => {
+      const [header] = parse(await render({ format: 'csv', kind: 'traffic', shape: lines, fields: ['status'], prefix: '=x_' }, [])) as string[][];
+      expect(header).toEqual(['input', "'=x_status"]);
+      const [, first] = parse(
+        await render({ format: 'csv', kind: 'traffic', shape: lines, fields: ['status'] }, [row('traffic', { cells: ['@a.com'] })]),
+      ) as string[][];
+      expect(first).toEqual(['@a.com', 'missing']);
+    });
+
+    it('the terminal cleaner still runs over input cells (a terminal is not a file)', async () => {
+      const text = await render({ format: 'csv', kind: 'traffic', shape: lines, fields: ['status'], cleanCell: (c) => c.replaceAll('\x1b', '?') }, [
+        row('traffic', { cells: ['\x1b[2J=a'] }),
+      ]);
+      expect(text).toBe('input,status\n?[2J=a,missing\n');
+    });
+  });
+
+  describe('BOM and line ends', () => {
+    const crlf: InputShape = { ...csv(['domain', 'note']), eol: '\r\n' };
+    const rows = [row('traffic', { cells: ['a.com', 'one\ntwo'] }), row('traffic', { cells: ['b.com', 'x'] })];
+
+    it('ends rows as the input did (CRLF in, CRLF out), quoted line breaks inside cells kept as they were', async () => {
+      const text = await render({ format: 'csv', kind: 'traffic', shape: crlf, fields: ['status'] }, rows);
+      expect(text).toBe('domain,note,status\r\na.com,"one\ntwo",missing\r\nb.com,x,missing\r\n');
+      const list = await render({ format: 'csv', kind: 'traffic', shape: { ...lines, eol: '\r\n' }, fields: ['status'] }, [row('traffic')]);
+      expect(list).toBe('input,status\r\nexample.com,missing\r\n');
+    });
+
+    it("keeps the input's BOM, adds one with bom, never two; an empty run's header gets it too", async () => {
+      const kept = await render({ format: 'csv', kind: 'traffic', shape: { ...crlf, bom: true }, fields: ['status'] }, rows.slice(1));
+      expect(kept).toBe('\ufeffdomain,note,status\r\nb.com,x,missing\r\n');
+      expect(await render({ format: 'csv', kind: 'traffic', shape: { ...crlf, bom: true }, fields: ['status'], bom: true }, rows.slice(1))).toBe(kept);
+      expect(await render({ format: 'csv', kind: 'traffic', shape: csv(['domain']), fields: ['status'], bom: true }, [])).toBe('\ufeffdomain,status\n');
+      expect(await render({ format: 'csv', kind: 'traffic', shape: csv(['domain']), fields: ['status'] }, [])).toBe('domain,status\n');
+    });
+
+    it('JSON and NDJSON get neither a BOM nor CRLF (bom does nothing there)', async () => {
+      const shape: InputShape = { ...crlf, bom: true };
+      for (const format of ['json', 'ndjson'] as const) {
+        const text = await render({ format, kind: 'traffic', shape, bom: true, fields: ['status'] }, rows);
+        expect(text.startsWith('\ufeff') || text.includes('\r\n')).toBe(false);
+      }
+    });
   });
 
   it('quotes cells holding CR so they survive reading back', async () => {
@@ -112,9 +172,15 @@ describe('csvLine', () => {
     { maxLength: 6 },
   );
 
-  it.each([',', '\t'] as const)('writes exactly what csv-stringify writes (delimiter %j)', (delimiter) => {
-    const line = csvLine(delimiter);
-    const options = { delimiter, record_delimiter: '\n', quoted_match: '\r' };
+  it.each([
+    [',', '\n'],
+    ['\t', '\n'],
+    [',', '\r\n'],
+    ['\t', '\r\n'],
+  ] as const)('writes exactly what csv-stringify writes (delimiter %j, row end %j)', (delimiter, eol) => {
+    const line = csvLine(delimiter, eol);
+    // Any CR or LF quoted whatever the row end: a bare LF in a CRLF file is still a row end to most readers.
+    const options = { delimiter, record_delimiter: eol, quoted_match: /[\r\n]/ };
     fc.assert(
       fc.property(record, (r) => {
         expect(line(r)).toBe(stringify([r], options));
