@@ -1,7 +1,8 @@
 // Spreadsheet formula injection (OWASP "CSV injection"): a CSV cell starting with = + - @ TAB or CR is run
-// as a formula by Excel, LibreOffice and Google Sheets. Every such cell we write (passed-through input cells,
-// headers, and our own columns filled from the service) is prefixed with ' unless --raw; plain numbers such
-// as -12 or -3.5 are left alone; JSON is never altered.
+// as a formula by Excel, LibreOffice and Google Sheets. Every such cell in our own columns (filled from the
+// service, which scrapes sites anyone controls) is prefixed with ' unless --raw; the user's own input cells
+// and header pass through byte for byte unless --neutralise-input (issue 14: they were in the user's file
+// already); plain numbers such as -12 or -3.5 are left alone; JSON is never altered.
 import { writeFileSync } from 'node:fs';
 import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
@@ -90,7 +91,7 @@ describe.concurrent('batch: passed-through cells (against the sandbox)', () => {
     ],
   ];
 
-  it("prefixes ' to dangerous input cells and headers, leaves numbers untouched; --raw leaves every cell exact", async () => {
+  it("leaves input cells and headers exact by default; --neutralise-input prefixes ' to the dangerous ones, not numbers; --raw wins", async () => {
     const rows = table(sb.hostList());
     const file = home.path('crm.csv');
     writeFileSync(
@@ -101,7 +102,11 @@ describe.concurrent('batch: passed-through cells (against the sandbox)', () => {
       ),
     );
 
-    const safe = await runCli(['batch', file], { env: home.env() });
+    const plain = await runCli(['batch', file], { env: home.env() });
+    expect(plain.code, plain.stderr).toBe(0);
+    expect(readCsv(plain.stdout).map((r) => r.slice(0, 4))).toEqual(rows.map(([input]) => input));
+
+    const safe = await runCli(['batch', file, '--neutralise-input'], { env: home.env() });
     expect(safe.code, safe.stderr).toBe(0);
     const out = readCsv(safe.stdout);
     expect(out).toHaveLength(rows.length);
@@ -110,7 +115,8 @@ describe.concurrent('batch: passed-through cells (against the sandbox)', () => {
     const statusAt = out[0]!.indexOf('status');
     expect(out.slice(1).map((r) => r[statusAt])).toEqual(['found', 'found', 'found', 'invalid', 'found']);
 
-    const raw = await runCli(['batch', file, '--raw'], { env: home.env() });
+    // --raw turns all of it off, even with --neutralise-input.
+    const raw = await runCli(['batch', file, '--raw', '--neutralise-input'], { env: home.env() });
     expect(raw.code, raw.stderr).toBe(0);
     expect(readCsv(raw.stdout).map((r) => r.slice(0, 4))).toEqual(rows.map(([input]) => input));
   });
@@ -125,12 +131,15 @@ describe.concurrent('batch: passed-through cells (against the sandbox)', () => {
         { delimiter: '\t', quoted_match: /[\r\t]/ },
       ),
     );
+    const { readFileSync } = await import('node:fs');
     const tsv = await runCli(['batch', file, '-o', home.path('out.tsv')], { env: home.env() });
     expect(tsv.code, tsv.stderr).toBe(0);
-    const { readFileSync } = await import('node:fs');
-    expect(readCsv(readFileSync(home.path('out.tsv'), 'utf8'), '\t').map((r) => r.slice(0, 4))).toEqual(rows.map(([, expected]) => expected));
+    expect(readCsv(readFileSync(home.path('out.tsv'), 'utf8'), '\t').map((r) => r.slice(0, 4))).toEqual(rows.map(([input]) => input));
+    const safe = await runCli(['batch', file, '--neutralise-input', '-o', home.path('safe.tsv')], { env: home.env() });
+    expect(safe.code, safe.stderr).toBe(0);
+    expect(readCsv(readFileSync(home.path('safe.tsv'), 'utf8'), '\t').map((r) => r.slice(0, 4))).toEqual(rows.map(([, expected]) => expected));
 
-    const json = await runCli(['batch', file, '--format', 'ndjson'], { env: home.env() });
+    const json = await runCli(['batch', file, '--format', 'ndjson', '--neutralise-input'], { env: home.env() });
     expect(json.code, json.stderr).toBe(0);
     const objs = json.stdout
       .trim()
@@ -176,6 +185,20 @@ describe.concurrent('our own columns, filled by a hostile service', () => {
     for (const row of rawRows) {
       for (const [field, value] of Object.entries(FORMULAS)) expect(row[rawHeader!.indexOf(field)], field).toBe(value);
     }
+  });
+
+  it("in one row, the user's formula-like cells pass through while the service's are neutralised", async () => {
+    const file = home.path('crm.csv');
+    writeFileSync(file, 'domain,phone,tag\nfirst.example,+1 555 0100,@channel\n');
+    const plain = await runCli(['batch', file, '--fields', 'status,registrar,platform'], { env: home.env() });
+    expect(plain.code, plain.stderr).toBe(0);
+    expect(readCsv(plain.stdout)).toEqual([
+      ['domain', 'phone', 'tag', 'status', 'registrar', 'platform'],
+      ['first.example', '+1 555 0100', '@channel', 'found', `'${FORMULAS.registrar}`, `'${FORMULAS.platform}`],
+    ]);
+    const both = await runCli(['batch', file, '--fields', 'status,registrar,platform', '--neutralise-input'], { env: home.env() });
+    expect(both.code, both.stderr).toBe(0);
+    expect(readCsv(both.stdout)[1]).toEqual(['first.example', "'+1 555 0100", "'@channel", 'found', `'${FORMULAS.registrar}`, `'${FORMULAS.platform}`]);
   });
 
   it('single lookups, catalog and tech in CSV are neutralised too', async () => {

@@ -1,7 +1,8 @@
 // End-to-end properties through the whole CLI, run in-process (the library-level ones live in test/pipeline/roundtrip.test.ts
 // and normalise.test.ts; these check that the whole program keeps the same promises):
-// - any CSV (ragged rows included) through `batch --raw` keeps every input cell (header included) exactly,
-//   and without --raw every cell is exactly neutraliseCell(cell);
+// - any CSV (ragged rows included; blank and '#' lines where the reader skips them) through `batch` keeps
+//   every input cell (header included) exactly, with its BOM and line ends (issue 14), and with
+//   --neutralise-input every input cell is exactly neutraliseCell(cell);
 // - any line through `batch` comes out either as a row whose host passes rule 2.9 (and equals what
 //   normaliseHost says), or as an invalid row with a reason.
 import { writeFileSync } from 'node:fs';
@@ -14,6 +15,7 @@ import { normaliseHost } from '../../src/pipeline/normalise.js';
 import { HOST_HEADERS } from '../../src/pipeline/read.js';
 import { columnsFor, neutraliseCell } from '../../src/pipeline/write.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { rowEnds } from '../pipeline/helpers.js';
 import { STACK_FRAME, runCli, tempHome, type TempHome } from './helpers.js';
 
 // Few runs of large cases: each run is a whole CLI run (a batch through the sandbox).
@@ -71,30 +73,51 @@ const csvFile = fc.integer({ min: 2, max: 4 }).chain((width) =>
     rows: fc.array(fc.array(cell, { minLength: 1, maxLength: width + 2 }), { maxLength: 16 }),
     crlf: fc.boolean(),
     bom: fc.boolean(),
+    // What the reader skips by design, in the file too: blank, whitespace-only and '#' lines before the
+    // header, and blank lines between rows (at these row indexes).
+    before: fc.array(fc.constantFrom('', '  ', '# exported', '#,x', '\t'), { maxLength: 3 }),
+    gaps: fc.array(fc.nat({ max: 16 }), { maxLength: 3 }),
   }),
 );
 
+type CsvFile = typeof csvFile extends fc.Arbitrary<infer T> ? T : never;
+
+function csvText(t: CsvFile): string {
+  const eol = t.crlf ? '\r\n' : '\n';
+  const rows = t.rows.map((r) => stringify([r], { record_delimiter: eol, quoted_match: /[\r\n]/ }));
+  for (const at of [...t.gaps].sort((a, b) => b - a)) rows.splice(Math.min(at, rows.length), 0, eol);
+  const header = stringify([t.headers], { record_delimiter: eol, quoted_match: /[\r\n]/ });
+  return (t.bom ? '\ufeff' : '') + t.before.map((l) => l + eol).join('') + header + rows.join('');
+}
+
 describe('e2e: CSV through batch', () => {
-  it('keeps every input cell byte for byte with --raw, and neutralises exactly the formula-like ones without', async () => {
+  it('keeps every input cell byte for byte, with its BOM and line ends; --neutralise-input neutralises exactly the formula-like ones', async () => {
     await fc.assert(
       fc.asyncProperty(csvFile, async (t) => {
-        const text = (t.bom ? '\ufeff' : '') + stringify([t.headers, ...t.rows], { record_delimiter: t.crlf ? '\r\n' : '\n', quoted_match: /[\r\n]/ });
         const file = home.path(`prop-${++n}.csv`);
-        writeFileSync(file, text);
-        const [rawRun, safeRun] = await Promise.all([true, false].map((raw) => runCli(['batch', file, ...(raw ? ['--raw'] : [])], { env: home.env() })));
-        for (const [raw, r] of [
-          [true, rawRun!],
-          [false, safeRun!],
+        writeFileSync(file, csvText(t));
+        const eol = t.crlf ? '\r\n' : '\n';
+        const [plainRun, safeRun] = await Promise.all(
+          [false, true].map((neutralise) => runCli(['batch', file, ...(neutralise ? ['--neutralise-input'] : [])], { env: home.env() })),
+        );
+        for (const [neutralise, r] of [
+          [false, plainRun!],
+          [true, safeRun!],
         ] as const) {
           expect(r.code, r.stderr).toBe(0);
           expect(r.stderr).not.toMatch(STACK_FRAME);
-          // Read back as a spreadsheet would: CRLF or LF ends a row, so a cell's own CR must have been quoted.
-          const out: string[][] = parse(r.stdout, { record_delimiter: ['\r\n', '\n'], relax_column_count: true });
+          // The BOM, once, exactly when the input had one.
+          expect(r.stdout.startsWith('\ufeff')).toBe(t.bom);
+          const text = t.bom ? r.stdout.slice(1) : r.stdout;
+          expect(text.startsWith('\ufeff')).toBe(false);
+          // read.ts skips a row whose only cell is blank; every other row comes out, in order, ending as the input's rows did.
+          const kept = t.rows.filter((cells) => !(cells.length === 1 && cells[0]!.trim() === ''));
+          expect(rowEnds(text)).toEqual(Array<string>(kept.length + 1).fill(eol));
+          // Read back as a spreadsheet would, with that row end alone: a cell's own CR or LF must have been quoted.
+          const out: string[][] = parse(text, { record_delimiter: eol, relax_column_count: true });
           const width = t.headers.length;
           const ours = columnsFor('profile').length;
-          const fix = (cells: string[]) => (raw ? cells : cells.map(neutraliseCell));
-          // read.ts skips a row whose only cell is blank; every other row comes out, in order.
-          const kept = t.rows.filter((cells) => !(cells.length === 1 && cells[0]!.trim() === ''));
+          const fix = (cells: string[]) => (neutralise ? cells.map(neutraliseCell) : cells);
           const padded = (cells: string[]) => [...cells.slice(0, width), ...Array<string>(Math.max(0, width - cells.length)).fill('')];
           expect(out.map((row) => row.slice(0, width))).toEqual([t.headers, ...kept].map((cells) => fix(padded(cells))));
           expect(out.slice(1).map((row) => row.slice(width + ours))).toEqual(kept.map((cells) => fix(cells.slice(width))));
@@ -102,9 +125,25 @@ describe('e2e: CSV through batch', () => {
       }),
       {
         numRuns: CSV_RUNS,
-        // Always tried as well: CR ending a cell that is written last on its line (an extra cell), where an
-        // unquoted CR would merge with the LF into a CRLF row end and be lost on reading back.
-        examples: [[{ headers: ['domain', '=h'], rows: [['x.com', 'a', 'end\r'], ['\r', '-1', '@x', '\r'], ['a'], [' ']], crlf: true, bom: true }]],
+        examples: [
+          // Always tried as well: CR ending a cell that is written last on its line (an extra cell), where an
+          // unquoted CR would merge with the LF into a CRLF row end and be lost on reading back; and the CRM
+          // export of issue 14 (phone numbers, tags, a BOM, CRLF, Müller).
+          [{ headers: ['domain', '=h'], rows: [['x.com', 'a', 'end\r'], ['\r', '-1', '@x', '\r'], ['a'], [' ']], crlf: true, bom: true, before: [], gaps: [] }],
+          [
+            {
+              headers: ['domain', 'Name', 'Phone', 'Tag'],
+              rows: [
+                ['a.com', 'Müller', '+1 555 0100', '-VIP-'],
+                ['b.com', '=Jörg', '-5', '@channel'],
+              ],
+              crlf: true,
+              bom: true,
+              before: ['# CRM export'],
+              gaps: [1],
+            },
+          ],
+        ],
       },
     );
   }, 60_000);
