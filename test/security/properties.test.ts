@@ -1,6 +1,6 @@
 // End-to-end properties through the whole CLI, run in-process (the library-level ones live in test/pipeline/roundtrip.test.ts
 // and normalise.test.ts; these check that the whole program keeps the same promises):
-// - any CSV (ragged rows included; blank and '#' lines where the reader skips them) through `batch` keeps
+// - any CSV or TSV (ragged rows included; blank and '#' lines where the reader skips them) through `batch` keeps
 //   every input cell (header included) exactly, with its BOM and line ends (issue 14), and with
 //   --neutralise-input every input cell is exactly neutraliseCell(cell);
 // - any line through `batch` comes out either as a row whose host passes rule 2.9 (and equals what
@@ -73,6 +73,7 @@ const csvFile = fc.integer({ min: 2, max: 4 }).chain((width) =>
     rows: fc.array(fc.array(cell, { minLength: 1, maxLength: width + 2 }), { maxLength: 16 }),
     crlf: fc.boolean(),
     bom: fc.boolean(),
+    tsv: fc.boolean(),
     // What the reader skips by design, in the file too: blank, whitespace-only and '#' lines before the
     // header, and blank lines between rows (at these row indexes).
     before: fc.array(fc.constantFrom('', '  ', '# exported', '#,x', '\t'), { maxLength: 3 }),
@@ -84,9 +85,10 @@ type CsvFile = typeof csvFile extends fc.Arbitrary<infer T> ? T : never;
 
 function csvText(t: CsvFile): string {
   const eol = t.crlf ? '\r\n' : '\n';
-  const rows = t.rows.map((r) => stringify([r], { record_delimiter: eol, quoted_match: /[\r\n]/ }));
+  const options = { delimiter: t.tsv ? '\t' : ',', record_delimiter: eol, quoted_match: /[\r\n]/ };
+  const rows = t.rows.map((r) => stringify([r], options));
   for (const at of [...t.gaps].sort((a, b) => b - a)) rows.splice(Math.min(at, rows.length), 0, eol);
-  const header = stringify([t.headers], { record_delimiter: eol, quoted_match: /[\r\n]/ });
+  const header = stringify([t.headers], options);
   return (t.bom ? '\ufeff' : '') + t.before.map((l) => l + eol).join('') + header + rows.join('');
 }
 
@@ -94,7 +96,7 @@ describe('e2e: CSV through batch', () => {
   it('keeps every input cell byte for byte, with its BOM and line ends; --neutralise-input neutralises exactly the formula-like ones', async () => {
     await fc.assert(
       fc.asyncProperty(csvFile, async (t) => {
-        const file = home.path(`prop-${++n}.csv`);
+        const file = home.path(`prop-${++n}.${t.tsv ? 'tsv' : 'csv'}`);
         writeFileSync(file, csvText(t));
         const eol = t.crlf ? '\r\n' : '\n';
         const [plainRun, safeRun] = await Promise.all(
@@ -114,7 +116,7 @@ describe('e2e: CSV through batch', () => {
           const kept = t.rows.filter((cells) => !(cells.length === 1 && cells[0]!.trim() === ''));
           expect(rowEnds(text)).toEqual(Array<string>(kept.length + 1).fill(eol));
           // Read back as a spreadsheet would, with that row end alone: a cell's own CR or LF must have been quoted.
-          const out: string[][] = parse(text, { record_delimiter: eol, relax_column_count: true });
+          const out: string[][] = parse(text, { delimiter: t.tsv ? '\t' : ',', record_delimiter: eol, relax_column_count: true });
           const width = t.headers.length;
           const ours = columnsFor('profile').length;
           const fix = (cells: string[]) => (neutralise ? cells.map(neutraliseCell) : cells);
@@ -129,7 +131,17 @@ describe('e2e: CSV through batch', () => {
           // Always tried as well: CR ending a cell that is written last on its line (an extra cell), where an
           // unquoted CR would merge with the LF into a CRLF row end and be lost on reading back; and the CRM
           // export of issue 14 (phone numbers, tags, a BOM, CRLF, Müller).
-          [{ headers: ['domain', '=h'], rows: [['x.com', 'a', 'end\r'], ['\r', '-1', '@x', '\r'], ['a'], [' ']], crlf: true, bom: true, before: [], gaps: [] }],
+          [
+            {
+              headers: ['domain', '=h'],
+              rows: [['x.com', 'a', 'end\r'], ['\r', '-1', '@x', '\r'], ['a'], [' ']],
+              crlf: true,
+              bom: true,
+              tsv: false,
+              before: [],
+              gaps: [],
+            },
+          ],
           [
             {
               headers: ['domain', 'Name', 'Phone', 'Tag'],
@@ -139,6 +151,7 @@ describe('e2e: CSV through batch', () => {
               ],
               crlf: true,
               bom: true,
+              tsv: false,
               before: ['# CRM export'],
               gaps: [1],
             },
