@@ -155,6 +155,7 @@ describe.concurrent('batch accepts awkward but valid input (read.ts: not errors)
   it('a header alone: exit 0, the header with our columns and no rows', async () => {
     const res = await batchFile('Domain,Note\r\n');
     expect(res.r.code, res.r.stderr).toBe(0);
-    expect(readFileSync(res.out, 'utf8')).toBe(`${['Domain', 'Note', ...columnsFor('profile')].join(',')}\n`);
+    // The header's CRLF is the file's row end, and the output keeps it (issue 14).
+    expect(readFileSync(res.out, 'utf8')).toBe(`${['Domain', 'Note', ...columnsFor('profile')].join(',')}\r\n`);
   });
 });
