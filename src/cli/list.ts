@@ -14,6 +14,7 @@ import { EXIT } from './exit-codes.js';
 import { report } from './report.js';
 import { formatReset, humanDuration } from './output/format.js';
 import { createProgress } from './output/progress.js';
+import { endOutput } from './output-end.js';
 import { pickFormat } from './output/render.js';
 import { renderSummary } from './output/summary.js';
 import { checkQuota, type QuotaShort } from './quota-check.js';
@@ -117,6 +118,7 @@ export async function runList(ctx: Context<EnrichCommand>, spec: ListSpec): Prom
   const { openOutput } = await import('../pipeline/write.js');
   const target = o.output;
   let stats: RunStats;
+  let fileLine: string | null = null;
   if (format === 'table') {
     // A table needs every row to align its columns: only for lists small enough to read on a screen.
     const rows: EnrichedRow[] = [];
@@ -143,29 +145,32 @@ export async function runList(ctx: Context<EnrichCommand>, spec: ListSpec): Prom
         },
         { ...runOptions, onProgress, onEvent },
       ));
+      progress.stop();
+      fileLine = await endOutput(out, stats, { target, replaceIncomplete: o.replaceIncomplete === true, maxLookups: o.maxLookups ?? null });
     } catch (err) {
       progress.stop();
+      // A failed write is why the run ended (the row writer only saw its stream fail): said as such, exit 10.
+      const failed = out.failure();
       await out.abort();
       // Not when the reader went away (`| head`): a closed pipe ends quietly, as Unix tools do.
       if (seen !== null && !ctx.outputClosed.aborted) summarize(ctx, seen);
-      throw err;
+      throw failed ?? err;
     }
-    progress.stop();
-    // A run refused at its first answer bought one host for a file it was told not to run partly: a file
-    // already at -o is worth more than that (so is one a closed reader will never see).
-    if (stats.stoppedBy === 'closed' || stats.stoppedBy === 'short') await out.abort();
-    else await out.commit();
   }
 
-  summarize(ctx, stats);
+  summarize(ctx, stats, fileLine);
   return exitFor(ctx, stats, quota.short());
 }
 
 /** The summary on stderr (unless --quiet); why the run stopped in the words its rows use, not the reason's code. */
-function summarize(ctx: Context<EnrichCommand>, stats: Readonly<RunStats>): void {
-  if (ctx.opts.quiet) return;
+function summarize(ctx: Context<EnrichCommand>, stats: Readonly<RunStats>, output: string | null = null): void {
+  // What became of -o FILE is said even under --quiet: a cron job's user must learn the file was kept.
+  if (ctx.opts.quiet) {
+    if (output) ctx.logger.warn(output);
+    return;
+  }
   const stoppedBy = stats.stoppedBy === null ? null : stopCause(stats.stoppedBy, ctx.opts.maxLookups ?? null);
-  ctx.io.stderr.write(`${renderSummary({ ...stats, stoppedBy }, ctx.style)}\n`);
+  ctx.io.stderr.write(`${renderSummary({ ...stats, stoppedBy, output }, ctx.style)}\n`);
 }
 
 function exitFor(ctx: Context<EnrichCommand>, s: RunStats, short: QuotaShort | null): number {

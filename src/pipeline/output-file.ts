@@ -1,67 +1,99 @@
-// Where output goes. A file is written under a temporary name in the same directory and renamed over
-// the target only on commit, so a crash, Ctrl-C or failed run never leaves a half-written target (and an
-// existing one survives untouched). Same directory, because rename is atomic only within one filesystem.
+// Where output goes. A regular file is written under a temporary name in the same directory and renamed
+// over the target only when the run is complete, so a crash, Ctrl-C or failed run never leaves a half-written
+// target, and an existing one survives byte for byte; an incomplete run's rows are renamed to FILE.partial
+// instead. Same directory, because rename is atomic only within one filesystem. What is not a regular file
+// (a device, FIFO, socket or descriptor) is written straight through (output-through.ts).
 import { randomBytes } from 'node:crypto';
-import { constants } from 'node:fs';
-import { chmod, open, readdir, rename, stat, unlink } from 'node:fs/promises';
+import { constants, type Stats } from 'node:fs';
+import { lstat, open, readdir, readlink, rename, stat, unlink } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Writable } from 'node:stream';
 import { UsageError } from '../api/errors.js';
 import { alive } from '../store/paths.js';
+import { descriptorOf, descriptorTarget, deviceTarget, socketTarget, stdoutTarget } from './output-through.js';
+import { openError, type OutputTarget, writeError } from './output-target.js';
 
-export interface OutputTarget {
-  stream: Writable;
-  /** Makes the output final: flushes, and for a file fsyncs and renames it over the target. */
-  commit(): Promise<void>;
-  /** Gives up: for a file, removes the temporary file and leaves any existing target as it was. */
-  abort(): Promise<void>;
-}
+export type { OutputTarget } from './output-target.js';
 
-/** Opens stdout ('-' or no target) or an atomically replaced file for writing. */
+/** What -o names, once symbolic links are followed. */
+type Located = { fd: number } | { file: string; stat: Stats | null } | { special: string; stat: Stats };
+
+/** Opens stdout ('-' or no target), a descriptor or device written straight through, or an atomically replaced file. */
 export async function openOutput(target: string | undefined, stdout: Writable): Promise<OutputTarget> {
   if (target === undefined || target === '-') return stdoutTarget(stdout);
-  return fileTarget(target);
+  const where = await locate(target);
+  if ('fd' in where) return where.fd === 1 ? stdoutTarget(stdout) : descriptorTarget(target, where.fd);
+  if ('special' in where) {
+    return where.stat.isSocket() ? socketTarget(target, where.special) : deviceTarget(target, where.special);
+  }
+  return fileTarget(target, where.file, where.stat);
 }
 
-function stdoutTarget(stdout: Writable): OutputTarget {
-  // stdout is shared with the rest of the process: never ended or closed here, only drained.
-  const drained = (): Promise<void> =>
-    stdout.writableNeedDrain && !stdout.destroyed
-      ? new Promise((ok) => {
-          const done = (): void => {
-            stdout.off('drain', done);
-            stdout.off('close', done);
-            stdout.off('error', done);
-            ok();
-          };
-          stdout.on('drain', done).on('close', done).on('error', done);
-        })
-      : Promise.resolve();
-  return { stream: stdout, commit: drained, abort: async () => {} };
+/**
+ * Follows symbolic links one at a time (a link's own name must not be renamed over: the file it points
+ * to is the one replaced, in its own directory), stopping at a name for one of our descriptors, whose
+ * /proc link text ("pipe:[1234]") is no path. A dangling link names the file to create.
+ */
+async function locate(target: string): Promise<Located> {
+  let path = resolve(target);
+  for (let hops = 0; hops <= 40; hops++) {
+    const fd = descriptorOf(path);
+    if (fd !== null) return { fd };
+    let st: Stats;
+    try {
+      st = await lstat(path);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { file: path, stat: null };
+      throw openError(target, err);
+    }
+    if (st.isSymbolicLink()) {
+      // Another process's /proc/<pid>/fd/N reads as "pipe:[1234]" too: open the link itself, straight through.
+      if (/^\/proc\/[^/]+\/fd\/\d+$/.test(path)) return { special: path, stat: await statOf(target, path) };
+      path = resolve(dirname(path), await readlink(path));
+      continue;
+    }
+    if (st.isDirectory()) throw new UsageError(`cannot write ${target}: it is a directory`, 'output');
+    if (st.isFile()) return { file: path, stat: st };
+    return { special: path, stat: st };
+  }
+  throw openError(target, Object.assign(new Error('too many symbolic links'), { code: 'ELOOP' }));
 }
 
-async function fileTarget(target: string): Promise<OutputTarget> {
-  const path = resolve(target);
-  const existingMode = await modeOf(path, target);
+function statOf(target: string, path: string): Promise<Stats> {
+  return stat(path).catch((err: unknown) => {
+    throw openError(target, err);
+  });
+}
+
+async function fileTarget(target: string, path: string, existing: Stats | null): Promise<OutputTarget> {
   await removeStaleTemps(path);
   // The host name and pid in the name let a later run tell a dead run's leftovers from a live run's file.
   const temp = join(dirname(path), `.${basename(path)}.${tempTag()}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+  const partial = `${path}.partial`;
+  // Named as the user named the target, unless a link led elsewhere: then the real place.
+  const partialName = path === resolve(target) ? `${target}.partial` : partial;
+  const unchanged = existing ? `; ${target} is unchanged` : `; ${target} was not written`;
   let handle: FileHandle;
   try {
     handle = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644);
-    // Replacing a file must not widen who can read it (e.g. a 0600 export).
-    if (existingMode !== null) await chmod(temp, existingMode);
+    if (existing) {
+      // Replacing a file must not widen who can read it (e.g. a 0600 export), nor, when root replaces a
+      // user's file, take it from its owner (best effort: only root may give a file away).
+      await handle.chmod(existing.mode & 0o7777);
+      if (process.getuid?.() === 0) await handle.chown(existing.uid, existing.gid).catch(() => {});
+    }
   } catch (err) {
-    throw cannotWrite(target, err);
+    await unlink(temp).catch(() => {});
+    throw openError(target, err);
   }
   // The stream owns and closes the handle (a FileHandle cannot be closed while a stream holds it); the
   // data is made durable afterwards through a second descriptor, since fsync works on the file itself.
   const stream = handle.createWriteStream();
-  let failure: unknown = null;
-  stream.on('error', (err) => (failure ??= err));
-  let state: 'open' | 'committed' | 'aborted' = 'open';
+  let failed: unknown = null;
+  stream.on('error', (err) => (failed ??= err));
+  let state: 'open' | 'committed' | 'kept' | 'aborted' = 'open';
   const closed = new Promise<void>((ok) => stream.once('close', () => ok()));
 
   const abort = async (): Promise<void> => {
@@ -72,28 +104,48 @@ async function fileTarget(target: string): Promise<OutputTarget> {
     await unlink(temp).catch(() => {});
   };
 
-  const commit = async (): Promise<void> => {
+  /** Ends the temporary file and makes its bytes durable, then renames it to `to`; on failure, gives up. */
+  const settle = async (to: string, name: string): Promise<void> => {
     if (state !== 'open') throw new Error(`output ${target} was already ${state}`);
     try {
-      if (failure) throw failure;
+      if (failed) throw failed;
       await new Promise<void>((ok, fail) => {
         stream.once('error', fail);
         stream.end(() => ok());
       });
       await closed;
-      if (failure) throw failure;
+      if (failed) throw failed;
       const again = await open(temp, 'r');
       await again.sync().finally(() => again.close());
-      await rename(temp, path);
-      state = 'committed';
+      await rename(temp, to);
     } catch (err) {
+      failed ??= err;
       await abort();
-      throw cannotWrite(target, err);
+      throw writeError(name, err, unchanged);
     }
-    await syncDirectory(dirname(path));
   };
 
-  return { stream, commit, abort };
+  return {
+    stream,
+    kind: 'file',
+    existed: existing !== null,
+    async commit() {
+      await settle(path, target);
+      state = 'committed';
+      // The complete output supersedes the rows an earlier incomplete run left. Left in place if it cannot
+      // be removed: it is only a leftover, and the run's real output is in place.
+      await unlink(partial).catch(() => {});
+      await syncDirectory(dirname(path));
+    },
+    async keepPartial() {
+      await settle(partial, partialName);
+      state = 'kept';
+      await syncDirectory(dirname(path));
+      return partialName;
+    },
+    abort,
+    failure: () => (failed ? writeError(target, failed, unchanged) : null),
+  };
 }
 
 /** This machine's name, made safe for a file name. */
@@ -116,39 +168,10 @@ async function removeStaleTemps(path: string): Promise<void> {
   }
 }
 
-async function modeOf(path: string, target: string): Promise<number | null> {
-  try {
-    const st = await stat(path);
-    if (st.isDirectory()) throw new UsageError(`cannot write ${target}: it is a directory`, 'output');
-    return st.mode & 0o777;
-  } catch (err) {
-    if (err instanceof UsageError) throw err;
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw cannotWrite(target, err);
-  }
-}
-
 // Makes the rename itself durable; not every platform or filesystem allows fsync on a directory.
 async function syncDirectory(dir: string): Promise<void> {
   const handle = await open(dir, 'r').catch(() => null);
   if (!handle) return;
   await handle.sync().catch(() => {});
   await handle.close().catch(() => {});
-}
-
-const REASONS: Record<string, string> = {
-  EACCES: 'permission denied',
-  EPERM: 'permission denied',
-  ENOENT: 'the directory does not exist',
-  ENOTDIR: 'a part of the path is not a directory',
-  EISDIR: 'it is a directory',
-  EROFS: 'the filesystem is read-only',
-  ENOSPC: 'no space left on the device',
-  EDQUOT: 'disk quota exceeded',
-};
-
-function cannotWrite(target: string, err: unknown): UsageError {
-  const code = (err as NodeJS.ErrnoException | null)?.code ?? '';
-  const reason = REASONS[code] ?? (err instanceof Error ? err.message : String(err));
-  return new UsageError(`cannot write ${target}: ${reason}`, 'output');
 }

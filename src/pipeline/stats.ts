@@ -78,6 +78,18 @@ export function stopText(reason: StopReason, maxLookups: number | null): string 
   return DECIDED.has(reason) ? `not looked up: ${cause}` : cause;
 }
 
+/** Stops that cut a run short: rows after them were never read, or the run was refused or failed. */
+const CUT_SHORT: ReadonlySet<StopReason> = new Set(['aborted', 'closed', 'error', 'key', 'short']);
+
+/**
+ * Whether a run's output is whole, so it may replace -o FILE: no row in error, and not cut short. The quota
+ * and --max-lookups settle every row they stop (in error, unless an answer fills it), so they are judged by
+ * their rows.
+ */
+export function isComplete(s: Pick<RunStats, 'errors' | 'stoppedBy'>): boolean {
+  return s.errors === 0 && (s.stoppedBy === null || !CUT_SHORT.has(s.stoppedBy));
+}
+
 export type RunEvent =
   | { type: 'rate-limited'; resumeAt: number }
   | { type: 'retry'; keys: number; attempt: number; delayMs: number; error: string }

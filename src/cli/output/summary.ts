@@ -35,6 +35,8 @@ export interface RunSummary {
   quota: QuotaInfo | null;
   /** Why the run ended early (budget, quota, abort), if it did. */
   stoppedBy?: string | null;
+  /** What became of -o FILE when the run could not replace it (kept, rows in FILE.partial), if anything. */
+  output?: string | null;
 }
 
 /** A compact multi-line summary for stderr; no trailing newline. */
@@ -82,5 +84,6 @@ export function renderSummary(s: RunSummary, style: Style = PLAIN): string {
     lines.push(`quota ${n(s.quota.remaining)} / ${n(s.quota.limit)} left · resets ${formatReset(s.quota)}`);
   }
   if (s.stoppedBy) lines.push(style.yellow(`stopped: ${sanitizeForTerminal(s.stoppedBy)}`));
+  if (s.output) lines.push(style.yellow(sanitizeForTerminal(s.output)));
   return lines.join('\n');
 }
