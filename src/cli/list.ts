@@ -153,7 +153,8 @@ export async function runList(ctx: Context<EnrichCommand>, spec: ListSpec): Prom
       const failed = out.failure();
       await out.abort();
       // Not when the reader went away (`| head`): a closed pipe ends quietly, as Unix tools do.
-      if (seen !== null && !ctx.outputClosed.aborted) summarize(ctx, seen);
+      // The run stopped because its output failed, not because a reader left: the error says why.
+      if (seen !== null && !ctx.outputClosed.aborted) summarize(ctx, failed ? { ...(seen as RunStats), stoppedBy: null } : seen);
       throw failed ?? err;
     }
   }

@@ -81,8 +81,10 @@ describe('resume by re-running', () => {
     expect(r.stderr).toMatch(/rows .* valid/);
     const spent = sb.charges().total;
     expect(spent).toBeLessThan(2000);
-    // What it has is written, complete and well-formed: a header and every row read so far.
-    const lines = readFileSync(out, 'utf8').trimEnd().split('\n');
+    // What it has is written, complete and well-formed, beside the -o file it was not allowed to replace
+    // (issue 14): a header and every row read so far.
+    expect(existsSync(out)).toBe(false);
+    const lines = readFileSync(`${out}.partial`, 'utf8').trimEnd().split('\n');
     expect(lines[0]).toMatch(/^website,owner,status,host,/);
     expect(lines.filter((l) => /,found,|,missing,/.test(l)).length).toBe(spent);
 
@@ -91,5 +93,7 @@ describe('resume by re-running', () => {
     const again = await runInProcess(['batch', file, '-o', out, '--rate', '100000/1m', '--quiet'], { env });
     expect(again.code).toBe(0);
     expect(sb.charges().total).toBe(2000 - spent);
+    expect(readFileSync(out, 'utf8').trimEnd().split('\n')).toHaveLength(2001);
+    expect(existsSync(`${out}.partial`)).toBe(false);
   });
 });
