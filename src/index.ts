@@ -11,7 +11,8 @@ export { runJob, type JobInput, type JobOutput, type JobResult } from './pipelin
 export { openInput } from './pipeline/read.js';
 export { columnsFor, createRowWriter, flatten, neutraliseCell, openOutput } from './pipeline/write.js';
 export { memorySlots, RateLimiter, type LimiterOptions, type SlotStore } from './pipeline/schedule.js';
-export type { RunEvent, RunStats } from './pipeline/stats.js';
+export { isComplete, type RunEvent, type RunStats } from './pipeline/stats.js';
+export type { OutputTarget } from './pipeline/output-target.js';
 export type { EnrichedRow, InputRecord, InputShape, RowStatus, RunKind } from './pipeline/types.js';
 export { openCache, type AnswerCache } from './store/cache.js';
 export { VERSION } from './version.js';

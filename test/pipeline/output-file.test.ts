@@ -250,6 +250,25 @@ describe('targets that are not regular files: written straight through', () => {
     }
   });
 
+  it('a FIFO whose reader leaves: an OutputError saying so, and the FIFO stays', async () => {
+    const fifo = join(dir, 'pipe');
+    execFileSync('mkfifo', [fifo]);
+    const reader = createReadStream(fifo);
+    const opened = new Promise((ok) => reader.once('open', ok));
+    const out = await openOutput(fifo, sink());
+    await opened;
+    reader.destroy();
+    await new Promise((ok) => reader.once('close', ok));
+    const writing = (async () => {
+      for (let i = 0; i < 1000; i++) await write(out.stream, `${'x'.repeat(1023)}\n`);
+    })();
+    await expect(writing).rejects.toThrow(/EPIPE/);
+    expect(out.failure()?.message).toBe(`its reader went away writing ${fifo}`);
+    await expect(out.commit()).rejects.toThrow(OutputError);
+    expect((await lstat(fifo)).isFIFO()).toBe(true);
+    expect(await readdir(dir)).toEqual(['pipe']);
+  });
+
   it('a link to a FIFO writes through the link', async () => {
     const fifo = join(dir, 'pipe');
     execFileSync('mkfifo', [fifo]);
