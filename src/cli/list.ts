@@ -150,6 +150,8 @@ export async function runList(ctx: Context<EnrichCommand>, spec: ListSpec): Prom
     } catch (err) {
       progress.stop();
       // A failed write is why the run ended (the row writer only saw its stream fail): said as such, exit 10.
+      // A run ended by an error (a refused key, input unreadable mid-file) keeps FILE and leaves no partial:
+      // its document was never closed (a JSON array without its `]`); its paid answers are in the cache.
       const failed = out.failure();
       await out.abort();
       // Not when the reader went away (`| head`): a closed pipe ends quietly, as Unix tools do.
