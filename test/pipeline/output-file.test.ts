@@ -258,7 +258,7 @@ describe('targets that are not regular files: written straight through', () => {
     const out = await openOutput(fifo, sink());
     await opened;
     reader.destroy();
-    await new Promise((ok) => reader.once('close', ok));
+    await new Promise<void>((ok) => reader.once('close', () => ok()));
     const writing = (async () => {
       for (let i = 0; i < 1000; i++) await write(out.stream, `${'x'.repeat(1023)}\n`);
     })();
