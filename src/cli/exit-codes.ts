@@ -22,7 +22,10 @@ export const EXIT = {
   USAGE: 2,
   /** Finished, but some rows are invalid (only with --strict). */
   INVALID_ROWS: 3,
-  /** Finished, but some rows are in error (retries ran out, --max-lookups reached): re-run to fetch only those. */
+  /**
+   * Finished, but some rows are in error (retries ran out, --max-lookups reached), or hold answers older than
+   * --max-age that could not be refreshed: re-run to fetch only those.
+   */
   INCOMPLETE: 4,
   /** Stopped by the monthly quota (402), or the quota left cannot cover a file run (refused; --allow-partial runs anyway). */
   QUOTA: 5,
@@ -68,7 +71,10 @@ export const EXIT_TABLE: [number, string][] = [
   [EXIT.FAILURE, 'unexpected failure (a bug; run with --debug)'],
   [EXIT.USAGE, 'usage or input error: bad option, unreadable input, ambiguous column'],
   [EXIT.INVALID_ROWS, 'complete, but some rows were invalid (only with --strict)'],
-  [EXIT.INCOMPLETE, 'finished with rows in error (retries ran out or --max-lookups reached); re-run to fetch only those'],
+  [
+    EXIT.INCOMPLETE,
+    'finished with rows in error (retries ran out or --max-lookups reached), or with answers older than --max-age that could not be refreshed; re-run to fetch only those',
+  ],
   [EXIT.QUOTA, 'stopped by the monthly quota (a 402, or 0 left), partial output kept; or the quota left cannot cover the file (add --allow-partial)'],
   [EXIT.INVALID_KEY, 'API key missing, malformed or revoked (401)'],
   [EXIT.NETWORK, 'service unreachable or failing'],

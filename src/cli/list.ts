@@ -16,7 +16,7 @@ import { formatReset, humanDuration } from './output/format.js';
 import { createProgress } from './output/progress.js';
 import { endOutput } from './output-end.js';
 import { pickFormat } from './output/render.js';
-import { renderSummary } from './output/summary.js';
+import { renderSummary, staleAnswers } from './output/summary.js';
 import { checkQuota, type QuotaShort } from './quota-check.js';
 import { renderRowsTable, terminalCells } from './rows.js';
 
@@ -65,6 +65,7 @@ export async function runList(ctx: Context<EnrichCommand>, spec: ListSpec): Prom
     limiter,
     maxAgeMs: o.maxAge,
     refresh: o.refresh === true,
+    stale: o.stale !== false,
     concurrency: o.concurrency,
     retries: o.retries,
     maxLookups: o.maxLookups ?? null,
@@ -173,7 +174,9 @@ function summarize(ctx: Context<EnrichCommand>, stats: Readonly<RunStats>, outpu
     return;
   }
   const stoppedBy = stats.stoppedBy === null ? null : stopCause(stats.stoppedBy, ctx.opts.maxLookups ?? null);
-  ctx.io.stderr.write(`${renderSummary({ ...stats, stoppedBy, output }, ctx.style)}\n`);
+  const staleWhat = staleAnswers(ctx.opts.maxAge, ctx.opts.refresh === true);
+  ctx.io.stderr.write(`${renderSummary({ ...stats, stoppedBy, output, staleWhat }, ctx.style)}
+`);
 }
 
 function exitFor(ctx: Context<EnrichCommand>, s: RunStats, short: QuotaShort | null): number {
@@ -191,10 +194,15 @@ function exitFor(ctx: Context<EnrichCommand>, s: RunStats, short: QuotaShort | n
     return runEnd(ctx, EXIT.QUOTA, 'quota_exhausted', `stopped by the monthly quota: ${s.errors} rows not looked up${kept}; ${when}`);
   }
   if (s.errors > 0) {
-    const unreachable = s.lookupsSpent === 0 && s.found + s.missing === s.cacheHits;
+    const unreachable = s.lookupsSpent === 0 && s.found + s.missing === s.cacheHits + s.stale;
     const code = unreachable && s.stoppedBy === null ? EXIT.NETWORK : EXIT.INCOMPLETE;
     const message = `${s.errors} rows in error${s.stoppedBy === 'budget' ? ' (--max-lookups reached)' : ''}; run the same command again to fetch only those`;
     return runEnd(ctx, code, s.stoppedBy === 'budget' ? 'budget' : 'incomplete', message);
+  }
+  if (s.stale > 0) {
+    // Every row has an answer, but some are older than asked for: not complete, and a re-run refreshes them.
+    const what = staleAnswers(ctx.opts.maxAge, ctx.opts.refresh === true);
+    return runEnd(ctx, EXIT.INCOMPLETE, 'stale', `${s.stale} rows from ${what}; run the same command again to refresh them`);
   }
   if (s.invalid > 0 && ctx.opts.strict) return runEnd(ctx, EXIT.INVALID_ROWS, 'invalid_rows', `${s.invalid} invalid rows (--strict)`);
   return EXIT.OK;

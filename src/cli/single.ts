@@ -2,6 +2,7 @@
 import { NotFoundError, UsageError } from '../api/errors.js';
 import type { ApiResponse } from '../api/types.js';
 import type { CallOptions, DomainIntelClient } from '../api/client.js';
+import { fetchedAtText } from '../pipeline/fields.js';
 import { KINDS } from '../pipeline/kinds.js';
 import { normaliseHost } from '../pipeline/normalise.js';
 import { lookupOne } from '../pipeline/one.js';
@@ -9,6 +10,7 @@ import type { RunKind } from '../pipeline/types.js';
 import type { Context } from './context.js';
 import type { EnrichCommand } from './options.js';
 import { EXIT } from './exit-codes.js';
+import { durationText } from '../store/values.js';
 import { humanDuration, relativeAge } from './output/format.js';
 import { pickFormat, toJson, type Format } from './output/render.js';
 
@@ -42,13 +44,20 @@ export async function single<T>(ctx: Context<EnrichCommand>, spec: SingleSpec<T>
     store,
     maxAgeMs: ctx.opts.maxAge,
     refresh: ctx.opts.refresh === true,
+    stale: ctx.opts.stale !== false,
     retries: ctx.opts.retries,
     signal: ctx.interrupted,
     onRetry: ({ delayMs, error, rateLimited }) =>
       ctx.logger.warn(rateLimited ? `rate limited; waiting ${humanDuration(delayMs)}` : `${error.message}; retrying in ${humanDuration(delayMs)}`),
   });
   if (result.quota) ctx.logger.quota(result.quota);
-  if (result.cachedAt !== null) ctx.logger.info(`${host}: from the cache, fetched ${relativeAge(Date.now() - result.cachedAt)} (--refresh fetches again)`);
+  const age = result.cachedAt === null ? '' : relativeAge(Date.now() - result.cachedAt);
+  if (result.staleCause !== null) {
+    // An older answer stood in for one that could not be had: said as a warning, and exit 4 (a missing one
+    // keeps exit 8 below: the exit code carries the answer, and this warning says how old it is).
+    const older = ctx.opts.refresh ? 'fetched before --refresh' : `older than --max-age ${durationText(ctx.opts.maxAge)}`;
+    ctx.logger.warn(`${host}: ${result.staleCause}; showing the answer fetched ${age} (${older}); run the same command again to refresh it`);
+  } else if (result.cachedAt !== null) ctx.logger.info(`${host}: from the cache, fetched ${age} (--refresh fetches again)`);
   if (result.status === 'missing') {
     // Thrown, not logged here, so it is reported like every other error (a JSON object under --json); exit 8.
     const message = `${host}: not held by the service${result.cachedAt === null ? ' (the lookup was spent; the answer is cached)' : ''}`;
@@ -73,9 +82,14 @@ export async function single<T>(ctx: Context<EnrichCommand>, spec: SingleSpec<T>
           reason: null,
           data: data as never,
           cached: result.cachedAt !== null,
+          fetchedAt: Math.floor(result.fetchedAt / 1000) * 1000,
         },
       ],
     });
-  } else ctx.io.stdout.write(toJson(data, format));
-  return EXIT.OK;
+  } else {
+    // JSON carries when the answer was fetched, as a run's rows do (fetched_at, the last field).
+    const fetchedAt = fetchedAtText(result.fetchedAt);
+    ctx.io.stdout.write(toJson(data !== null && typeof data === 'object' ? { ...data, fetched_at: fetchedAt } : data, format));
+  }
+  return result.staleCause === null ? EXIT.OK : EXIT.INCOMPLETE;
 }

@@ -2,7 +2,7 @@
 // in-memory one a library caller gets when it brings none.
 
 /** A cached answer: what the service said about a key, and when it said it. */
-interface StoredAnswer {
+export interface StoredAnswer {
   status: 'found' | 'missing';
   body: unknown;
   fetchedAt: number;
@@ -23,7 +23,12 @@ export interface AnswerStore {
    */
   claim?(endpoint: string, hosts: string[]): string[];
   release?(endpoint: string, hosts: string[]): void;
-  putMany(entries: { endpoint: string; host: string; status: 'found' | 'missing'; body: unknown }[]): void;
+  /**
+   * Stores answers; returns when they were recorded (epoch ms, their fetchedAt), so the rows that show them
+   * say the same time as the store will. A store that returns nothing leaves the run to read its clock.
+   */
+  // biome-ignore lint/suspicious/noConfusingVoidType: a caller's store written before this returned anything (void) still fits
+  putMany(entries: { endpoint: string; host: string; status: 'found' | 'missing'; body: unknown }[]): number | void;
   /**
    * False when the store holds no answer at all for `endpoint`. Optional: a store without it is always asked.
    * A run that starts on a store with nothing for its endpoint asks it only about hosts met before in the run.
@@ -47,6 +52,7 @@ export function memoryStore(): AnswerStore {
     putMany(entries) {
       const now = Date.now();
       for (const e of entries) map.set(`${e.endpoint} ${e.host}`, { status: e.status, body: e.body, fetchedAt: now });
+      return now;
     },
     holdsAny(endpoint) {
       for (const key of map.keys()) if (key.startsWith(`${endpoint} `)) return true;

@@ -268,6 +268,7 @@ export class Dispatcher<K extends RunKind> {
       return this.#settle(keys, 'error', null, this.#stopText);
     }
     if (err instanceof AbortedError) return this.#settle(keys, 'error', null, this.#stopText ?? 'interrupted');
+    this.#o.waiting.failedWith(keys, err); // an older answer may stand in for it, if this error allows (stale.ts)
     this.#settle(keys, 'error', null, reason, true);
   }
 

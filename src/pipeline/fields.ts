@@ -38,6 +38,7 @@ export function profileValues(row: EnrichedRow): Record<string, FieldValue> {
     employees_high: p?.employees?.high ?? null,
     employees_point: p?.employees?.point ?? null,
     employees_as_of: p?.employees?.as_of ?? null,
+    fetched_at: fetchedAtText(row.fetchedAt),
   };
 }
 
@@ -52,6 +53,7 @@ export function trafficValues(row: EnrichedRow): Record<string, FieldValue> {
     traffic_band: t?.band ?? null,
     traffic_as_of: t?.as_of ?? null,
     traffic_history: t?.history ?? null,
+    fetched_at: fetchedAtText(row.fetchedAt),
   };
 }
 
@@ -67,10 +69,20 @@ export function employeeValues(row: EnrichedRow): Record<string, FieldValue> {
     employees_high: e?.estimated_employees?.high ?? null,
     employees_point: e?.estimated_employees?.point ?? null,
     employees_as_of: e?.as_of ?? null,
+    fetched_at: fetchedAtText(row.fetchedAt),
   };
+}
+
+/**
+ * When a row's answer was fetched, as ISO 8601 UTC to the second ('2026-11-24T00:02:04Z'); null (an empty
+ * cell) for invalid rows and errors. Last of our columns in every kind, so existing column positions hold.
+ */
+export function fetchedAtText(ms: number | null): string | null {
+  // Rows built by hand (a library caller, an older EnrichedRow) may lack the field: an empty cell, not a throw.
+  return typeof ms !== 'number' ? null : `${new Date(ms).toISOString().slice(0, 19)}Z`;
 }
 
 /** The columns a value builder produces, in order: the keys of its record, read from an empty row. */
 export function columnsOf(values: (row: EnrichedRow) => Record<string, FieldValue>, kind: RunKind): string[] {
-  return Object.keys(values({ kind, line: 0, cells: [], value: '', status: 'invalid', host: null, reason: null, data: null, cached: false }));
+  return Object.keys(values({ kind, line: 0, cells: [], value: '', status: 'invalid', host: null, reason: null, data: null, cached: false, fetchedAt: null }));
 }

@@ -57,11 +57,11 @@ export class Ledger<K extends RunKind> {
       else if (answer.missing.has(k)) entries.push({ endpoint: spec.endpoint, host: k, status: 'missing' as const, body: null });
       else left.push(k);
     }
-    this.#o.store.putMany(entries);
+    const at = this.#o.store.putMany(entries) ?? undefined; // when recorded: the rows' fetched_at
     stats.lookupsSpent += entries.length; // one per distinct host answered, found or not (§8.6)
     stats.unanswered += left.length;
     this.note(answer.quota, entries.length);
-    for (const e of entries) waiting.settle(e.host, e.status, e.body, null);
+    for (const e of entries) waiting.settle(e.host, e.status, e.body, null, false, false, at);
     return left;
   }
 
@@ -75,7 +75,7 @@ export class Ledger<K extends RunKind> {
     const held = store.getFresh?.(spec.endpoint, keys, maxAgeMs);
     for (const [key, hit] of held ?? []) {
       stats.cacheHits++;
-      waiting.settle(key, hit.status, hit.body, null, false, true);
+      waiting.settle(key, hit.status, hit.body, null, false, true, hit.fetchedAt);
     }
     const rest = held === undefined || held.size === 0 ? keys : keys.filter((k) => !held.has(k));
     const busy = new Set(store.claim?.(spec.endpoint, rest));

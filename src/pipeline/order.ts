@@ -5,6 +5,15 @@
 import type { RunStats } from './stats.js';
 import type { EnrichedRow, InputRecord, ResultByKind, RowStatus, RunKind } from './types.js';
 
+/**
+ * A row's fetch time to the whole second. The repeat of a host the service does not hold takes its time from
+ * the seen-set (seen.ts), which keeps it in 32 bits as seconds; every row is rounded the same way so the rows
+ * of one answer all say the same time, whichever way they were answered.
+ */
+function toSecond(ms: number | null): number | null {
+  return ms === null ? null : Math.floor(ms / 1000) * 1000;
+}
+
 /** A row's place in the buffer; `done` once its outcome is known. */
 export interface Slot<K extends RunKind> {
   row: EnrichedRow<K>;
@@ -34,7 +43,16 @@ export class OrderedBuffer<K extends RunKind> {
   }
 
   /** Appends a row; settled now unless `pending` (its status is then set by `settle`). */
-  add(record: InputRecord, status: RowStatus, host: string | null, reason: string | null, data: unknown, cached: boolean, pending = false): Slot<K> {
+  add(
+    record: InputRecord,
+    status: RowStatus,
+    host: string | null,
+    reason: string | null,
+    data: unknown,
+    cached: boolean,
+    pending = false,
+    fetchedAt: number | null = null,
+  ): Slot<K> {
     const slot: Slot<K> = {
       row: {
         kind: this.#o.kind as K,
@@ -46,6 +64,7 @@ export class OrderedBuffer<K extends RunKind> {
         reason,
         data: data as ResultByKind[K] | null,
         cached,
+        fetchedAt: toSecond(fetchedAt),
       },
       done: !pending,
     };
@@ -54,10 +73,14 @@ export class OrderedBuffer<K extends RunKind> {
     return slot;
   }
 
-  /** Gives a pending row its outcome; `cached` when another process's answer in the cache gave it. */
-  settle(slot: Slot<K>, status: RowStatus, reason: string | null, data: unknown, cached = false): void {
+  /**
+   * Gives a pending row its outcome; `cached` when the cache gave it (another process's answer, or an older
+   * one standing in for an answer that could not be had), `fetchedAt` when the answer was fetched.
+   */
+  settle(slot: Slot<K>, status: RowStatus, reason: string | null, data: unknown, cached = false, fetchedAt: number | null = null): void {
     slot.row.status = status;
     slot.row.cached = cached;
+    slot.row.fetchedAt = toSecond(fetchedAt);
     slot.row.reason = reason;
     slot.row.data = data as ResultByKind[K] | null;
     slot.done = true;

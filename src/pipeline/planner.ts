@@ -1,11 +1,14 @@
 // Planning: what each input row needs. A row is invalid, or answered by what this run already knows (a
 // lookup in flight, one that failed, a key the service does not hold), or by the cache, or it needs a
 // lookup. Decisions only: the planner reads the store it is given and tells its target what it decided; it
-// sends nothing and holds no rows.
-import type { AnswerStore } from './answer-store.js';
+// sends nothing and holds no rows. With stale answers allowed it reads the store at any age and decides the
+// age itself: an answer too old to use still stands in for an error (the run stopped, the key failed), and
+// goes with a key queued, for its rows should the lookup fail (waiting.ts, stale.ts).
+import type { AnswerStore, StoredAnswer } from './answer-store.js';
 import type { KindSpec } from './kinds.js';
 import { normaliseHost } from './normalise.js';
 import type { SeenSet } from './seen.js';
+import type { StaleUse } from './stale.js';
 import type { RunStats } from './stats.js';
 import type { InputRecord, RowStatus } from './types.js';
 
@@ -14,12 +17,15 @@ export const PLAN_CHUNK = 256;
 
 /** Where the planner's decisions go (the run wires them to the ordered buffer and the dispatcher). */
 export interface PlanTarget {
-  /** A row whose outcome is known now. */
-  settled(record: InputRecord, status: RowStatus, host: string | null, reason: string | null, data: unknown, cached: boolean): void;
+  /** A row whose outcome is known now; `fetchedAt` when its answer was fetched. */
+  settled(record: InputRecord, status: RowStatus, host: string | null, reason: string | null, data: unknown, cached: boolean, fetchedAt: number | null): void;
   /** True when a lookup of `key` is queued or in flight. */
   waiting(key: string): boolean;
-  /** A row that waits for the lookup of `key`: queued now, unless it already is or is in flight. */
-  pending(key: string, record: InputRecord, host: string): void;
+  /**
+   * A row that waits for the lookup of `key`: queued now, unless it already is or is in flight. `old`: the
+   * cache's answer, too old to use, to stand in should the lookup fail.
+   */
+  pending(key: string, record: InputRecord, host: string, old?: StoredAnswer): void;
   /** Why the lookup of `key` failed earlier in this run, if it did. */
   failure(key: string): string | undefined;
   /** Why nothing more is sent, once the run stopped; else null. */
@@ -38,6 +44,8 @@ export interface PlannerOptions {
   refresh: boolean;
   /** Count what would be looked up; plan no lookup. */
   dryRun: boolean;
+  /** Older answers stand in for errors, counted here; null: never (--no-stale). */
+  stale: StaleUse | null;
   clock: () => number;
 }
 
@@ -59,6 +67,7 @@ export class Planner {
   /** Plans `chunk` (rows in input order) and hands each decision to `to`. */
   plan(chunk: InputRecord[], to: PlanTarget): void {
     const { spec, seen, stats, dryRun } = this.#o;
+    const stale = dryRun ? null : this.#o.stale;
     this.#storeWasEmpty ??= this.#o.store.holdsAny?.(spec.endpoint) === false;
     const planned = chunk.map((record) => {
       const n = normaliseHost(record.value);
@@ -67,22 +76,28 @@ export class Planner {
     const keys = planned.flatMap((p) => (p.key === null ? [] : [p.key]));
     const fresh = seen.add(keys);
     // A repeat of a host this run already knows the service does not hold is answered from that: a missing
-    // answer has no body, so one bit in the seen-set replaces a read of the cache.
-    const knownMissing = fresh.map((f, j) => !f && seen.isMissing(keys[j] as string));
+    // answer has no body, so its time in the seen-set replaces a read of the cache.
+    const knownMissing = fresh.map((f, j) => (f ? null : seen.missingSince(keys[j] as string)));
     const maxAge = this.maxAgeMs();
+    // Read at any age, the store's answers are checked for age here (else the store's own check stands).
+    const oldest = stale === null ? Number.NEGATIVE_INFINITY : this.#o.clock() - maxAge;
     // A host met for the first time in this run cannot be in a store that was empty when the run began (its
     // answers since then are all about hosts met before), so only repeats are looked for there: half the
     // reads of a fresh 1,000,000-row run. A second process filling the same cache meanwhile is not seen here:
     // its answers are caught just before sending (the dispatcher's check, ledger.ts boughtMeanwhile).
     const storeWasEmpty = this.#storeWasEmpty;
-    const lookup = keys.filter((k, i) => !knownMissing[i] && !to.waiting(k) && to.failure(k) === undefined && (fresh[i] ? !storeWasEmpty : !dryRun));
-    const cached = lookup.length > 0 ? this.#o.store.getMany(spec.endpoint, [...new Set(lookup)], maxAge) : new Map();
+    // A key that failed in this run is read only for an older answer to stand in for the error.
+    const lookup = keys.filter(
+      (k, i) => knownMissing[i] === null && !to.waiting(k) && (stale !== null || to.failure(k) === undefined) && (fresh[i] ? !storeWasEmpty : !dryRun),
+    );
+    const readAge = stale === null ? maxAge : Number.POSITIVE_INFINITY;
+    const cached: Map<string, StoredAnswer> = lookup.length > 0 ? this.#o.store.getMany(spec.endpoint, [...new Set(lookup)], readAge) : new Map();
     let i = 0;
     for (const { record, n, key } of planned) {
       stats.rows++;
       if (!n.ok || key === null) {
         stats.invalid++;
-        to.settled(record, 'invalid', null, n.ok ? 'no registrable domain' : n.reason, null, false);
+        to.settled(record, 'invalid', null, n.ok ? 'no registrable domain' : n.reason, null, false, null);
         continue;
       }
       stats.valid++;
@@ -94,30 +109,34 @@ export class Planner {
         to.pending(key, record, host);
         continue;
       }
-      const failed = to.failure(key);
-      if (failed !== undefined) {
-        to.settled(record, 'error', host, failed, null, false);
-        continue;
-      }
-      if (knownMissing[j]) {
-        to.settled(record, 'missing', host, null, null, true);
+      const missingSince = knownMissing[j] ?? null;
+      if (missingSince !== null) {
+        to.settled(record, 'missing', host, null, null, true, missingSince);
         continue;
       }
       const hit = cached.get(key);
-      if (hit) {
+      const failed = to.failure(key);
+      // (A key that failed is read only with stale answers allowed: an answer of the age wanted found then,
+      // another process's, is used as any cache hit.)
+      if (hit !== undefined && hit.fetchedAt >= oldest) {
         if (isNew) stats.cacheHits++;
-        if (hit.status === 'missing') seen.markMissing(key);
-        to.settled(record, hit.status, host, null, hit.status === 'found' ? spec.fanOut(hit.body, host) : null, true);
+        if (hit.status === 'missing') seen.markMissing(key, hit.fetchedAt);
+        to.settled(record, hit.status, host, null, hit.status === 'found' ? spec.fanOut(hit.body, host) : null, true, hit.fetchedAt);
         continue;
       }
-      const stopped = dryRun ? null : to.stopped();
-      if (stopped !== null) {
-        to.settled(record, 'error', host, stopped, null, false);
+      const old = stale === null ? undefined : hit;
+      const cannot = failed ?? (dryRun ? null : to.stopped());
+      if (cannot !== null) {
+        if (old === undefined) to.settled(record, 'error', host, cannot, null, false, null);
+        else {
+          stale?.used(1, undefined, cannot);
+          to.settled(record, old.status, host, null, old.status === 'found' ? spec.fanOut(old.body, host) : null, true, old.fetchedAt);
+        }
         continue;
       }
       // Under --dry-run a repeat of a host to be looked up is neither asked about nor counted again.
       if (isNew || !dryRun) stats.lookupsNeeded++;
-      if (!dryRun) to.pending(key, record, host);
+      if (!dryRun) to.pending(key, record, host, old);
     }
     stats.requestsNeeded = Math.ceil(stats.lookupsNeeded / spec.batchSize);
   }

@@ -15,6 +15,7 @@ import { OrderedBuffer } from './order.js';
 import { Planner, type PlanTarget } from './planner.js';
 import { RateLimiter, sleep as defaultSleep } from './schedule.js';
 import { openSeenSet } from './seen.js';
+import { StaleUse } from './stale.js';
 import { emptyStats, type RunEvent, type RunStats } from './stats.js';
 import type { EnrichedRow, InputRecord, RunKind } from './types.js';
 import { Waiting } from './waiting.js';
@@ -34,6 +35,13 @@ export interface EnrichOptions<K extends RunKind> {
   maxAgeMs?: number;
   /** Fetch again what the cache holds (answers fetched during this run are still reused). */
   refresh?: boolean;
+  /**
+   * When a cached answer older than maxAgeMs (under `refresh`, any from before the run) cannot be refreshed
+   * (the service unreachable or failing, the quota spent, the budget reached, the run stopped), its rows get
+   * that answer rather than an error, counted in stats.stale with the cause in stats.staleCause (default
+   * true; false: such rows are errors).
+   */
+  stale?: boolean;
   /** Requests in flight at once (default 8). */
   concurrency?: number;
   /** Attempts after the first for retryable failures (default RETRY_DEFAULTS, api/retry.ts). */
@@ -83,7 +91,8 @@ export function enrich<K extends RunKind>(records: RecordSource, o: EnrichOption
   // Keys met in this run, and which of them the service does not hold (closed when reading ends).
   const seen = openSeenSet();
   const input: InputState = { done: false, pausedForBuffer: false, lastAt: 0 };
-  const waiting = new Waiting<K>(buffer, spec, seen);
+  const stale = o.stale === false || o.dryRun === true ? null : new StaleUse(stats, o.maxLookups ?? null);
+  const waiting = new Waiting<K>(buffer, spec, seen, stale, clock);
   const dispatcher = new Dispatcher<K>({
     spec,
     client: o.client,
@@ -112,12 +121,16 @@ export function enrich<K extends RunKind>(records: RecordSource, o: EnrichOption
     maxAgeMs: o.maxAgeMs ?? DEFAULT_MAX_AGE_MS,
     refresh: o.refresh === true,
     dryRun: o.dryRun === true,
+    stale,
     clock,
   });
   const target: PlanTarget = {
-    settled: (record, status, host, reason, data, cached) => void buffer.add(record, status, host, reason, data, cached),
+    settled: (record, status, host, reason, data, cached, fetchedAt) => void buffer.add(record, status, host, reason, data, cached, false, fetchedAt),
     waiting: (key) => waiting.has(key),
-    pending: (key, record, host) => dispatcher.enqueue(key, buffer.add(record, 'found', host, null, null, false, true)),
+    pending: (key, record, host, old) => {
+      dispatcher.enqueue(key, buffer.add(record, 'found', host, null, null, false, true));
+      if (old !== undefined) waiting.holdOld(key, old);
+    },
     failure: (key) => waiting.failure(key),
     stopped: () => dispatcher.stopped,
   };

@@ -1,7 +1,7 @@
 // Which hosts this run has met already.
 //
 // The first MEMORY_KEYS distinct keys are remembered as 64-bit fingerprints in an open-addressing table of
-// typed arrays: 18 bytes a key at most with its one-byte tag (9 MB for 500,000 keys, 36 MB at the cap), no
+// typed arrays: 24 bytes a key at most with its 4-byte tag (12 MB for 500,000 keys, 48 MB at the cap), no
 // object per key for the garbage collector to trace, and 0.6 us a key against 3.0 us for the SQLite set
 // below (1,000,000 keys, side by side; a 1,000,000-row run with 500,000 distinct hosts spent 5.5 s of its
 // 50 s in SQLite when the in-memory part was a Set capped at 200,000 strings). Past the cap the table stops
@@ -22,12 +22,16 @@ export interface SeenSet {
   /** For each key, true when it had not been met before in this run. Marks them met. */
   add(keys: readonly string[]): boolean[];
   /**
-   * Notes that the service does not hold `key` (an answer with no body, so one bit says it all): repeats of
-   * the key are then answered without reading the cache. Kept for keys held in memory only; else a no-op.
+   * Notes that the service does not hold `key`, as it said at `fetchedAt` (epoch ms): an answer with no body,
+   * so its time is all there is to keep, and repeats of the key are answered without reading the cache. Kept
+   * for keys held in memory only; else a no-op.
    */
-  markMissing(key: string): void;
-  /** True when markMissing(key) was called in this run (or, rarely, for a key whose fingerprint collides). */
-  isMissing(key: string): boolean;
+  markMissing(key: string, fetchedAt: number): void;
+  /**
+   * When the service said it does not hold `key` (epoch ms, to the second), if markMissing(key) was called in
+   * this run (or, rarely, for a key whose fingerprint collides); else null.
+   */
+  missingSince(key: string): number | null;
   close(): void;
 }
 
@@ -54,11 +58,13 @@ export function openSeenSet(memoryKeys = MEMORY_KEYS): SeenSet {
       }
       return fresh;
     },
-    markMissing(key) {
-      memory.setTag(key, MISSING);
+    markMissing(key, fetchedAt) {
+      // Whole seconds since 1970 fit 32 bits until 2106; 0 is kept for "not known missing".
+      memory.setTag(key, Math.max(1, Math.floor(fetchedAt / 1000)));
     },
-    isMissing(key) {
-      return memory.tag(key) === MISSING;
+    missingSince(key) {
+      const seconds = memory.tag(key);
+      return seconds === 0 ? null : seconds * 1000;
     },
     close() {
       disk?.close();
@@ -70,16 +76,16 @@ const NEW = 1;
 const MET = 0;
 /** Not in the table, and the table is full: the caller must ask elsewhere. */
 const FULL = -1;
-const MISSING = 1;
 
 /**
  * 64-bit fingerprints of keys, open addressing with linear probing; (0, 0) marks an empty slot. Each slot
- * also holds a one-byte tag (what is known of the key's answer).
+ * also holds a 32-bit tag: when the service said it does not hold the key, in seconds (0: not known). Four
+ * bytes rather than one, so a repeat of such a host can say when its answer was fetched (its fetched_at).
  */
 class FingerprintSet {
   #hi = new Int32Array(1 << 12);
   #lo = new Int32Array(1 << 12);
-  #tags = new Uint8Array(1 << 12);
+  #tags = new Uint32Array(1 << 12);
   #size = 0;
   readonly #max: number;
   // The fingerprint of the key last hashed (two lanes), and the slot where it is or would go.
@@ -152,7 +158,7 @@ class FingerprintSet {
     const oldTags = this.#tags;
     this.#hi = new Int32Array(oldLo.length * 2);
     this.#lo = new Int32Array(oldLo.length * 2);
-    this.#tags = new Uint8Array(oldLo.length * 2);
+    this.#tags = new Uint32Array(oldLo.length * 2);
     const mask = this.#lo.length - 1;
     for (let j = 0; j < oldLo.length; j++) {
       const lo = oldLo[j] as number;

@@ -54,4 +54,9 @@ export interface EnrichedRow<K extends RunKind = RunKind> {
   data: ResultByKind[K] | null;
   /** True when the answer came from the local cache rather than the network. */
   cached: boolean;
+  /**
+   * When the answer was fetched from the service (epoch ms, to the whole second: see order.ts); null for
+   * invalid rows and rows in error. An answer fetched in this run: when it was recorded.
+   */
+  fetchedAt: number | null;
 }

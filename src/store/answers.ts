@@ -60,8 +60,11 @@ export interface AnswerCache {
   claim(endpoint: string, hosts: string[]): string[];
   /** Ends the claims on hosts whose lookup gave up. */
   release(endpoint: string, hosts: string[]): void;
-  /** Stores (or replaces) answers, stamped with the clock's now; each is committed before this returns. */
-  putMany(entries: readonly CachePut[]): void;
+  /**
+   * Stores (or replaces) answers, stamped with the clock's now; each is committed before this returns.
+   * Returns that now: the rows showing these answers say the same fetched_at as the store.
+   */
+  putMany(entries: readonly CachePut[]): number;
   /** Whether any answer (of any age) is held for `endpoint`. */
   holdsAny(endpoint: string): boolean;
   stats(): CacheStats;
@@ -142,9 +145,9 @@ export function answerCache(db: Database.Database, file: string, clock: () => nu
     return read(endpoint, hosts, maxAgeMs, journal.othersUnmerged(endpoint, hosts, cutoff(maxAgeMs)));
   };
 
-  const putMany = (entries: readonly CachePut[]): void => {
-    if (entries.length === 0) return;
+  const putMany = (entries: readonly CachePut[]): number => {
     const now = clock();
+    if (entries.length === 0) return now;
     const only = entries[0] as CachePut;
     if (entries.length === 1 && journal.pending === 0) {
       // A lone answer (a single lookup, a traffic or employees run) dirties a page or two either way: written
@@ -158,6 +161,7 @@ export function answerCache(db: Database.Database, file: string, clock: () => nu
       only.endpoint,
       entries.map((e) => e.host),
     );
+    return now;
   };
 
   return {

@@ -25,9 +25,20 @@ describe('columnsFor and flatten', () => {
       'employees_high',
       'employees_point',
       'employees_as_of',
+      'fetched_at',
     ]);
-    expect(columnsFor('traffic')).toEqual(['status', 'host', 'reason', 'traffic_visits', 'traffic_band', 'traffic_as_of', 'traffic_history']);
-    expect(columnsFor('employees')).toEqual(['status', 'host', 'reason', 'apex', 'employees_low', 'employees_high', 'employees_point', 'employees_as_of']);
+    expect(columnsFor('traffic')).toEqual(['status', 'host', 'reason', 'traffic_visits', 'traffic_band', 'traffic_as_of', 'traffic_history', 'fetched_at']);
+    expect(columnsFor('employees')).toEqual([
+      'status',
+      'host',
+      'reason',
+      'apex',
+      'employees_low',
+      'employees_high',
+      'employees_point',
+      'employees_as_of',
+      'fetched_at',
+    ]);
   });
 
   it('flattens a profile, keeping nulls', () => {

@@ -65,11 +65,17 @@ describe('openSeenSet: missing marks', () => {
     try {
       const keys = Array.from({ length: 6_000 }, (_, i) => `k${i}.example`);
       seen.add(keys.slice(0, 10));
-      for (const k of keys.slice(0, 10)) if (k.endsWith('3.example') || k.endsWith('7.example')) seen.markMissing(k);
+      for (const k of keys.slice(0, 10)) if (k.endsWith('3.example') || k.endsWith('7.example')) seen.markMissing(k, Number(k.slice(1, -8)) * 1000 + 999);
       seen.add(keys.slice(10)); // grows the table several times, then overflows to disk
-      seen.markMissing('k5999.example'); // on disk: not kept
-      expect(keys.filter((k) => seen.isMissing(k))).toEqual(['k3.example', 'k7.example']);
-      expect(seen.isMissing('never-added.example')).toBe(false);
+      seen.markMissing('k5999.example', 5_999_000); // on disk: not kept
+      // The time comes back to the second: 3,999 ms is kept as 3,000.
+      expect(keys.filter((k) => seen.missingSince(k) !== null)).toEqual(['k3.example', 'k7.example']);
+      expect(seen.missingSince('k3.example')).toBe(3000);
+      expect(seen.missingSince('k7.example')).toBe(7000);
+      expect(seen.missingSince('never-added.example')).toBeNull();
+      // A time near the end of 32-bit seconds survives too (2100-01-01).
+      seen.markMissing('k1.example', Date.UTC(2100, 0, 1));
+      expect(seen.missingSince('k1.example')).toBe(Date.UTC(2100, 0, 1));
     } finally {
       seen.close();
     }

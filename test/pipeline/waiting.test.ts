@@ -43,7 +43,7 @@ describe('Waiting', () => {
     w.waiting.settle('gone.example', 'missing', null, null);
     w.waiting.settle('bad.example', 'error', null, 'boom', true);
     w.waiting.settle('stopped.example', 'error', null, 'interrupted');
-    expect(w.seen.isMissing('gone.example')).toBe(true);
+    expect(w.seen.missingSince('gone.example')).not.toBeNull();
     expect(w.waiting.failure('bad.example')).toBe('boom');
     expect(w.waiting.failure('stopped.example')).toBeUndefined();
     expect(w.stats).toMatchObject({ missing: 1, errors: 2 });

@@ -67,7 +67,7 @@ describe('createRowWriter: CSV', () => {
       row('employees', { cells: ['x\ty', 'www.example.com'], status: 'found', host: 'www.example.com', data: employees }),
     ]);
     expect(text.split('\n')[0]).toBe(['a', 'url', ...columnsFor('employees')].join('\t'));
-    expect(text.split('\n')[1]).toBe('"x\ty"\twww.example.com\tfound\twww.example.com\t\texample.com\t1\t\t7\t2024-01-31');
+    expect(text.split('\n')[1]).toBe('"x\ty"\twww.example.com\tfound\twww.example.com\t\texample.com\t1\t\t7\t2024-01-31\t');
   });
 
   it('pads short rows to the header width and moves extra cells after ours', async () => {

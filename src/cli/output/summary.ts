@@ -37,6 +37,30 @@ export interface RunSummary {
   stoppedBy?: string | null;
   /** What became of -o FILE when the run could not replace it (kept, rows in FILE.partial), if anything. */
   output?: string | null;
+  /** Rows given a cached answer too old to use because a fresh one could not be had, and why. */
+  stale?: number;
+  staleCause?: string | null;
+  /** What those answers were, in words: `staleAnswers(maxAgeMs, refresh)`. */
+  staleWhat?: string;
+}
+
+const AGE_WORDS: [string, number][] = [
+  ['week', 7 * 86_400_000],
+  ['day', 86_400_000],
+  ['hour', 3_600_000],
+  ['minute', 60_000],
+  ['second', 1000],
+];
+
+/**
+ * What stale answers are, in words, for the summary and the warning: "answers older than 30 days" (--max-age
+ * in the largest unit that divides it), or under --refresh "answers from before this run (--refresh)".
+ */
+export function staleAnswers(maxAgeMs: number, refresh: boolean): string {
+  if (refresh) return 'answers from before this run (--refresh)';
+  const [name, size] = AGE_WORDS.find(([, size]) => maxAgeMs >= size && maxAgeMs % size === 0) ?? ['millisecond', 1];
+  const count = maxAgeMs / size;
+  return `answers older than ${groupedNumber(count)} ${name}${count === 1 ? '' : 's'}`;
 }
 
 /** A compact multi-line summary for stderr; no trailing newline. */
@@ -82,6 +106,11 @@ export function renderSummary(s: RunSummary, style: Style = PLAIN): string {
   }
   if (s.quota) {
     lines.push(`quota ${n(s.quota.remaining)} / ${n(s.quota.limit)} left · resets ${formatReset(s.quota)}`);
+  }
+  const stale = s.stale ?? 0;
+  if (stale > 0) {
+    const cause = s.staleCause ? `: ${sanitizeForTerminal(s.staleCause)}` : '';
+    lines.push(style.yellow(`${n(stale)} rows from ${s.staleWhat ?? 'answers older than --max-age'}${cause}`));
   }
   if (s.stoppedBy) lines.push(style.yellow(`stopped: ${sanitizeForTerminal(s.stoppedBy)}`));
   if (s.output) lines.push(style.yellow(sanitizeForTerminal(s.output)));
