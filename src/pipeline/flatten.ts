@@ -4,6 +4,7 @@ import { columnsOf, type FieldValue, type FlatValue } from './fields.js';
 import { KINDS } from './kinds.js';
 import type { EnrichedRow, RunKind } from './types.js';
 
+export { fetchedAtText } from './fields.js';
 export type { FieldValue, FlatValue } from './fields.js';
 
 const columns = new Map<RunKind, readonly string[]>();

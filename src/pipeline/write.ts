@@ -20,7 +20,7 @@
 import type { Writable } from 'node:stream';
 import { UsageError } from '../api/errors.js';
 import type { EnrichedRow, InputShape, RunKind } from './types.js';
-import { columnsFor, fieldValues, renderList } from './flatten.js';
+import { columnsFor, fetchedAtText, fieldValues, renderList } from './flatten.js';
 import type { FieldValue, FlatValue } from './flatten.js';
 
 // write.ts is the output end's one entry point; the pieces live in their own files.
@@ -176,7 +176,7 @@ function jsonWriter(out: Writable, opts: RowWriterOptions, fields: { names: stri
       return flat;
     }
     const input = opts.shape.format === 'lines' ? (row.cells[0] ?? '') : keys.object(row.cells);
-    return { line: row.line, input, status: row.status, host: row.host, reason: row.reason, data: row.data };
+    return { line: row.line, input, status: row.status, host: row.host, reason: row.reason, data: row.data, fetched_at: fetchedAtText(row.fetchedAt) };
   };
   const sink = new Sink(out);
   let count = 0;

@@ -98,6 +98,8 @@ function spawnCli(args: string[], opts: { env: NodeJS.ProcessEnv; input?: string
 /** Lines of stderr, without the empty last one. */
 const lines = (text: string): string[] => text.split('\n').filter((l) => l !== '');
 const QUOTA_LINE = /^quota: [\d,]+ \/ [\d,]+ lookups left/m;
+/** fetched_at: ISO 8601 UTC to the second (issue 14). */
+const ISO_SECOND = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/;
 const NOT_HELD = 'not-held-anywhere.example';
 
 /** The last stderr line parsed as the --json error object. */
@@ -146,7 +148,7 @@ describe('against a sandbox with the key in the environment', () => {
       expect(r.code).toBe(0);
       const profile = JSON.parse(r.stdout) as { domain: string };
       expect(profile.domain).toBe(host);
-      expect(profile).toEqual(sb.dataset.profile(host));
+      expect(profile).toEqual({ ...sb.dataset.profile(host), fetched_at: expect.stringMatching(ISO_SECOND) });
       expect(r.stderr).toMatch(QUOTA_LINE);
       expect(r.stderr).toContain(`${sb.charges().remaining.toLocaleString('en-US')} / 50,000 lookups left`);
       expect(sb.requests().map((q) => q.operation)).toEqual(['domain']);
@@ -170,7 +172,7 @@ describe('against a sandbox with the key in the environment', () => {
       expect(r.code).toBe(0);
       const out = lines(r.stdout);
       expect(out).toHaveLength(1);
-      expect(JSON.parse(out[0] as string)).toEqual(sb.dataset.profile(host));
+      expect(JSON.parse(out[0] as string)).toEqual({ ...sb.dataset.profile(host), fetched_at: expect.stringMatching(ISO_SECOND) });
     });
 
     it('--quiet hides the quota line', async () => {
@@ -237,7 +239,7 @@ describe('against a sandbox with the key in the environment', () => {
       expect(refreshed.code).toBe(0);
       expect(sb.charges().total).toBe(2);
       expect(refreshed.stderr).not.toMatch(/from the cache/);
-      expect(JSON.parse(refreshed.stdout)).toEqual(sb.dataset.profile(host));
+      expect(JSON.parse(refreshed.stdout)).toEqual({ ...sb.dataset.profile(host), fetched_at: expect.stringMatching(ISO_SECOND) });
     });
   });
 
@@ -248,7 +250,7 @@ describe('against a sandbox with the key in the environment', () => {
       const t = JSON.parse(r.stdout) as { host: string; history: { month: string; visits: number }[] };
       expect(t.host).toBe(trafficHost);
       expect(t.history.length).toBeGreaterThanOrEqual(6);
-      expect(t).toEqual(sb.dataset.traffic(trafficHost));
+      expect(t).toEqual({ ...sb.dataset.traffic(trafficHost), fetched_at: expect.stringMatching(ISO_SECOND) });
       expect(sb.charges().byEndpoint).toEqual({ traffic: 1 });
     });
 

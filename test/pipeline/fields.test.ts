@@ -5,7 +5,7 @@ import { columnsFor } from '../../src/pipeline/flatten.js';
 import type { EnrichedRow, RunKind } from '../../src/pipeline/types.js';
 
 function row<K extends RunKind>(kind: K, data: unknown): EnrichedRow<K> {
-  return { kind, line: 1, cells: ['x'], value: 'x', status: 'found', host: 'x.example', reason: null, data: data as never, cached: false };
+  return { kind, line: 1, cells: ['x'], value: 'x', status: 'found', host: 'x.example', reason: null, data: data as never, cached: false, fetchedAt: null };
 }
 
 describe('fields', () => {

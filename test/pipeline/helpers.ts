@@ -61,6 +61,7 @@ export function row<K extends RunKind>(kind: K, over: Partial<EnrichedRow<K>> = 
     reason: null,
     data: null,
     cached: false,
+    fetchedAt: null,
     ...over,
   };
 }

@@ -40,6 +40,7 @@ function setup(kind: RunKind, opts: { store?: AnswerStore; dryRun?: boolean; ref
     maxAgeMs: 86_400_000,
     refresh: opts.refresh === true,
     dryRun: opts.dryRun === true,
+    stale: null,
     clock: Date.now,
   });
   return {

@@ -206,7 +206,7 @@ describe('csvLine', () => {
 describe('createRowWriter: JSON and NDJSON', () => {
   it('streams a JSON array of rows with input, status, host, reason and data', async () => {
     const text = await render({ format: 'json', kind: 'profile', shape: csv(['Domain', 'x', 'x', ''], 0) }, [
-      row('profile', { line: 2, cells: ['example.com', '1', '2', '3', 'extra'], status: 'found', data: profile }),
+      row('profile', { line: 2, cells: ['example.com', '1', '2', '3', 'extra'], status: 'found', data: profile, fetchedAt: Date.UTC(2026, 10, 24, 1, 2, 3) }),
       row('profile', { line: 3, cells: ['nope'], status: 'missing', host: 'nope' }),
     ]);
     expect(text.startsWith('[\n{') && text.endsWith('}\n]\n')).toBe(true);
@@ -218,6 +218,7 @@ describe('createRowWriter: JSON and NDJSON', () => {
       host: 'example.com',
       reason: null,
       data: profile,
+      fetched_at: '2026-11-24T01:02:03Z',
     });
     expect(parsed[1]).toEqual({
       line: 3,
@@ -226,6 +227,7 @@ describe('createRowWriter: JSON and NDJSON', () => {
       host: 'nope',
       reason: null,
       data: null,
+      fetched_at: null,
     });
   });
 

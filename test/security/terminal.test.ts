@@ -35,7 +35,7 @@ function expectInert(out: string, what: string): void {
 }
 
 function row(host: string, data: DomainProfile | null, status: EnrichedRow['status'] = 'found', reason: string | null = null): EnrichedRow<'profile'> {
-  return { kind: 'profile', line: 1, cells: [host], value: host, status, host, reason, data, cached: false };
+  return { kind: 'profile', line: 1, cells: [host], value: host, status, host, reason, data, cached: false, fetchedAt: null };
 }
 
 describe('renderers and logger (service-like values)', () => {
