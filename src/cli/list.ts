@@ -191,7 +191,8 @@ function exitFor(ctx: Context<EnrichCommand>, s: RunStats, short: QuotaShort | n
   if (s.stoppedBy === 'quota') {
     const when = s.quota?.reset || s.quota?.resetRaw ? `it renews ${formatReset(s.quota)}, or add a pack` : 'add a pack or wait for the month to roll over';
     const kept = s.found + s.missing > 0 ? '; the output holds the rest' : '';
-    return runEnd(ctx, EXIT.QUOTA, 'quota_exhausted', `stopped by the monthly quota: ${s.errors} rows not looked up${kept}; ${when}`);
+    const older = s.stale > 0 ? ` (${s.stale} more given older answers)` : '';
+    return runEnd(ctx, EXIT.QUOTA, 'quota_exhausted', `stopped by the monthly quota: ${s.errors} rows not looked up${older}${kept}; ${when}`);
   }
   if (s.errors > 0) {
     const unreachable = s.lookupsSpent === 0 && s.found + s.missing === s.cacheHits + s.stale;

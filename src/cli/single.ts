@@ -55,7 +55,7 @@ export async function single<T>(ctx: Context<EnrichCommand>, spec: SingleSpec<T>
   if (result.staleCause !== null) {
     // An older answer stood in for one that could not be had: said as a warning, and exit 4 (a missing one
     // keeps exit 8 below: the exit code carries the answer, and this warning says how old it is).
-    const older = ctx.opts.refresh ? 'fetched before --refresh' : `older than --max-age ${durationText(ctx.opts.maxAge)}`;
+    const older = ctx.opts.refresh ? '--refresh could not replace it' : `older than --max-age ${durationText(ctx.opts.maxAge)}`;
     ctx.logger.warn(`${host}: ${result.staleCause}; showing the answer fetched ${age} (${older}); run the same command again to refresh it`);
   } else if (result.cachedAt !== null) ctx.logger.info(`${host}: from the cache, fetched ${age} (--refresh fetches again)`);
   if (result.status === 'missing') {

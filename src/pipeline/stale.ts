@@ -3,6 +3,7 @@
 // run counts it (stats.stale) and says why (stats.staleCause). Which failures it stands in for, and the words
 // for why, are here, shared by a run (waiting.ts, planner.ts) and a single lookup (one.ts).
 import { AbortedError, BadRequestError, DomainIntelError, InvalidKeyError, NetworkError, ProtocolError, RateLimitedError, UsageError } from '../api/errors.js';
+import { UNANSWERED } from './ledger.js';
 import { type RunStats, stopCause } from './stats.js';
 
 /**
@@ -47,6 +48,6 @@ export class StaleUse {
     if (stats.staleCause !== null || rows === 0) return;
     if (err !== undefined) stats.staleCause = failureCause(err);
     else if (stats.stoppedBy !== null) stats.staleCause = stopCause(stats.stoppedBy, this.#maxLookups);
-    else stats.staleCause = fallback ?? 'the lookup failed';
+    else stats.staleCause = fallback === UNANSWERED ? "the service's batch answer left them out" : (fallback ?? 'the lookup failed');
   }
 }

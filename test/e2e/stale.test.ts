@@ -124,7 +124,7 @@ describe('single lookups', () => {
     const { env, iso } = await agedCache([host], DAY, deadUrl, 'traffic');
     const r = await runInProcess(['traffic', host, '--refresh', '--format', 'csv', '--retries', '0'], { env });
     expect(r.code).toBe(4);
-    expect(r.stderr).toMatch(/showing the answer fetched 1 day ago \(fetched before --refresh\)/);
+    expect(r.stderr).toMatch(/showing the answer fetched 1 day ago \(--refresh could not replace it\)/);
     const [header, line] = r.stdout.trimEnd().split('\n');
     expect(header?.split(',').at(-1)).toBe('fetched_at');
     expect(line?.split(',').at(-1)).toBe(iso);

@@ -79,6 +79,21 @@ describe('a stale answer stands in for an error', () => {
   });
 });
 
+describe('a batch answer that leaves a host out', () => {
+  it('the host left out keeps its old answer, and the cause says what happened', async () => {
+    const h = await harness({ rpm: 0, faults: { omitHost: 1 } });
+    try {
+      const host = h.sb.hostList()[40] as string;
+      const at = await seed(h, 40 * DAY, [{ host, status: 'found', body: h.sb.dataset.profile(host) }]);
+      const { rows, stats } = await h.run('profile', [host]);
+      expect(rows[0]).toMatchObject({ status: 'found', cached: true, fetchedAt: second(at) });
+      expect(stats).toMatchObject({ stale: 1, staleCause: "the service's batch answer left them out", unanswered: 1, errors: 0 });
+    } finally {
+      await h.close();
+    }
+  });
+});
+
 describe('stops: the budget and the quota', () => {
   let h: Harness;
   beforeAll(async () => {
