@@ -79,8 +79,18 @@ export function employeeValues(row: EnrichedRow): Record<string, FieldValue> {
  */
 export function fetchedAtText(ms: number | null): string | null {
   // Rows built by hand (a library caller, an older EnrichedRow) may lack the field: an empty cell, not a throw.
-  return typeof ms !== 'number' ? null : `${new Date(ms).toISOString().slice(0, 19)}Z`;
+  if (typeof ms !== 'number') return null;
+  // Rows come in runs of one time (a batch's answers are recorded together, to the second): the last text is
+  // kept, so a 1,000,000-row run formats a date per distinct second rather than per row.
+  if (ms !== lastAt) {
+    lastAt = ms;
+    lastText = `${new Date(ms).toISOString().slice(0, 19)}Z`;
+  }
+  return lastText;
 }
+
+let lastAt = Number.NaN;
+let lastText = '';
 
 /** The columns a value builder produces, in order: the keys of its record, read from an empty row. */
 export function columnsOf(values: (row: EnrichedRow) => Record<string, FieldValue>, kind: RunKind): string[] {

@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createRowWriter } from '../../src/pipeline/write.js';
+import { columnsFor, createRowWriter } from '../../src/pipeline/write.js';
 import type { EnrichedRow } from '../../src/pipeline/types.js';
 import { harness, type Harness } from '../helpers/run.js';
 
@@ -9,10 +9,13 @@ afterEach(async () => {
   while (open.length > 0) await open.pop()?.close();
 });
 
+/** The rows as CSV, every column but fetched_at (when two runs fetched the same answers differs, as it should). */
 async function csvOf(rows: EnrichedRow[]): Promise<string> {
   let text = '';
   const sink = new Writable({ write: (chunk, _e, cb) => ((text += String(chunk)), cb()) });
-  const writer = createRowWriter(sink, { format: 'csv', kind: rows[0]?.kind ?? 'profile', shape: { format: 'lines', headers: null, hostColumn: 0 } });
+  const kind = rows[0]?.kind ?? 'profile';
+  const fields = columnsFor(kind).filter((c) => c !== 'fetched_at');
+  const writer = createRowWriter(sink, { format: 'csv', kind, fields, shape: { format: 'lines', headers: null, hostColumn: 0 } });
   for (const r of rows) await writer.write(r);
   await writer.end();
   return text;
