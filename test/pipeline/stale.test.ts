@@ -3,6 +3,8 @@
 // set back; the service's failures are real (a sandbox answering 503, a quota at 0, a budget), and what it
 // charged is asked of the sandbox.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BadRequestError, InvalidKeyError, NetworkError, ProtocolError, ServerError } from '../../src/api/errors.js';
+import { failureCause, mayStandIn } from '../../src/pipeline/stale.js';
 import { openCache } from '../../src/store/cache.js';
 import { harness, type Harness } from '../helpers/run.js';
 
@@ -169,5 +171,23 @@ describe('fetched_at', () => {
     const again = await h.run('profile', [a, 'nobody-holds-this.example', b, 'nobody-holds-this.example', c]);
     expect(again.rows.map((r) => r.fetchedAt)).toEqual([ra?.fetchedAt, rm?.fetchedAt, again.rows[2]?.fetchedAt, rm?.fetchedAt, second(cachedAt)]);
     expect(again.stats.stale).toBe(0);
+  });
+});
+
+describe('which failures an older answer stands in for, and the words for why', () => {
+  it('the service unreachable, slow, failing or unreadable: yes; a host the service refuses or a refused key: no', () => {
+    const refused = new NetworkError('batch: connection failed (ECONNREFUSED)', { code: 'ECONNREFUSED' });
+    const slow = new NetworkError('batch: no answer within 10 ms', { code: 'timeout' });
+    const failing = new ServerError('batch: 502', { code: 'server_error', status: 502 });
+    const garbled = new ProtocolError('batch: not JSON', { code: 'bad_json' });
+    expect([refused, slow, failing, garbled, undefined].every(mayStandIn)).toBe(true);
+    expect(mayStandIn(new BadRequestError('bad host', { code: 'invalid_host', status: 400 }))).toBe(false);
+    expect(mayStandIn(new InvalidKeyError('revoked', { code: 'invalid_key', status: 401 }))).toBe(false);
+    expect([refused, slow, failing, garbled].map(failureCause)).toEqual([
+      'the service could not be reached',
+      'the service did not answer in time',
+      'the service kept failing (502)',
+      "the service's answers could not be read",
+    ]);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type RunSummary, renderSummary } from '../../../src/cli/output/summary.js';
+import { type RunSummary, renderSummary, staleAnswers } from '../../../src/cli/output/summary.js';
 import { createStyle } from '../../../src/cli/output/terminal.js';
 
 const summary: RunSummary = {
@@ -54,5 +54,21 @@ describe('renderSummary', () => {
     const agreeing = renderSummary({ ...summary, unanswered: 0, quotaDrop: 870 });
     expect(agreeing).not.toContain('quota check');
     expect(agreeing).not.toContain('unanswered');
+  });
+
+  it('counts rows given older answers, with the max age in words and the cause (issue 14)', () => {
+    const lines = renderSummary({
+      ...summary,
+      stale: 3,
+      staleCause: 'the service could not be reached',
+      staleWhat: staleAnswers(30 * 86_400_000, false),
+    }).split('\n');
+    expect(lines).toContain('3 rows from answers older than 30 days: the service could not be reached');
+    expect(renderSummary({ ...summary, stale: 0, staleCause: null })).not.toContain('rows from');
+    expect(staleAnswers(14 * 86_400_000, false)).toBe('answers older than 2 weeks');
+    expect(staleAnswers(86_400_000, false)).toBe('answers older than 1 day');
+    expect(staleAnswers(90 * 60_000, false)).toBe('answers older than 90 minutes');
+    expect(staleAnswers(1500, false)).toBe('answers older than 1,500 milliseconds');
+    expect(staleAnswers(30 * 86_400_000, true)).toBe('answers from before this run (--refresh)');
   });
 });
