@@ -1,7 +1,7 @@
 // A stale answer beats an error row, from the command line (issue 14, deliverable 2): a network outage (the
 // base URL of a sandbox that was closed) and a budget, a cache holding answers 40 days old, the summary's
 // line, the exit code, the fetched_at column and field, --no-stale, and single lookups.
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -55,7 +55,8 @@ describe('batch', () => {
     expect(r.stderr).toMatch(/3 rows from answers older than 30 days: the service could not be reached/);
     expect(r.stderr).toMatch(/1 rows in error; run the same command again/);
     expect(r.code).toBe(7); // rows in error, nothing reached the service: unreachable, as without stale rows
-    const lines = readFileSync(out, 'utf8').trimEnd().split('\n');
+    // A row in error leaves the run incomplete: its rows are in FILE.partial (part A), stale ones with them.
+    const lines = readFileSync(`${out}.partial`, 'utf8').trimEnd().split('\n');
     const header = lines[0]?.split(',') ?? [];
     expect(header.at(-1)).toBe('fetched_at');
     // id and host hold no comma, so status is the third cell; fetched_at is the last (other cells may be quoted).
@@ -64,14 +65,21 @@ describe('batch', () => {
     expect(cells.map((c) => c.at(-1))).toEqual([iso, iso, iso, '']);
   });
 
-  it('only stale rows: exit 4 with a warning to run again; --no-stale makes them errors (exit 7)', async () => {
+  it('only stale rows: -o FILE replaced (every row has an answer), exit 4 with a warning to run again; --no-stale makes them errors (exit 7)', async () => {
     const hosts = sb.hostList().slice(2, 4);
-    const { env } = await agedCache(hosts, 40 * DAY, deadUrl);
+    const { env, iso } = await agedCache(hosts, 40 * DAY, deadUrl);
     const file = csvFile('only-stale.csv', hosts);
-    const r = await runInProcess(['batch', file, '--retries', '0'], { env });
+    const out = join(dir, 'only-stale-out.csv');
+    writeFileSync(out, 'what an earlier run wrote\n');
+    const r = await runInProcess(['batch', file, '-o', out, '--retries', '0'], { env });
     expect(r.code).toBe(4);
     expect(r.stderr).toMatch(/2 rows from answers older than 30 days; run the same command again to refresh them/);
-    expect(r.stdout.split('\n')[1]).toMatch(/,found,/);
+    const rows = readFileSync(out, 'utf8').trimEnd().split('\n').slice(1);
+    expect(rows.map((l) => [l.split(',')[2], l.split(',').at(-1)])).toEqual([
+      ['found', iso],
+      ['found', iso],
+    ]);
+    expect(existsSync(`${out}.partial`)).toBe(false);
 
     const off = await runInProcess(['batch', file, '--retries', '0', '--no-stale'], { env });
     expect(off.code).toBe(7);
