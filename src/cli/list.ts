@@ -1,9 +1,6 @@
 // The CLI side of a pipeline run (batch, lookup with several hosts, traffic/employees --input): opens the
 // input and output, asks before overspending, draws progress, prints the summary, picks the exit code.
-import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
-import { UsageError } from '../api/errors.js';
-import { openJobInput, runJob, type JobInput } from '../pipeline/job.js';
+import { openJobInput, runJob } from '../pipeline/job.js';
 import { enrich } from '../pipeline/run.js';
 import { RateLimiter } from '../pipeline/schedule.js';
 import { type RunStats, stopCause } from '../pipeline/stats.js';
@@ -19,6 +16,7 @@ import { pickFormat } from './output/render.js';
 import { renderSummary, staleAnswers } from './output/summary.js';
 import { checkQuota, type QuotaShort } from './quota-check.js';
 import { renderRowsTable, terminalCells } from './rows.js';
+import { openRunStore, openSource } from './run-inputs.js';
 
 export interface ListSpec {
   kind: RunKind;
@@ -114,6 +112,10 @@ export async function runList(ctx: Context<EnrichCommand>, spec: ListSpec): Prom
   const onEvent = (e: import('../pipeline/stats.js').RunEvent) => {
     if (e.type === 'rate-limited') ctx.logger.debug(`429: pausing every worker for ${humanDuration(Math.max(0, e.resumeAt - ctx.io.clock.now()))}`);
     else if (e.type === 'retry') ctx.logger.debug(`retry ${e.attempt} in ${humanDuration(e.delayMs)}: ${e.error}`);
+    // Said once, as it happens; the summary gives the total and the exit code (11) says it to a script.
+    else if (e.type === 'not-kept')
+      ctx.logger.warn(`${e.cause}: ${e.count} answers not kept so far, nor any more in this run; they go to the output, but a re-run will pay for them again`);
+    else if (e.type === 'not-shared') ctx.logger.warn(`${e.cause}: going on alone; another run on this cache may buy the same hosts meanwhile`);
   };
 
   const { openOutput } = await import('../pipeline/write.js');
@@ -205,6 +207,11 @@ function exitFor(ctx: Context<EnrichCommand>, s: RunStats, short: QuotaShort | n
     const what = staleAnswers(ctx.opts.maxAge, ctx.opts.refresh === true);
     return runEnd(ctx, EXIT.INCOMPLETE, 'stale', `${s.stale} rows from ${what}; run the same command again to refresh them`);
   }
+  if (s.notKept > 0) {
+    const cause = s.notKeptCause ?? 'the cache is not writable';
+    const message = `${s.notKept} paid answers are in the output but not in the cache: ${cause}; a re-run will pay for them again (free the cache's disk, or set DOMAIN_INTEL_CACHE_DIR to another directory)`;
+    return runEnd(ctx, EXIT.NOT_KEPT, 'not_kept', message);
+  }
   if (s.invalid > 0 && ctx.opts.strict) return runEnd(ctx, EXIT.INVALID_ROWS, 'invalid_rows', `${s.invalid} invalid rows (--strict)`);
   return EXIT.OK;
 }
@@ -229,50 +236,4 @@ function printPlan(ctx: Context, s: RunStats, rpm: number | null, windowMs: numb
       `${JSON.stringify({ rows: s.rows, valid: s.valid, invalid: s.invalid, duplicates: s.duplicates, cache_hits: s.cacheHits, lookups_needed: s.lookupsNeeded, requests_needed: requests, estimated_ms: eta, quota_remaining: q?.remaining ?? null })}\n`,
     );
   else ctx.io.stderr.write(`${lines.join('\n')}\n`);
-}
-
-function openSource(ctx: Context<EnrichCommand>, spec: ListSpec): Promise<() => JobInput> {
-  const o = ctx.opts;
-  if ('args' in spec.source) {
-    const records = spec.source.args.map((value, i) => ({ line: i + 1, cells: [value], value }));
-    return Promise.resolve(() => ({ records, fileName: 'arguments' }));
-  }
-  const file = spec.source.file;
-  const common = { ...(o.column === undefined ? {} : { column: o.column }), format: o.inputFormat };
-  if (file === '-') {
-    let used = false;
-    return Promise.resolve(() => {
-      if (used) throw new UsageError('stdin can be read only once');
-      used = true;
-      return { stream: ctx.io.stdin, fileName: 'stdin', ...common };
-    });
-  }
-  return stat(file).then(
-    (st) => {
-      if (st.isDirectory()) throw new UsageError(`${file}: is a directory`);
-      return () => ({ stream: createReadStream(file), fileName: file, ...common });
-    },
-    (err: NodeJS.ErrnoException) => {
-      throw new UsageError(`${file}: ${err.code === 'ENOENT' ? 'no such file' : err.code === 'EACCES' ? 'permission denied' : err.message}`);
-    },
-  );
-}
-
-async function openRunStore(ctx: Context) {
-  const store = await ctx.store();
-  if (store) return store;
-  // --no-cache: nothing is read from or written to the user's cache, but a run must still remember what it
-  // fetched so a duplicate later in the input is not paid for twice; a throwaway cache does that on disk.
-  const { mkdtemp, rm } = await import('node:fs/promises');
-  const { tmpdir } = await import('node:os');
-  const { join } = await import('node:path');
-  const { openCache } = await import('../store/cache.js');
-  // The run's own TMPDIR (its io.env), which for the process is what tmpdir() reads.
-  const dir = await mkdtemp(join(ctx.io.env.TMPDIR || tmpdir(), 'domain-intel-run-'));
-  const temp = await openCache({ dir });
-  ctx.onClose(async () => {
-    temp.close();
-    await rm(dir, { recursive: true, force: true });
-  });
-  return temp;
 }

@@ -6,6 +6,7 @@ import type { QuotaInfo } from '../api/types.js';
 import type { AnswerCache } from '../store/cache.js';
 import type { ResolvedConfig } from '../store/config.js';
 import type { Settings } from '../store/settings.js';
+import { storageTrouble } from '../store/errors.js';
 import type { AccountState } from '../store/state.js';
 import type { GivenOptions, Opts } from './options.js';
 import type { Logger } from './output/logger.js';
@@ -111,7 +112,7 @@ export function createServices({ opts, flags, env, logger, secrets, onClose }: S
         const key = requireKey(config);
         try {
           // In the cache directory even under --no-cache: the quota and the limiter are not answers.
-          const state = await openAccountState({ dir: config.cacheDir }, config.baseUrl, key);
+          const state = await openAccountState({ dir: config.cacheDir }, config.baseUrl, key, Date.now, (w) => logger.warn(w));
           onClose(() => state.close());
           return state;
         } catch (err) {
@@ -159,7 +160,8 @@ function recorder(state: AccountState, logger: Logger): { response(status: numbe
     try {
       fn();
     } catch (err) {
-      if (!warned) logger.warn(`could not record the quota: ${(err as Error).message}`);
+      const trouble = storageTrouble(err) ?? (err as Error).message;
+      if (!warned) logger.warn(`the account state file cannot be written (${trouble}): the quota seen in this run is not kept for the next`);
       warned = true;
     }
   };

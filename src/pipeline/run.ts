@@ -10,6 +10,7 @@ import { DEFAULT_MAX_AGE_MS } from '../store/values.js';
 import { type AnswerStore, memoryStore } from './answer-store.js';
 import { Dispatcher } from './dispatcher.js';
 import { type InputState, intake, type RecordSource } from './intake.js';
+import { keptStore } from './kept.js';
 import { KINDS } from './kinds.js';
 import { OrderedBuffer } from './order.js';
 import { Planner, type PlanTarget } from './planner.js';
@@ -87,7 +88,8 @@ export function enrich<K extends RunKind>(records: RecordSource, o: EnrichOption
   const concurrency = Math.max(1, o.concurrency ?? 8);
   const maxBuffered = Math.max(spec.batchSize * concurrency * 2, o.maxBuffered ?? 10_000);
   const buffer = new OrderedBuffer<K>({ kind: o.kind, maxBuffered, stats, keep: !o.dryRun });
-  const store = o.store ?? memoryStore();
+  // A store write that fails never turns a paid answer into an error row (kept.ts).
+  const store = keptStore(o.store ?? memoryStore(), { stats, onEvent: o.onEvent, clock });
   // Keys met in this run, and which of them the service does not hold (closed when reading ends).
   const seen = openSeenSet();
   const input: InputState = { done: false, pausedForBuffer: false, lastAt: 0 };

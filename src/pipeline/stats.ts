@@ -93,7 +93,11 @@ export function isComplete(s: Pick<RunStats, 'errors' | 'stoppedBy'>): boolean {
 export type RunEvent =
   | { type: 'rate-limited'; resumeAt: number }
   | { type: 'retry'; keys: number; attempt: number; delayMs: number; error: string }
-  | { type: 'quota-exhausted' };
+  | { type: 'quota-exhausted' }
+  /** A paid answer could not be stored (kept.ts): said once, at the first; `count` answers in that write. */
+  | { type: 'not-kept'; cause: string; count: number }
+  /** Sharing the store with other processes failed (kept.ts): the run goes on alone; said once. */
+  | { type: 'not-shared'; cause: string };
 
 /** A zeroed RunStats. */
 export function emptyStats(now: number): RunStats {

@@ -157,10 +157,16 @@ export function answerCache(db: Database.Database, file: string, clock: () => nu
       journal.append(entries.map((e) => ({ endpoint: e.endpoint, host: e.host, status: e.status, body: encode(e.body), fetched_at: now })));
     }
     // Answered: another process may look these hosts up from the cache now, rather than wait for the claims.
-    claims.release(
-      only.endpoint,
-      entries.map((e) => e.host),
-    );
+    try {
+      claims.release(
+        only.endpoint,
+        entries.map((e) => e.host),
+      );
+    } catch (err) {
+      // The answers are stored: a claim left behind (the file locked or full just now) costs nothing, since
+      // another process finds the stored answer before it looks at claims, and the claim expires with its run.
+      if (sqliteCode(err) === '') throw err;
+    }
     return now;
   };
 

@@ -2,7 +2,7 @@
 // cut short never pays for the same lookup twice. One SQLite file (schema.ts) holding the answers
 // (answers.ts, journal.ts); the quota and the limiter are the account state's (state.ts), in a file of their own.
 import { type AnswerCache, answerCache } from './answers.js';
-import { checkedForDamage } from './errors.js';
+import { CacheUnavailableError, checkedForDamage, sqliteCode } from './errors.js';
 import { type CacheLocation, openDatabase } from './schema.js';
 
 export type { AnswerCache };
@@ -20,6 +20,8 @@ export async function openCache(options: OpenCacheOptions): Promise<AnswerCache>
     return checkedForDamage(file, () => answerCache(db, file, options.clock ?? Date.now));
   } catch (err) {
     db.close();
+    // The merge of what a killed run left needs room and the write lock: without them the cache cannot be used.
+    if (sqliteCode(err) !== '') throw new CacheUnavailableError(file, `cannot open the cache file ${file}: ${(err as Error).message}`, { cause: err });
     throw err;
   }
 }

@@ -44,3 +44,28 @@ export function checkedForDamage<T>(file: string, fn: () => T): T {
     throw err;
   }
 }
+
+// SQLite's codes first (its extended codes start with these), then the system's. ENOSPC/EDQUOT arrive as
+// SQLITE_FULL from SQLite, and as themselves from plain file writes.
+const TROUBLE: [RegExp, string][] = [
+  [/^(SQLITE_FULL|ENOSPC)/, 'disk full'],
+  [/^EDQUOT/, 'disk quota exceeded'],
+  [/^(SQLITE_READONLY|EROFS)/, 'read-only'],
+  [/^(SQLITE_PERM|SQLITE_AUTH|SQLITE_CANTOPEN|EACCES|EPERM)/, 'permission denied'],
+  [/^(SQLITE_BUSY|SQLITE_LOCKED)/, 'locked by another process for too long'],
+  [/^(SQLITE_IOERR|EIO)/, 'I/O error'],
+  [/^(SQLITE_CORRUPT|SQLITE_NOTADB)/, 'damaged'],
+];
+
+/**
+ * Why a write to the cache or the account state failed, in a few words ('disk full', 'read-only', ...), when
+ * the failure is the storage's; null for anything else (a bug must still surface as one, not as a warning).
+ */
+export function storageTrouble(err: unknown): string | null {
+  if (err instanceof CacheCorruptError) return 'damaged';
+  if (err instanceof CacheUnavailableError) return storageTrouble(err.cause) ?? 'unusable';
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string') return null;
+  for (const [pattern, words] of TROUBLE) if (pattern.test(code)) return words;
+  return code.startsWith('SQLITE_') ? (err as Error).message : null;
+}

@@ -11,6 +11,7 @@
 // empties `recent`, after which rowids start again at 1, so each merge bumps a generation in `meta` and a
 // reader that sees it move starts again from the first row (the merged answers are in `answers` by then).
 import type Database from 'better-sqlite3';
+import { sqliteCode } from './errors.js';
 
 /** An answer as stored: the body as JSON text (null for 'missing'), fetched_at in epoch ms. */
 interface StoredAnswer {
@@ -78,6 +79,8 @@ export function openJournal(db: Database.Database): Journal {
   const seenRows = new Map<string, number>();
   let seenUpTo = 0;
   let seenGeneration: string | undefined;
+  /** Pending answers at which append next merges (moved on when a merge fails; see append). */
+  let mergeAt = MERGE_EVERY;
   /** This connection's unmerged answers, by `${endpoint}\n${host}`. */
   const unmerged = new Map<string, StoredAnswer>();
 
@@ -129,7 +132,17 @@ export function openJournal(db: Database.Database): Journal {
     append(answers) {
       appendAll(answers);
       for (const a of answers) unmerged.set(`${a.endpoint}\n${a.host}`, a);
-      if (unmerged.size >= MERGE_EVERY) merge();
+      if (unmerged.size < mergeAt) return;
+      try {
+        merge();
+        mergeAt = MERGE_EVERY;
+      } catch (err) {
+        // The answers are committed in `recent` already: a merge that fails (no room for it, the file locked
+        // past the busy timeout) loses nothing and must not fail their write. It is tried again after another
+        // MERGE_EVERY answers (the overlay grows meanwhile), on close, and on the next open.
+        if (sqliteCode(err) === '') throw err;
+        mergeAt = unmerged.size + MERGE_EVERY;
+      }
     },
     latest(endpoint, host, stored, since) {
       if (unmerged.size === 0) return stored;

@@ -5,7 +5,7 @@ import path from 'node:path';
 import type Database from 'better-sqlite3';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CLAIMS_SCHEMA } from './claims.js';
-import { CacheUnavailableError, checkedForDamage, sqliteCode } from './errors.js';
+import { CacheUnavailableError, checkedForDamage, sqliteCode, storageTrouble } from './errors.js';
 import { makeDirs } from './paths.js';
 
 /** Where a cache file lives: its directory, and a file name other than the default (tests). */
@@ -47,7 +47,7 @@ export async function openSqlite(
     // Created 0600 before SQLite sees it; SQLite gives its -wal and -shm files the same mode.
     fs.closeSync(fs.openSync(file, 'a', 0o600));
   } catch (err) {
-    throw new CacheUnavailableError(file, `cannot create the ${what} ${file}: ${(err as Error).message}`, { cause: err });
+    throw new CacheUnavailableError(file, `${unusableDir(dir, err) ?? 'cannot create'} the ${what} ${file}: ${(err as Error).message}`, { cause: err });
   }
   // Native module, needed only by commands that touch the cache: loaded on first use.
   const { default: Sqlite } = await import('better-sqlite3');
@@ -64,6 +64,28 @@ export async function openSqlite(
       if (!busy || (attempt > 1 && Date.now() >= until)) throw err;
       await sleep(Math.min(500, 50 * attempt));
     }
+  }
+}
+
+/**
+ * The opening words of the message when the directory itself is the trouble ("the cache directory D is
+ * read-only: cannot create"), so the way out (--no-cache, DOMAIN_INTEL_CACHE_DIR) reads as the answer to it.
+ */
+function unusableDir(dir: string, err: unknown): string | null {
+  const trouble = storageTrouble(err);
+  if (trouble === 'read-only') return `the cache directory ${dir} is read-only: cannot create`;
+  if (trouble === 'permission denied') return `the cache directory ${dir} is not writable (permission denied): cannot create`;
+  if (trouble === 'disk full' || trouble === 'disk quota exceeded') return `the cache directory ${dir} has no space left (${trouble}): cannot create`;
+  return null;
+}
+
+/** Why SQLite could not open a file in `dir` when the directory is the trouble (it needs to create -wal and -shm there). */
+function dirNotWritable(dir: string): string | null {
+  try {
+    fs.accessSync(dir, fs.constants.W_OK);
+    return null;
+  } catch (err) {
+    return unusableDir(dir, err);
   }
 }
 
@@ -93,7 +115,10 @@ async function openOnce(
   } catch (err) {
     db?.close();
     // The file exists but SQLite cannot use it here (read-only, locked past the busy timeout, disk full).
-    if (sqliteCode(err) !== '') throw new CacheUnavailableError(file, `cannot open the ${what} ${file}: ${(err as Error).message}`, { cause: err });
+    if (sqliteCode(err) !== '') {
+      const start = dirNotWritable(path.dirname(file))?.replace(/cannot create$/, 'cannot open') ?? 'cannot open';
+      throw new CacheUnavailableError(file, `${start} the ${what} ${file}: ${(err as Error).message}`, { cause: err });
+    }
     throw err;
   }
 }

@@ -10,7 +10,8 @@
 // times the 30 s request timeout). An expired slot counts as answered at that moment: the service may have
 // counted its request any time until then, so it stays held one more window, like any answer.
 import type Database from 'better-sqlite3';
-import { RESETS_KEPT } from '../pipeline/slot-store.js';
+import { memorySlots, RESETS_KEPT } from '../pipeline/slot-store.js';
+import { storageTrouble } from './errors.js';
 import { alive } from './paths.js';
 import type { SlotStore, TakeResult } from '../pipeline/schedule.js';
 
@@ -138,5 +139,51 @@ export function sqliteSlots(db: Database.Database, account: string, clock: () =>
     pausedUntil: () => q.paused.get(account)?.paused_until ?? 0,
     acceptedBetween: (from, to) => q.accepted.get(account, from, to) ?? { count: 0, first: null },
     noteReset: (at) => noteReset.immediate(at),
+  };
+}
+
+/**
+ * `shared`, until a step fails for the storage's sake (disk full, read-only, locked past the busy timeout):
+ * from then on the slots of this process only, in memory, and `onTrouble` is told once why. The limiter
+ * goes on pacing this run; only the pacing shared with other runs of the account is lost. A slot taken from
+ * the file before the failure is left there, in flight: it expires with this process (see above).
+ */
+export function failoverSlots(shared: SlotStore, onTrouble: (trouble: string) => void): SlotStore {
+  let local: SlotStore | null = null;
+  // Ids the memory slots handed out: a ticket from the file must not answer a memory slot of the same number.
+  const localIds = new Set<number>();
+  const step = <T>(onShared: (s: SlotStore) => T, onLocal: (s: SlotStore) => T): T => {
+    if (local !== null) return onLocal(local);
+    try {
+      return onShared(shared);
+    } catch (err) {
+      const trouble = storageTrouble(err);
+      if (trouble === null) throw err;
+      local = memorySlots();
+      onTrouble(trouble);
+      return onLocal(local);
+    }
+  };
+  const both = <T>(fn: (s: SlotStore) => T): T => step(fn, fn);
+  const mine = (id: number, fn: (s: SlotStore) => void) =>
+    step(fn, (s) => {
+      if (localIds.delete(id)) fn(s);
+    });
+  return {
+    get shared() {
+      return local === null;
+    },
+    take: (now, limit, holdMs) =>
+      both((s) => {
+        const got = s.take(now, limit, holdMs);
+        if (s === local && 'id' in got) localIds.add(got.id);
+        return got;
+      }),
+    answer: (id, at, accepted, freeAt) => mine(id, (s) => s.answer(id, at, accepted, freeAt)),
+    release: (id) => mine(id, (s) => s.release(id)),
+    pause: (until, announced) => both((s) => s.pause(until, announced)),
+    pausedUntil: () => both((s) => s.pausedUntil()),
+    acceptedBetween: (from, to) => both((s) => s.acceptedBetween(from, to)),
+    noteReset: (at) => both((s) => s.noteReset(at)),
   };
 }

@@ -13,7 +13,7 @@ import { CacheCorruptError, CacheUnavailableError, checkedForDamage } from './er
 import { exhaustedFigures, figuresOf, mergeFigures, type QuotaFigures, type QuotaMemo } from './quota-memo.js';
 import type { CacheLocation } from './schema.js';
 import { openSqlite } from './schema.js';
-import { SLOTS_SCHEMA, sqliteSlots } from './slots.js';
+import { failoverSlots, SLOTS_SCHEMA, sqliteSlots } from './slots.js';
 
 export { type QuotaMemo, quotaMemoTrusted } from './quota-memo.js';
 
@@ -131,8 +131,18 @@ async function openStateDb(where: CacheLocation): Promise<{ db: Database.Databas
   }
 }
 
-/** Opens (creating if needed) the state of the account `baseUrl` + `key` in the cache directory `where.dir`. */
-export async function openAccountState(where: CacheLocation, baseUrl: string, key: string, clock: () => number = Date.now): Promise<AccountState> {
+/**
+ * Opens (creating if needed) the state of the account `baseUrl` + `key` in the cache directory `where.dir`.
+ * `onTrouble` is told (once) when the limiter's shared slots can no longer be written mid-run and the run
+ * goes on with slots of its own (failoverSlots); the other writes throw, for their callers to survive.
+ */
+export async function openAccountState(
+  where: CacheLocation,
+  baseUrl: string,
+  key: string,
+  clock: () => number = Date.now,
+  onTrouble: (message: string) => void = () => {},
+): Promise<AccountState> {
   const { db, file } = await openStateDb(where);
   const fp = keyFingerprint(key);
   const account = accountName(baseUrl, fp);
@@ -168,7 +178,9 @@ export async function openAccountState(where: CacheLocation, baseUrl: string, ke
           damage(() => writeRate.run(account, Math.round(rate.requests), Math.round(rate.windowMs), clock()));
         },
         slots: () => {
-          slots ??= sqliteSlots(db, account, clock);
+          slots ??= failoverSlots(sqliteSlots(db, account, clock), (trouble) =>
+            onTrouble(`the account state file ${file} cannot be written (${trouble}): going on with this run's own rate limit, not shared with other runs`),
+          );
           return slots;
         },
         close: () => db.close(),

@@ -33,6 +33,9 @@ export interface RunSummary {
   elapsedMs: number;
   /** The lowest remaining seen this period, if any response carried the headers. */
   quota: QuotaInfo | null;
+  /** Paid answers the cache could not keep (disk full, read-only), and why: in the output, but a re-run pays again. */
+  notKept?: number;
+  notKeptCause?: string | null;
   /** Why the run ended early (budget, quota, abort), if it did. */
   stoppedBy?: string | null;
   /** What became of -o FILE when the run could not replace it (kept, rows in FILE.partial), if anything. */
@@ -92,6 +95,10 @@ export function renderSummary(s: RunSummary, style: Style = PLAIN): string {
   const unconfirmed = s.unconfirmed ?? 0;
   if (unconfirmed > 0) {
     lines.push(style.yellow(`unconfirmed ${n(unconfirmed)}: sent in requests that timed out or were cut off, so perhaps charged with no answer to record`));
+  }
+  const notKept = s.notKept ?? 0;
+  if (notKept > 0) {
+    lines.push(style.yellow(`not kept ${n(notKept)}: ${s.notKeptCause ?? 'the cache is not writable'}; in the output, but a re-run will pay for them again`));
   }
   // The service's own count: a larger drop means another client spends on the account (or this run was
   // charged for what it was not told of); a smaller one, that the service charges other than §8.6 says.

@@ -1,0 +1,89 @@
+// What a pipeline run from the CLI reads and keeps: the input file opened up front (a file that cannot be read
+// is a usage error naming it, before anything is spent), and the store the run keeps its answers in.
+import { createReadStream } from 'node:fs';
+import { type FileHandle, open } from 'node:fs/promises';
+import { PassThrough, type Readable } from 'node:stream';
+import { InputError, UsageError } from '../api/errors.js';
+import type { AnswerStore } from '../pipeline/answer-store.js';
+import type { JobInput } from '../pipeline/job.js';
+import type { Context } from './context.js';
+import type { ListSpec } from './list.js';
+import type { EnrichCommand } from './options.js';
+
+/** The input of a run, as a function that gives its records (called once by the run, once more by a quota check). */
+export async function openSource(ctx: Context<EnrichCommand>, spec: ListSpec): Promise<() => JobInput> {
+  const o = ctx.opts;
+  if ('args' in spec.source) {
+    const records = spec.source.args.map((value, i) => ({ line: i + 1, cells: [value], value }));
+    return () => ({ records, fileName: 'arguments' });
+  }
+  const file = spec.source.file;
+  const common = { ...(o.column === undefined ? {} : { column: o.column }), format: o.inputFormat };
+  if (file === '-') {
+    let used = false;
+    return () => {
+      if (used) throw new UsageError('stdin can be read only once');
+      used = true;
+      return { stream: ctx.io.stdin, fileName: 'stdin', ...common };
+    };
+  }
+  // Opened here, before anything is spent, rather than only looked at: a file that cannot be read (missing,
+  // a directory, no permission) is a usage error naming it, never a failure met mid-run.
+  const handle = await open(file, 'r').catch((err: NodeJS.ErrnoException) => {
+    throw new UsageError(`${file}: ${readFailure(err)}`);
+  });
+  const st = await handle.stat();
+  if (st.isDirectory()) {
+    await handle.close();
+    throw new UsageError(`${file}: is a directory`);
+  }
+  let first: FileHandle | null = handle;
+  ctx.onClose(async () => {
+    await first?.close();
+  });
+  // The quota check may read the input once before the run does: the first read takes the open file, a
+  // second opens it again.
+  return () => {
+    const source = first === null ? createReadStream(file) : first.createReadStream();
+    first = null;
+    return { stream: readingOf(file, source), fileName: file, ...common };
+  };
+}
+
+/** What went wrong opening or reading an input file, in words. */
+function readFailure(err: NodeJS.ErrnoException): string {
+  const words: Record<string, string> = { ENOENT: 'no such file', EACCES: 'permission denied', EPERM: 'permission denied', EISDIR: 'is a directory' };
+  return (err.code && words[err.code]) ?? `cannot be read (${err.code ?? err.message})`;
+}
+
+/** `source`, with a read error met mid-file (EIO, EISDIR, a file gone) becoming a usage error that names the file. */
+function readingOf(file: string, source: Readable): Readable {
+  const out = new PassThrough();
+  source.on('error', (err: NodeJS.ErrnoException) => out.destroy(new InputError(`${file}: ${readFailure(err)}`, file, null, 'unreadable_input')));
+  return source.pipe(out);
+}
+
+/** The store of a run: the user's cache, or under --no-cache a throwaway one (see below). */
+export async function openRunStore(ctx: Context): Promise<AnswerStore> {
+  const store = await ctx.store();
+  if (store) return store;
+  // --no-cache: nothing is read from or written to the user's cache, but a run must still remember what it
+  // fetched so a duplicate later in the input is not paid for twice; a throwaway cache does that on disk.
+  const { mkdtemp, rm } = await import('node:fs/promises');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const { openCache } = await import('../store/cache.js');
+  // The run's own TMPDIR (its io.env), which for the process is what tmpdir() reads.
+  const dir = await mkdtemp(join(ctx.io.env.TMPDIR || tmpdir(), 'domain-intel-run-')).catch((err: NodeJS.ErrnoException) => err);
+  const temp = typeof dir === 'string' ? await openCache({ dir }).catch((err: Error) => err) : dir;
+  ctx.onClose(async () => {
+    if (!(temp instanceof Error)) temp.close();
+    if (typeof dir === 'string') await rm(dir, { recursive: true, force: true });
+  });
+  if (!(temp instanceof Error)) return temp;
+  // --no-cache is the way out the cache's own errors suggest, so it must not fail on a full or read-only
+  // TMPDIR: the run then remembers its answers in memory (about 1 KB per distinct host), and says so.
+  const { memoryStore } = await import('../pipeline/answer-store.js');
+  ctx.logger.warn(`cannot use a temporary cache in ${ctx.io.env.TMPDIR || tmpdir()} (${temp.message}); keeping this run's answers in memory`);
+  return memoryStore();
+}
