@@ -4,6 +4,7 @@ import type { ApiResponse } from '../api/types.js';
 import type { CallOptions, DomainIntelClient } from '../api/client.js';
 import { fetchedAtText } from '../pipeline/fields.js';
 import { KINDS } from '../pipeline/kinds.js';
+import { keptStore } from '../pipeline/kept.js';
 import { normaliseHost } from '../pipeline/normalise.js';
 import { lookupOne } from '../pipeline/one.js';
 import type { RunKind } from '../pipeline/types.js';
@@ -37,11 +38,13 @@ export async function single<T>(ctx: Context<EnrichCommand>, spec: SingleSpec<T>
   }
   if (ctx.opts.maxLookups === 0) throw new UsageError('--max-lookups 0 allows no lookup', 'budget');
   const [client, store] = await Promise.all([ctx.client(), ctx.store()]);
+  // A cache that cannot be written (disk full, read-only) costs the answer's keeping, never the paid answer.
+  const kept = { notKept: 0, notKeptCause: null as string | null };
   const result = await lookupOne<T>({
     endpoint,
     key,
     fetch: (patience) => spec.fetch(client, host, { patience }),
-    store,
+    store: store && keptStore(store, { stats: kept, clock: Date.now }),
     maxAgeMs: ctx.opts.maxAge,
     refresh: ctx.opts.refresh === true,
     stale: ctx.opts.stale !== false,
@@ -51,6 +54,7 @@ export async function single<T>(ctx: Context<EnrichCommand>, spec: SingleSpec<T>
       ctx.logger.warn(rateLimited ? `rate limited; waiting ${humanDuration(delayMs)}` : `${error.message}; retrying in ${humanDuration(delayMs)}`),
   });
   if (result.quota) ctx.logger.quota(result.quota);
+  if (kept.notKept > 0) ctx.logger.warn(`${kept.notKeptCause}: the answer is not kept; a re-run will pay for it again`);
   const age = result.cachedAt === null ? '' : relativeAge(Date.now() - result.cachedAt);
   if (result.staleCause !== null) {
     // An older answer stood in for one that could not be had: said as a warning, and exit 4 (a missing one
@@ -91,5 +95,6 @@ export async function single<T>(ctx: Context<EnrichCommand>, spec: SingleSpec<T>
     const fetchedAt = fetchedAtText(result.fetchedAt);
     ctx.io.stdout.write(toJson(data !== null && typeof data === 'object' ? { ...data, fetched_at: fetchedAt } : data, format));
   }
-  return result.staleCause === null ? EXIT.OK : EXIT.INCOMPLETE;
+  if (result.staleCause !== null) return EXIT.INCOMPLETE;
+  return kept.notKept > 0 ? EXIT.NOT_KEPT : EXIT.OK;
 }

@@ -21,13 +21,14 @@ interface Unkept {
 }
 
 interface KeptOptions {
-  stats: RunStats;
+  /** Where not-kept answers are counted: a run's stats, or a single lookup's own two fields. */
+  stats: Pick<RunStats, 'notKept' | 'notKeptCause'>;
   onEvent?: ((event: RunEvent) => void) | undefined;
   clock: () => number;
 }
 
 /** What a run is told when its cache cannot be written: the cause in words, for the summary and the warning. */
-export const notKeptCause = (trouble: string): string => `the cache is not writable (${trouble})`;
+const notKeptCause = (trouble: string): string => `the cache is not writable (${trouble})`;
 
 /** `store`, with its write failures counted and survived (see above). */
 export function keptStore(store: AnswerStore, o: KeptOptions): AnswerStore {

@@ -47,7 +47,9 @@ export async function openSqlite(
     // Created 0600 before SQLite sees it; SQLite gives its -wal and -shm files the same mode.
     fs.closeSync(fs.openSync(file, 'a', 0o600));
   } catch (err) {
-    throw new CacheUnavailableError(file, `${unusableDir(dir, err) ?? 'cannot create'} the ${what} ${file}: ${(err as Error).message}`, { cause: err });
+    const verb = fs.existsSync(file) ? 'cannot open' : 'cannot create';
+    const start = unusableDir(dir, err)?.replace(/cannot create$/, verb) ?? verb;
+    throw new CacheUnavailableError(file, `${start} the ${what} ${file}: ${(err as Error).message}`, { cause: err });
   }
   // Native module, needed only by commands that touch the cache: loaded on first use.
   const { default: Sqlite } = await import('better-sqlite3');
@@ -116,7 +118,10 @@ async function openOnce(
     db?.close();
     // The file exists but SQLite cannot use it here (read-only, locked past the busy timeout, disk full).
     if (sqliteCode(err) !== '') {
-      const start = dirNotWritable(path.dirname(file))?.replace(/cannot create$/, 'cannot open') ?? 'cannot open';
+      // A full disk is the directory's trouble too; a read-only file in a writable directory is the file's.
+      const dir = path.dirname(file);
+      const dirTrouble = dirNotWritable(dir) ?? (/^(disk|quota)/.test(storageTrouble(err) ?? '') ? unusableDir(dir, err) : null);
+      const start = dirTrouble?.replace(/cannot create$/, 'cannot open') ?? 'cannot open';
       throw new CacheUnavailableError(file, `${start} the ${what} ${file}: ${(err as Error).message}`, { cause: err });
     }
     throw err;

@@ -1,0 +1,214 @@
+// The cache's disk through the CLI: a real ENOSPC mid-run (a small tmpfs as DOMAIN_INTEL_CACHE_DIR, filled)
+// and a cache directory that is read-only from the start. Mounting needs root; each case says how it is
+// skipped otherwise (the failure faked at the store's boundary is test/store/failures.test.ts, which runs
+// everywhere). The sandbox's charges prove every paid answer is in the output, and what a re-run pays.
+import { execFileSync } from 'node:child_process';
+import {
+  chmodSync,
+  closeSync,
+  fstatSync,
+  ftruncateSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  unlinkSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
+import { cliEnv, runInProcess } from '../helpers/cli.js';
+
+const root = process.getuid?.() === 0;
+const mounted: string[] = [];
+let sb: Sandbox | undefined;
+let dir: string | undefined;
+
+afterEach(async () => {
+  for (const m of mounted.splice(0)) execFileSync('umount', [m]);
+  await sb?.close();
+  sb = undefined;
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+/** Mounts a tmpfs at `at` with `options`; false when this machine will not (not root, no mount). */
+function tmpfs(at: string, options: string): boolean {
+  if (!root) return false;
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', options, 'tmpfs', at], { stdio: 'ignore' });
+  } catch {
+    return false;
+  }
+  mounted.push(at);
+  return true;
+}
+
+/** Fills the file system of `at` with one file, then gives back `leave` bytes of it. */
+function fill(at: string, leave: number): string {
+  const filler = join(at, 'filler');
+  const fd = openSync(filler, 'w');
+  const chunk = Buffer.alloc(64 * 1024);
+  try {
+    for (;;) writeSync(fd, chunk);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOSPC') throw err;
+  }
+  ftruncateSync(fd, Math.max(0, fstatSync(fd).size - leave));
+  closeSync(fd);
+  return filler;
+}
+
+async function setUp() {
+  sb = await startSandbox({ port: 0, rpm: 0 });
+  dir = mkdtempSync(join(tmpdir(), 'di-storage-'));
+  const cache = join(dir, 'cache');
+  mkdirSync(cache);
+  const env = cliEnv({ DOMAIN_INTEL_BASE_URL: sb.baseUrl, DOMAIN_INTEL_API_KEY: sb.key, DOMAIN_INTEL_CACHE_DIR: cache });
+  return { sb, dir, cache, env };
+}
+
+/** The rows of an NDJSON output, by status. */
+function statuses(file: string): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const line of readFileSync(file, 'utf8').split('\n').filter(Boolean)) {
+    const row = JSON.parse(line) as { status: string; data: unknown };
+    counts[row.status] = (counts[row.status] ?? 0) + 1;
+    if (row.status === 'found') expect(row.data).not.toBeNull();
+  }
+  return counts;
+}
+
+describe('the cache disk fills mid-run (real ENOSPC)', () => {
+  it('every paid answer is in the output, the run says once that they are not kept, exit 11; a re-run pays for exactly those', async (t) => {
+    const { sb, dir, cache, env } = await setUp();
+    if (!tmpfs(cache, 'size=1m')) t.skip();
+    const hosts = sb.hostList().slice(0, 300);
+    const input = join(dir, 'in.txt');
+    // Repeats after the disk is full must not be bought again; one host the service does not hold.
+    writeFileSync(input, `${[...hosts, ...hosts.slice(0, 100), 'absent-1.example'].join('\n')}\n`);
+    const out = join(dir, 'out.ndjson');
+    const run = () => runInProcess(['batch', input, '-o', out, '--format', 'ndjson', '--rate', '100000/1m'], { env });
+    // Room to open the cache and keep its first answers, not all of them (measured: 256 KB keeps one answer,
+    // 400 KB two batches of three).
+    const filler = fill(cache, 320 * 1024);
+
+    const first = await run();
+    expect(first.stderr).not.toMatch(/unexpected|report it|\n\s+at /);
+    expect(first.code).toBe(11);
+    expect(statuses(out)).toEqual({ found: 400, missing: 1 });
+    const charges = sb.charges();
+    expect(charges.total).toBe(301);
+    expect(Math.max(...Object.values(charges.byHost))).toBe(1);
+    expect(first.stderr).toContain('lookups 301 spent');
+    const notKept = Number(/not kept (\d+): the cache is not writable \(disk full\)/.exec(first.stderr)?.[1]);
+    expect(notKept).toBeGreaterThan(0);
+    expect(first.stderr.match(/warning: the cache is not writable \(disk full\): \d+ answers not kept/g)).toHaveLength(1);
+    expect(first.stderr).toContain(`${notKept} paid answers are in the output but not in the cache`);
+
+    unlinkSync(filler);
+    sb.resetCounters();
+    const second = await run();
+    expect(second.code).toBe(0);
+    expect(sb.charges().total).toBe(notKept);
+    expect(statuses(out)).toEqual({ found: 400, missing: 1 });
+  });
+});
+
+describe('a cache directory that cannot be written at start', () => {
+  it('exit 9 naming the directory and the way out, nothing spent; --no-cache then runs', async (t) => {
+    const { sb, dir, cache, env } = await setUp();
+    if (!tmpfs(cache, 'size=1m,ro')) {
+      // Not root: a directory without write permission stops this user. Root it does not stop: skip.
+      if (root) t.skip();
+      chmodSync(cache, 0o555);
+    }
+    const input = join(dir, 'in.txt');
+    writeFileSync(input, `${sb.hostList().slice(0, 20).join('\n')}\n`);
+    const out = join(dir, 'out.csv');
+    const r = await runInProcess(['batch', input, '-o', out], { env });
+    expect(r.code).toBe(9);
+    expect(r.stderr).toMatch(new RegExp(`the cache directory ${cache} (is read-only|is not writable \\(permission denied\\))`));
+    expect(r.stderr).toContain('--no-cache');
+    expect(r.stderr).toContain('DOMAIN_INTEL_CACHE_DIR');
+    expect(r.stderr).not.toMatch(/unexpected|report it|\n\s+at /);
+    expect(sb.charges().total).toBe(0);
+
+    const fallback = await runInProcess(['batch', input, '-o', out, '--no-cache'], { env });
+    expect(fallback.code).toBe(0);
+    expect(sb.charges().total).toBe(20);
+    expect(fallback.stderr).toContain('going on without it');
+  });
+
+  it('an existing cache whose file system turned read-only: exit 9 with the way out, nothing spent', async (t) => {
+    const { sb, dir, cache, env } = await setUp();
+    if (!tmpfs(cache, 'size=1m')) t.skip();
+    const input = join(dir, 'in.txt');
+    writeFileSync(input, `${sb.hostList().slice(0, 5).join('\n')}\n`);
+    expect((await runInProcess(['batch', input, '-o', join(dir, 'out.csv')], { env })).code).toBe(0);
+    execFileSync('mount', ['-o', 'remount,ro', cache]);
+    writeFileSync(input, `${sb.hostList().slice(5, 10).join('\n')}\n`);
+    sb.resetCounters();
+    const r = await runInProcess(['batch', input, '-o', join(dir, 'out.csv')], { env });
+    expect(r.code).toBe(9);
+    expect(r.stderr).toMatch(new RegExp(`the cache directory ${cache} is read-only: cannot open`));
+    expect(r.stderr).toContain('--no-cache');
+    expect(sb.charges().total).toBe(0);
+  });
+});
+
+/** Makes every write of an answer into the cache at `cache` fail, as SQLite reports a failed write (everywhere, no root). */
+function refuseWrites(cache: string): () => void {
+  const db = new Database(join(cache, 'cache.sqlite'));
+  for (const table of ['answers', 'recent']) {
+    db.exec(`CREATE TRIGGER refuse_${table} BEFORE INSERT ON ${table} BEGIN SELECT RAISE(ABORT, 'no room'); END`);
+  }
+  db.close();
+  return () => {
+    const again = new Database(join(cache, 'cache.sqlite'));
+    again.exec('DROP TRIGGER refuse_answers; DROP TRIGGER refuse_recent');
+    again.close();
+  };
+}
+
+describe('a cache that refuses writes (faked in SQLite, runs everywhere)', () => {
+  it('batch: every paid answer in the output, not kept, exit 11 with the summary line', async () => {
+    const { sb, dir, cache, env } = await setUp();
+    const input = join(dir, 'in.txt');
+    const hosts = sb.hostList().slice(0, 150);
+    writeFileSync(input, `${hosts[0]}\n`);
+    expect((await runInProcess(['batch', input, '-o', join(dir, 'first.csv')], { env })).code).toBe(0);
+    refuseWrites(cache);
+    writeFileSync(input, `${[...hosts, ...hosts.slice(100)].join('\n')}\n`);
+    sb.resetCounters();
+    const out = join(dir, 'out.ndjson');
+    const r = await runInProcess(['batch', input, '-o', out, '--format', 'ndjson'], { env });
+    expect(r.code).toBe(11);
+    // The first host was kept by the first run: 149 bought, none twice, all in the output.
+    expect(sb.charges().total).toBe(149);
+    expect(Math.max(...Object.values(sb.charges().byHost))).toBe(1);
+    expect(statuses(out)).toEqual({ found: 200 });
+    expect(r.stderr).toContain('not kept 149: the cache is not writable (no room)');
+    expect(r.stderr.match(/warning: the cache is not writable/g)).toHaveLength(1);
+  });
+
+  it('lookup HOST: the answer is printed, the run warns that it is not kept, exit 11; once writable, the re-run pays again', async () => {
+    const { sb, cache, env } = await setUp();
+    const [a, b] = sb.hostList() as [string, string];
+    expect((await runInProcess(['lookup', a, '--json'], { env })).code).toBe(0);
+    const allow = refuseWrites(cache);
+    sb.resetCounters();
+    const r = await runInProcess(['lookup', b, '--json'], { env });
+    expect(r.code).toBe(11);
+    expect(JSON.parse(r.stdout)).toMatchObject({ domain: b });
+    expect(r.stderr).toContain('the cache is not writable (no room): the answer is not kept; a re-run will pay for it again');
+    expect(sb.charges().total).toBe(1);
+    allow();
+    expect((await runInProcess(['lookup', b, '--json'], { env })).code).toBe(0);
+    expect(sb.charges().total).toBe(2);
+  });
+});
