@@ -2,7 +2,7 @@
 // journal (journal.ts) except a lone answer; reads see the journal's unmerged answers too.
 import fs from 'node:fs';
 import type Database from 'better-sqlite3';
-import { checkedForDamage, sqliteCode } from './errors.js';
+import { CacheUnavailableError, checkedForDamage, sqliteCode } from './errors.js';
 import { openClaims } from './claims.js';
 import { openJournal, type StoredRow as Row } from './journal.js';
 import { cacheFiles } from './schema.js';
@@ -108,6 +108,17 @@ export function answerCache(db: Database.Database, file: string, clock: () => nu
   const claims = openClaims(db, clock);
   const cutoff = (maxAgeMs: number): number => (Number.isFinite(maxAgeMs) ? clock() - maxAgeMs : Number.MIN_SAFE_INTEGER);
   const checked = <T>(fn: () => T): T => checkedForDamage(file, fn);
+  // A read that fails (an I/O error, the file gone from under the run) is the cache's exit (9) with its way out,
+  // not an unexpected failure; writes are left as SQLite reports them, for the run to survive (pipeline/kept.ts).
+  const reading = <T>(fn: () => T): T =>
+    checked(() => {
+      try {
+        return fn();
+      } catch (err) {
+        if (sqliteCode(err) === '' || /^SQLITE_(CORRUPT|NOTADB)/.test(sqliteCode(err))) throw err;
+        throw new CacheUnavailableError(file, `cannot read the cache file ${file}: ${(err as Error).message}`, { cause: err });
+      }
+    });
 
   /** Answers of `hosts` in `answers` or in `unmerged` (the later one per host), or this connection's unmerged ones. */
   const read = (endpoint: string, hosts: string[], maxAgeMs: number, unmerged: Row[] = []): Map<string, CacheEntry> => {
@@ -171,13 +182,13 @@ export function answerCache(db: Database.Database, file: string, clock: () => nu
   };
 
   return {
-    get: (endpoint, host, maxAgeMs) => checked(() => getMany(endpoint, [host], maxAgeMs).get(host) ?? null),
-    getMany: (endpoint, hosts, maxAgeMs) => checked(() => getMany(endpoint, hosts, maxAgeMs)),
+    get: (endpoint, host, maxAgeMs) => reading(() => getMany(endpoint, [host], maxAgeMs).get(host) ?? null),
+    getMany: (endpoint, hosts, maxAgeMs) => reading(() => getMany(endpoint, hosts, maxAgeMs)),
     getFresh: (endpoint, hosts, maxAgeMs) => checked(() => getFresh(endpoint, hosts, maxAgeMs)),
     putMany: (entries) => checked(() => putMany(entries)),
     claim: (endpoint, hosts) => (othersWrote ? checked(() => claims.claim(endpoint, hosts)) : []),
     release: (endpoint, hosts) => checked(() => claims.release(endpoint, hosts)),
-    holdsAny: (endpoint) => checked(() => anyFor.get(endpoint, endpoint) !== undefined),
+    holdsAny: (endpoint) => reading(() => anyFor.get(endpoint, endpoint) !== undefined),
     stats: () =>
       checked(() => {
         journal.merge();
