@@ -114,7 +114,9 @@ export async function runList(ctx: Context<EnrichCommand>, spec: ListSpec): Prom
     else if (e.type === 'retry') ctx.logger.debug(`retry ${e.attempt} in ${humanDuration(e.delayMs)}: ${e.error}`);
     // Said once, as it happens; the summary gives the total and the exit code (11) says it to a script.
     else if (e.type === 'not-kept')
-      ctx.logger.warn(`${e.cause}: ${e.count} answers not kept so far, nor any more in this run; they go to the output, but a re-run will pay for them again`);
+      ctx.logger.warn(
+        `${e.cause}: ${e.count} answers not kept, nor will be any bought for the rest of this run; they go to the output, but a re-run will pay for them again`,
+      );
     else if (e.type === 'not-shared') ctx.logger.warn(`${e.cause}: going on alone; another run on this cache may buy the same hosts meanwhile`);
   };
 

@@ -175,6 +175,22 @@ function refuseWrites(cache: string): () => void {
   };
 }
 
+describe('--no-cache', () => {
+  it('a TMPDIR that cannot hold the throwaway cache: the run keeps its answers in memory, says so, and buys no repeat twice', async () => {
+    const { sb, dir, env } = await setUp();
+    const input = join(dir, 'in.txt');
+    const hosts = sb.hostList().slice(0, 50);
+    writeFileSync(input, `${[...hosts, ...hosts].join('\n')}\n`);
+    const r = await runInProcess(['batch', input, '-o', join(dir, 'out.ndjson'), '--format', 'ndjson', '--no-cache'], {
+      env: { ...env, TMPDIR: join(dir, 'no-such-dir') },
+    });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/cannot use a temporary cache in .*no-such-dir .*; keeping this run's answers in memory/);
+    expect(statuses(join(dir, 'out.ndjson'))).toEqual({ found: 100 });
+    expect(sb.charges().total).toBe(50);
+  });
+});
+
 describe('a cache that refuses writes (faked in SQLite, runs everywhere)', () => {
   it('batch: every paid answer in the output, not kept, exit 11 with the summary line', async () => {
     const { sb, dir, cache, env } = await setUp();

@@ -35,6 +35,12 @@ describe('renderSummary', () => {
     expect(out.split('\n').at(-1)).toBe('stopped: budget reached');
   });
 
+  it('says how many paid answers the cache did not keep, and why; nothing when all were kept', () => {
+    const out = renderSummary({ ...summary, notKept: 1025, notKeptCause: 'the cache is not writable (disk full)' });
+    expect(out.split('\n')).toContain('not kept 1,025: the cache is not writable (disk full); in the output, but a re-run will pay for them again');
+    expect(renderSummary({ ...summary, notKept: 0, notKeptCause: null })).not.toContain('not kept');
+  });
+
   it('colours only figures that need attention', () => {
     const out = renderSummary({ ...summary, errors: 3 }, createStyle(true));
     expect(out).toContain('\x1b[31merrors 3\x1b[39m');
