@@ -78,6 +78,14 @@ export function keptStore(store: AnswerStore, o: KeptOptions): AnswerStore {
           o.onEvent?.({ type: 'not-kept', cause: o.stats.notKeptCause, count: entries.length });
         }
       }
+      // A stored answer ends its claim; one not kept must end it too, or another run waits for it in vain
+      // until the claim expires. Likely to fail as the write did, which ends sharing (said once).
+      const { release } = kept;
+      if (release && entries[0])
+        release(
+          entries[0].endpoint,
+          entries.map((e) => e.host),
+        );
       const now = o.clock();
       for (const e of entries) {
         unkept.set(keyOf(e.endpoint, e.host), {

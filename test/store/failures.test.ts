@@ -70,6 +70,21 @@ describe('a cache whose writes fail mid-run', () => {
     expect(again.stats.notKept).toBe(0);
   });
 
+  it('an answer not kept ends its claim, so another run does not wait for it in vain', async () => {
+    h = await harness({ rpm: 0 });
+    const released: string[] = [];
+    const store = {
+      ...failingAfter(h.cache, 0, () => sqliteError('SQLITE_READONLY', 'attempt to write a readonly database')),
+      claim: () => [],
+      release: (_endpoint: string, hosts: string[]) => void released.push(...hosts),
+    };
+    const hosts = h.sb.hostList().slice(0, 30);
+    const { stats } = await h.run('profile', hosts, { store });
+    expect(stats.notKept).toBe(30);
+    expect(stats.notKeptCause).toBe('the cache is not writable (read-only)');
+    expect([...released].sort()).toEqual([...hosts].sort());
+  });
+
   it('a failure that is not the storage (a bug) still stops the run: it is not taken for a full disk', async () => {
     h = await harness({ rpm: 0 });
     const store = failingAfter(h.cache, 0, () => new TypeError('bug'));
