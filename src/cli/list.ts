@@ -12,7 +12,7 @@ import { report } from './report.js';
 import { formatReset, humanDuration } from './output/format.js';
 import { createProgress } from './output/progress.js';
 import { endOutput } from './output-end.js';
-import { pickFormat } from './output/render.js';
+import { argsFormat } from './output/render.js';
 import { renderSummary, staleAnswers } from './output/summary.js';
 import { checkQuota, type QuotaShort } from './quota-check.js';
 import { renderRowsTable, terminalCells } from './rows.js';
@@ -29,7 +29,7 @@ export async function runList(ctx: Context<EnrichCommand>, spec: ListSpec): Prom
   const input = await openSource(ctx, spec);
   const requested = o.format;
   // Lists from the command line default like single lookups; files default to CSV (any size streams).
-  const format = 'args' in spec.source ? pickFormat(requested, ctx.io.stdout.isTTY) : (requested ?? 'csv');
+  const format = 'args' in spec.source ? argsFormat(requested, o.output, ctx.io.stdout.isTTY) : (requested ?? 'csv');
   const config = await ctx.config();
   const [client, store] = await Promise.all([ctx.client(), openRunStore(ctx)]);
   const state = await ctx.state();

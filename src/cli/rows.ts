@@ -13,15 +13,19 @@ export function terminalCells(ctx: Context, stream: NodeJS.WritableStream): { cl
 }
 
 /** Writes rows through the pipeline's writer (the same columns and rules as `batch`). */
-export async function writeRows(ctx: Context<EnrichCommand>, opts: { kind: RunKind; format: 'csv' | 'json' | 'ndjson'; rows: EnrichedRow[] }): Promise<void> {
-  const writer = createRowWriter(ctx.io.stdout, {
+export async function writeRows(
+  ctx: Context<EnrichCommand>,
+  opts: { kind: RunKind; format: 'csv' | 'json' | 'ndjson'; rows: EnrichedRow[]; stream?: NodeJS.WritableStream & import('node:stream').Writable },
+): Promise<void> {
+  const stream = opts.stream ?? ctx.io.stdout;
+  const writer = createRowWriter(stream, {
     format: opts.format,
     kind: opts.kind,
     shape: { format: 'lines', headers: null, hostColumn: 0 },
     raw: ctx.opts.raw === true,
     neutraliseInput: ctx.opts.neutraliseInput === true,
     bom: ctx.opts.bom === true,
-    ...terminalCells(ctx, ctx.io.stdout),
+    ...terminalCells(ctx, stream),
   });
   for (const row of opts.rows) await writer.write(row);
   await writer.end();

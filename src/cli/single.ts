@@ -13,7 +13,10 @@ import type { EnrichCommand } from './options.js';
 import { EXIT } from './exit-codes.js';
 import { durationText } from '../store/values.js';
 import { humanDuration, relativeAge } from './output/format.js';
-import { pickFormat, toJson, type Format } from './output/render.js';
+import { argsFormat, toJson, type Format } from './output/render.js';
+import { openOutput } from '../pipeline/output-file.js';
+import type { AnswerCache } from '../store/answers.js';
+import type { Writable } from 'node:stream';
 
 export interface SingleSpec<T> {
   kind: RunKind;
@@ -27,9 +30,10 @@ export async function single<T>(ctx: Context<EnrichCommand>, spec: SingleSpec<T>
   const n = normaliseHost(spec.raw);
   if (!n.ok) throw new UsageError(`not a plausible hostname: ${JSON.stringify(spec.raw)} (${n.reason})`, 'bad_host');
   const host = n.host;
-  const { endpoint, keyOf, fanOut } = KINDS[spec.kind];
+  const { endpoint, keyOf } = KINDS[spec.kind];
   const key = keyOf(host);
-  const format: Format = pickFormat(ctx.opts.format, ctx.io.stdout.isTTY);
+  const target = ctx.opts.output === '-' ? undefined : ctx.opts.output;
+  const format: Format = argsFormat(ctx.opts.format, target, ctx.io.stdout.isTTY);
   if (ctx.opts.dryRun) {
     const store = await ctx.store();
     const hit = store?.getMany(endpoint, [key], ctx.opts.maxAge).get(key);
@@ -38,6 +42,29 @@ export async function single<T>(ctx: Context<EnrichCommand>, spec: SingleSpec<T>
   }
   if (ctx.opts.maxLookups === 0) throw new UsageError('--max-lookups 0 allows no lookup', 'budget');
   const [client, store] = await Promise.all([ctx.client(), ctx.store()]);
+  // The output is opened before anything is paid for: a path that cannot be written costs no lookup.
+  const out = await openOutput(target, ctx.io.stdout);
+  try {
+    const code = await lookupAndWrite(ctx, spec, { host, key, format, client, store, out: out.stream });
+    await out.commit();
+    return code;
+  } finally {
+    await out.abort(); // after a commit, nothing to do; otherwise FILE stays as it was
+  }
+}
+
+interface Resolved {
+  host: string;
+  key: string;
+  format: Format;
+  client: DomainIntelClient;
+  store: AnswerCache | null;
+  out: Writable;
+}
+
+async function lookupAndWrite<T>(ctx: Context<EnrichCommand>, spec: SingleSpec<T>, r: Resolved): Promise<number> {
+  const { host, key, format, client, store, out } = r;
+  const { endpoint, fanOut } = KINDS[spec.kind];
   // A cache that cannot be written (disk full, read-only) costs the answer's keeping, never the paid answer.
   const kept = { notKept: 0, notKeptCause: null as string | null };
   const result = await lookupOne<T>({
@@ -68,11 +95,12 @@ export async function single<T>(ctx: Context<EnrichCommand>, spec: SingleSpec<T>
     throw new NotFoundError(message, { code: 'not_found', host, operation: endpoint });
   }
   const data = fanOut(result.data, host) as T;
-  if (format === 'table') ctx.io.stdout.write(`${spec.view(data)}\n`);
+  if (format === 'table') out.write(`${spec.view(data)}\n`);
   else if (format === 'csv') {
     // The row writer (and csv-stringify) load only for CSV: JSON and tables need neither.
     const { writeRows } = await import('./rows.js');
     await writeRows(ctx, {
+      stream: out,
       kind: spec.kind,
       format: 'csv',
       rows: [
@@ -93,7 +121,7 @@ export async function single<T>(ctx: Context<EnrichCommand>, spec: SingleSpec<T>
   } else {
     // JSON carries when the answer was fetched, as a run's rows do (fetched_at, the last field).
     const fetchedAt = fetchedAtText(result.fetchedAt);
-    ctx.io.stdout.write(toJson(data !== null && typeof data === 'object' ? { ...data, fetched_at: fetchedAt } : data, format));
+    out.write(toJson(data !== null && typeof data === 'object' ? { ...data, fetched_at: fetchedAt } : data, format));
   }
   if (result.staleCause !== null) return EXIT.INCOMPLETE;
   return kept.notKept > 0 ? EXIT.NOT_KEPT : EXIT.OK;

@@ -181,3 +181,43 @@ describe('output disk full', () => {
     }
   });
 });
+
+describe('-o with hosts from the command line', () => {
+  it('lookup HOST -o FILE writes the answer to FILE (JSON by default, even on a terminal), stdout empty', async () => {
+    const [host] = sb.hostList();
+    const out = join(dir, 'one.json');
+    const r = await runInProcess(['lookup', host as string, '-o', out], { env, stdoutTTY: true });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('');
+    const answer = JSON.parse(readFileSync(out, 'utf8')) as { domain: string; fetched_at: string };
+    expect(answer.domain).toBe(host);
+    expect(answer.fetched_at).toMatch(/^\d{4}-\d{2}-\d{2}T/);
+  });
+
+  it('a host the service does not hold leaves -o FILE as it was (exit 8)', async () => {
+    const out = join(dir, 'one.json');
+    writeFileSync(out, 'yesterday\n');
+    const r = await runInProcess(['lookup', 'surely-not-held.example', '-o', out], { env });
+    expect(r.code).toBe(8);
+    expect(readFileSync(out, 'utf8')).toBe('yesterday\n');
+    expect(others()).toEqual(['one.json']);
+  });
+
+  it('lookup with several hosts and traffic HOST write to -o FILE; a table is refused there before anything is spent', async () => {
+    const [a, b] = sb.hostList();
+    const many = join(dir, 'many.json');
+    const r = await runInProcess(['lookup', a as string, b as string, '-o', many], { env, stdoutTTY: true });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('');
+    expect((JSON.parse(readFileSync(many, 'utf8')) as unknown[]).length).toBe(2);
+    const traffic = join(dir, 'traffic.csv');
+    const t = await runInProcess(['traffic', a as string, '-f', 'csv', '-o', traffic], { env });
+    expect(t.code).toBe(0);
+    expect(readFileSync(traffic, 'utf8').split('\n')[0]).toMatch(/^input,status,host,.*fetched_at$/);
+    sb.resetCounters();
+    const table = await runInProcess(['lookup', 'c.example', '-f', 'table', '-o', join(dir, 't.txt')], { env });
+    expect(table.code).toBe(2);
+    expect(table.stderr).toContain('--format table is drawn for the terminal; with -o FILE use csv, json or ndjson');
+    expect(sb.charges().total).toBe(0);
+  });
+});

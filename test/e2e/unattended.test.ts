@@ -58,7 +58,13 @@ describe('a nightly cron run', () => {
     expect(rows).toHaveLength(31);
     expect(rows.slice(1).every((l) => /,(found|missing),/.test(l))).toBe(true);
     // fetched_at is night 1's: the same cells as the good file had.
-    expect(rows.map((l) => l.split(',').at(-1))).toEqual(good.toString('utf8').trimEnd().split('\n').map((l) => l.split(',').at(-1)));
+    expect(rows.map((l) => l.split(',').at(-1))).toEqual(
+      good
+        .toString('utf8')
+        .trimEnd()
+        .split('\n')
+        .map((l) => l.split(',').at(-1)),
+    );
     expect(existsSync(`${out}.partial`)).toBe(false); // a complete run removes the leftover
 
     // --no-stale: the same night gives errors instead, and the file stays as it was.
@@ -66,7 +72,11 @@ describe('a nightly cron run', () => {
     const strict = await run('--max-age', '1ms', '--no-stale');
     expect(strict.code).toBe(7);
     expect(readFileSync(out).equals(before)).toBe(true);
-    expect(readFileSync(`${out}.partial`, 'utf8').split('\n').filter((l) => l.includes(',error,'))).toHaveLength(30);
+    expect(
+      readFileSync(`${out}.partial`, 'utf8')
+        .split('\n')
+        .filter((l) => l.includes(',error,')),
+    ).toHaveLength(30);
   });
 });
 

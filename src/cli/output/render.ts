@@ -1,4 +1,5 @@
 // How single answers are shown: a readable table on a terminal, JSON when piped, or what --format asks.
+import { UsageError } from '../../api/errors.js';
 import type { CatalogCategory, DomainProfile, EmployeesResult, TechnologyCount, TrafficHistory } from '../../api/types.js';
 import { groupedNumber } from './format.js';
 import { renderHistoryChart } from './sparkline.js';
@@ -11,6 +12,17 @@ export type Format = 'table' | 'json' | 'ndjson' | 'csv';
 export function pickFormat(requested: unknown, stdoutIsTTY: boolean | undefined): Format {
   if (requested === 'table' || requested === 'json' || requested === 'ndjson' || requested === 'csv') return requested;
   return stdoutIsTTY ? 'table' : 'json';
+}
+
+/**
+ * The format of hosts looked up from the command line: as asked, else a table on a terminal and JSON in a
+ * pipe or a file (-o FILE is not the terminal). A table is drawn for a terminal (widths, colour), so it is
+ * refused with -o FILE.
+ */
+export function argsFormat(requested: unknown, output: string | undefined, stdoutIsTTY: boolean | undefined): Format {
+  const toFile = output !== undefined && output !== '-';
+  if (toFile && requested === 'table') throw new UsageError('--format table is drawn for the terminal; with -o FILE use csv, json or ndjson');
+  return pickFormat(requested, !toFile && stdoutIsTTY);
 }
 
 /** JSON for stdout: pretty for json, one line for ndjson. */
