@@ -134,7 +134,7 @@ export async function runList(ctx: Context<EnrichCommand>, spec: ListSpec): Prom
     stats = run.stats;
     ctx.io.stdout.write(`${renderRowsTable(rows, spec.kind, ctx.outStyle, ctx.io.stdout.columns)}\n`);
   } else {
-    const out = await openOutput(target, ctx.io.stdout);
+    const out = await openOutput(target, ctx.io.stdout, { signal: ctx.interrupted, onWait: (what) => ctx.logger.info(what) });
     try {
       ({ stats } = await runJob(
         input(),

@@ -43,7 +43,7 @@ export async function single<T>(ctx: Context<EnrichCommand>, spec: SingleSpec<T>
   if (ctx.opts.maxLookups === 0) throw new UsageError('--max-lookups 0 allows no lookup', 'budget');
   const [client, store] = await Promise.all([ctx.client(), ctx.store()]);
   // The output is opened before anything is paid for: a path that cannot be written costs no lookup.
-  const out = await openOutput(target, ctx.io.stdout);
+  const out = await openOutput(target, ctx.io.stdout, { signal: ctx.interrupted, onWait: (what) => ctx.logger.info(what) });
   try {
     const code = await lookupAndWrite(ctx, spec, { host, key, format, client, store, out: out.stream });
     await out.commit();

@@ -12,7 +12,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import type { Writable } from 'node:stream';
 import { UsageError } from '../api/errors.js';
 import { alive } from '../store/paths.js';
-import { descriptorOf, descriptorTarget, deviceTarget, socketTarget, stdoutTarget } from './output-through.js';
+import { descriptorOf, descriptorTarget, deviceTarget, socketTarget, stdoutTarget, type WaitOptions } from './output-through.js';
 import { openError, type OutputTarget, writeError } from './output-target.js';
 
 export type { OutputTarget } from './output-target.js';
@@ -21,12 +21,12 @@ export type { OutputTarget } from './output-target.js';
 type Located = { fd: number } | { file: string; stat: Stats | null } | { special: string; stat: Stats };
 
 /** Opens stdout ('-' or no target), a descriptor or device written straight through, or an atomically replaced file. */
-export async function openOutput(target: string | undefined, stdout: Writable): Promise<OutputTarget> {
+export async function openOutput(target: string | undefined, stdout: Writable, wait: WaitOptions = {}): Promise<OutputTarget> {
   if (target === undefined || target === '-') return stdoutTarget(stdout);
   const where = await locate(target);
   if ('fd' in where) return where.fd === 1 ? stdoutTarget(stdout) : descriptorTarget(target, where.fd);
   if ('special' in where) {
-    return where.stat.isSocket() ? socketTarget(target, where.special) : deviceTarget(target, where.special);
+    return where.stat.isSocket() ? socketTarget(target, where.special) : deviceTarget(target, where.special, where.stat.isFIFO(), wait);
   }
   return fileTarget(target, where.file, where.stat);
 }

@@ -4,8 +4,10 @@
 // where the device or pipe was, so its reader would never see the data): rows go out as they come, and
 // what went through cannot be taken back.
 import { fstatSync, createWriteStream } from 'node:fs';
-import { constants, open } from 'node:fs/promises';
+import { constants, type FileHandle, open } from 'node:fs/promises';
 import { createConnection } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { AbortedError } from '../api/errors.js';
 import type { Writable } from 'node:stream';
 import { openError, type OutputTarget, writeError } from './output-target.js';
 
@@ -97,17 +99,50 @@ export function descriptorTarget(target: string, fd: number): OutputTarget {
   return through(target, stream, 'through', () => ended(stream));
 }
 
+/** How long a FIFO without a reader is looked at again. */
+const READER_POLL_MS = 100;
+
+/** What opening a FIFO that has no reader yet is told: the abort to heed, and whom to tell it waits. */
+export interface WaitOptions {
+  signal?: AbortSignal | undefined;
+  /** Called once, when the FIFO has no reader yet: the run waits for one (a shell's `> fifo` does too). */
+  onWait?: ((what: string) => void) | undefined;
+}
+
+/**
+ * Waits until the FIFO at `path` has a reader. Not by a blocking open: that holds a libuv worker thread in
+ * the kernel, where neither Ctrl-C nor SIGTERM (nor process.exit, which waits for the worker) can end it;
+ * a non-blocking open answers ENXIO at once while there is no reader, so it is tried again until one comes.
+ */
+async function readerOf(target: string, path: string, o: WaitOptions): Promise<FileHandle> {
+  for (let told = false; ; told = true) {
+    if (o.signal?.aborted) throw new AbortedError('interrupted while waiting for a reader');
+    try {
+      // Kept open until the real (blocking) descriptor is: closing the FIFO's only writer would hand the
+      // reader an end of file before a row was written.
+      return await open(path, constants.O_WRONLY | constants.O_NONBLOCK);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENXIO') throw openError(target, err);
+    }
+    if (!told) o.onWait?.(`waiting for a reader on ${target} (Ctrl-C stops)`);
+    await sleep(READER_POLL_MS, undefined, o.signal ? { signal: o.signal } : undefined).catch(() => {});
+  }
+}
+
 /**
  * A device or FIFO named by its path: opened for writing without O_CREAT (so if it vanished meanwhile,
- * nothing is created in its place) and without O_TRUNC (meaningless for either). Opening a FIFO waits for
- * its reader, as a shell's `> fifo` does.
+ * nothing is created in its place) and without O_TRUNC (meaningless for either). A FIFO is opened once it
+ * has a reader (readerOf), as a shell's `> fifo` waits for one.
  */
-export async function deviceTarget(target: string, path: string): Promise<OutputTarget> {
-  let handle: Awaited<ReturnType<typeof open>>;
+export async function deviceTarget(target: string, path: string, fifo: boolean, wait: WaitOptions = {}): Promise<OutputTarget> {
+  const probe = fifo ? await readerOf(target, path, wait) : null;
+  let handle: FileHandle;
   try {
     handle = await open(path, constants.O_WRONLY);
   } catch (err) {
     throw openError(target, err);
+  } finally {
+    await probe?.close();
   }
   const stream = handle.createWriteStream();
   return through(target, stream, 'through', async () => {

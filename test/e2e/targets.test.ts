@@ -221,3 +221,28 @@ describe('-o with hosts from the command line', () => {
     expect(sb.charges().total).toBe(0);
   });
 });
+
+describe('a FIFO nobody reads yet', () => {
+  it('the run says it waits for a reader, and Ctrl-C ends the wait at once (exit 130, nothing spent, nothing written)', async () => {
+    assertBuilt();
+    const fifo = join(dir, 'nobody.fifo');
+    execFileSync('mkfifo', [fifo]);
+    sb.resetCounters();
+    const { startCli } = await import('../helpers/cli.js');
+    const { child, done } = startCli(['batch', input, '-o', fifo, '--rate', '100000/1m'], { env });
+    let stderr = '';
+    await new Promise<void>((ok) => {
+      child.stderr?.on('data', (d: Buffer) => {
+        stderr += d.toString('utf8');
+        if (stderr.includes('waiting for a reader')) ok();
+      });
+    });
+    child.kill('SIGINT');
+    const r = await done;
+    expect(r.code).toBe(130);
+    expect(stderr).toContain(`waiting for a reader on ${fifo} (Ctrl-C stops)`);
+    expect(sb.charges().total).toBe(0);
+    expect(lstatSync(fifo).isFIFO()).toBe(true);
+    expect(others()).toEqual(['nobody.fifo']);
+  });
+});
