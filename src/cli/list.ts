@@ -9,7 +9,7 @@ import type { Context } from './context.js';
 import type { EnrichCommand } from './options.js';
 import { EXIT } from './exit-codes.js';
 import { report } from './report.js';
-import { formatReset, humanDuration } from './output/format.js';
+import { formatReset, groupedNumber, humanDuration } from './output/format.js';
 import { createProgress } from './output/progress.js';
 import { endOutput } from './output-end.js';
 import { argsFormat } from './output/render.js';
@@ -112,12 +112,12 @@ export async function runList(ctx: Context<EnrichCommand>, spec: ListSpec): Prom
   const onEvent = (e: import('../pipeline/stats.js').RunEvent) => {
     if (e.type === 'rate-limited') ctx.logger.debug(`429: pausing every worker for ${humanDuration(Math.max(0, e.resumeAt - ctx.io.clock.now()))}`);
     else if (e.type === 'retry') ctx.logger.debug(`retry ${e.attempt} in ${humanDuration(e.delayMs)}: ${e.error}`);
-    // Said once, as it happens; the summary gives the total and the exit code (11) says it to a script.
+    // The one warning a full or read-only cache gives, as it happens: no count here (the first batch's would
+    // read as the run's); the summary gives the total and the exit code (11) says it to a script. What else
+    // the same disk stops (sharing the cache, the account state file) is information beside it.
     else if (e.type === 'not-kept')
-      ctx.logger.warn(
-        `${e.cause}: ${e.count} answers not kept, nor will be any bought for the rest of this run; they go to the output, but a re-run will pay for them again`,
-      );
-    else if (e.type === 'not-shared') ctx.logger.warn(`${e.cause}: going on alone; another run on this cache may buy the same hosts meanwhile`);
+      ctx.logger.warn(`${e.cause}: answers bought from now on go to the output but not to the cache, so a re-run will pay for them again`);
+    else if (e.type === 'not-shared') ctx.logger.info(`${e.cause}: going on alone; another run on this cache may buy the same hosts meanwhile`);
   };
 
   const { openOutput } = await import('../pipeline/write.js');
@@ -184,9 +184,10 @@ function summarize(ctx: Context<EnrichCommand>, stats: Readonly<RunStats>, outpu
 }
 
 function exitFor(ctx: Context<EnrichCommand>, s: RunStats, short: QuotaShort | null): number {
+  const n = groupedNumber;
   if (s.stoppedBy === 'closed') return EXIT.PIPE;
   if (s.stoppedBy === 'short') {
-    const what = short ? `this run needs ${short.needed} lookups but only ${short.remaining} are left` : 'the quota left cannot cover this run';
+    const what = short ? `this run needs ${n(short.needed)} lookups but only ${n(short.remaining)} are left` : 'the quota left cannot cover this run';
     return runEnd(ctx, EXIT.QUOTA, 'over_quota', `${what}; add --allow-partial to run until the quota is spent`);
   }
   if (s.stoppedBy === 'aborted') {
@@ -194,27 +195,30 @@ function exitFor(ctx: Context<EnrichCommand>, s: RunStats, short: QuotaShort | n
   }
   if (s.stoppedBy === 'quota') {
     const when = s.quota?.reset || s.quota?.resetRaw ? `it renews ${formatReset(s.quota)}, or add a pack` : 'add a pack or wait for the month to roll over';
-    const kept = s.found + s.missing > 0 ? '; the output holds the rest' : '';
-    const older = s.stale > 0 ? ` (${s.stale} more given older answers)` : '';
-    return runEnd(ctx, EXIT.QUOTA, 'quota_exhausted', `stopped by the monthly quota: ${s.errors} rows not looked up${older}${kept}; ${when}`);
+    // What the rows the quota stopped became: not looked up, or given an answer older than --max-age.
+    const rest = [s.errors > 0 ? `${n(s.errors)} rows not looked up` : '', s.stale > 0 ? `${n(s.stale)} rows given older answers` : ''].filter(Boolean);
+    const kept = s.errors > 0 && s.found + s.missing > 0 ? '; the output holds the rest' : '';
+    return runEnd(ctx, EXIT.QUOTA, 'quota_exhausted', `stopped by the monthly quota${rest.length > 0 ? `: ${rest.join(', ')}` : ''}${kept}; ${when}`);
   }
   if (s.errors > 0) {
     const unreachable = s.lookupsSpent === 0 && s.found + s.missing === s.cacheHits + s.stale;
     const code = unreachable && s.stoppedBy === null ? EXIT.NETWORK : EXIT.INCOMPLETE;
-    const message = `${s.errors} rows in error${s.stoppedBy === 'budget' ? ' (--max-lookups reached)' : ''}; run the same command again to fetch only those`;
+    // The first row's reason names the trouble (an outage says what the connection met); rows may differ after it.
+    const why = s.stoppedBy === 'budget' ? ' (--max-lookups reached)' : s.errorCause ? ` (the first: ${s.errorCause})` : '';
+    const message = `${n(s.errors)} rows in error${why}; run the same command again to fetch only those`;
     return runEnd(ctx, code, s.stoppedBy === 'budget' ? 'budget' : 'incomplete', message);
   }
   if (s.stale > 0) {
     // Every row has an answer, but some are older than asked for: not complete, and a re-run refreshes them.
     const what = staleAnswers(ctx.opts.maxAge, ctx.opts.refresh === true);
-    return runEnd(ctx, EXIT.INCOMPLETE, 'stale', `${s.stale} rows from ${what}; run the same command again to refresh them`);
+    return runEnd(ctx, EXIT.INCOMPLETE, 'stale', `${n(s.stale)} rows from ${what}; run the same command again to refresh them`);
   }
   if (s.notKept > 0) {
     const cause = s.notKeptCause ?? 'the cache is not writable';
-    const message = `${s.notKept} paid answers are in the output but not in the cache: ${cause}; a re-run will pay for them again (free the cache's disk, or set DOMAIN_INTEL_CACHE_DIR to another directory)`;
+    const message = `${n(s.notKept)} paid answers are in the output but not in the cache: ${cause}; a re-run will pay for them again (free the cache's disk, or set DOMAIN_INTEL_CACHE_DIR to another directory)`;
     return runEnd(ctx, EXIT.NOT_KEPT, 'not_kept', message);
   }
-  if (s.invalid > 0 && ctx.opts.strict) return runEnd(ctx, EXIT.INVALID_ROWS, 'invalid_rows', `${s.invalid} invalid rows (--strict)`);
+  if (s.invalid > 0 && ctx.opts.strict) return runEnd(ctx, EXIT.INVALID_ROWS, 'invalid_rows', `${n(s.invalid)} invalid rows (--strict)`);
   return EXIT.OK;
 }
 

@@ -68,7 +68,7 @@ export class OrderedBuffer<K extends RunKind> {
       },
       done: !pending,
     };
-    if (!pending) this.#count(status);
+    if (!pending) this.#count(status, reason);
     if (this.#o.keep) this.#fifo.push(slot);
     return slot;
   }
@@ -84,14 +84,17 @@ export class OrderedBuffer<K extends RunKind> {
     slot.row.reason = reason;
     slot.row.data = data as ResultByKind[K] | null;
     slot.done = true;
-    this.#count(status);
+    this.#count(status, reason);
   }
 
-  #count(status: RowStatus): void {
+  #count(status: RowStatus, reason: string | null): void {
     const { stats } = this.#o;
     if (status === 'found') stats.found++;
     else if (status === 'missing') stats.missing++;
-    else if (status === 'error') stats.errors++;
+    else if (status === 'error') {
+      stats.errors++;
+      stats.errorCause ??= reason;
+    }
   }
 
   /** The settled rows at the front, in input order (empty when the oldest row still waits). */

@@ -38,6 +38,8 @@ export interface RunStats {
    */
   stale: number;
   staleCause: string | null;
+  /** What the first row in error says (its reason): the summary names the cause of rows in error with it. */
+  errorCause: string | null;
   /** Paid answers the store could not keep (disk full, read-only): in the output, but a re-run pays again; and why. */
   notKept: number;
   notKeptCause: string | null;
@@ -125,6 +127,7 @@ export function emptyStats(now: number): RunStats {
     quotaDrop: null,
     stale: 0,
     staleCause: null,
+    errorCause: null,
     notKept: 0,
     notKeptCause: null,
     stoppedBy: null,

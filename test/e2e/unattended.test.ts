@@ -42,6 +42,8 @@ describe('a nightly cron run', () => {
     writeFileSync(list, `${[...hosts, ...fresh].join('\n')}\n`);
     const second = await run();
     expect(second.code).toBe(7); // nothing could be looked up: the service is unreachable
+    // The exit's line names the trouble, not only a count.
+    expect(second.stderr).toMatch(/warning: 10 rows in error \(the first: .*ECONNREFUSED.*\); run the same command again/);
     expect(readFileSync(out).equals(good)).toBe(true);
     const partial = readFileSync(`${out}.partial`, 'utf8').trimEnd().split('\n');
     expect(partial).toHaveLength(41);
@@ -77,6 +79,30 @@ describe('a nightly cron run', () => {
         .split('\n')
         .filter((l) => l.includes(',error,')),
     ).toHaveLength(30);
+  });
+});
+
+describe('a month whose lookups are spent', () => {
+  it('old answers fill every row, and the quota line says so rather than "0 rows not looked up"', async () => {
+    sb = await startSandbox({ port: 0, rpm: 0 });
+    dir = mkdtempSync(join(tmpdir(), 'di-spent-'));
+    const list = join(dir, 'crm.txt');
+    writeFileSync(list, `${sb.hostList().slice(0, 5).join('\n')}\n`);
+    const env = cliEnv({ DOMAIN_INTEL_BASE_URL: sb.baseUrl, DOMAIN_INTEL_API_KEY: sb.key, DOMAIN_INTEL_CACHE_DIR: join(dir, 'cache') });
+    const run = (...flags: string[]) => runInProcess(['batch', list, '--rate', '100000/1m', ...flags], { env });
+    expect((await run()).code).toBe(0);
+    sb.setRemaining(0);
+    const r = await run('--max-age', '1ms');
+    expect(r.code).toBe(5);
+    expect(r.stderr).toMatch(/error: stopped by the monthly quota: 5 rows given older answers; /);
+    expect(r.stderr).not.toMatch(/0 rows not looked up|holds the rest/);
+    expect(
+      r.stdout
+        .trimEnd()
+        .split('\n')
+        .slice(1)
+        .every((l) => /,found,/.test(l)),
+    ).toBe(true);
   });
 });
 
