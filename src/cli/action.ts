@@ -24,7 +24,10 @@ export async function runAction(command: Promise<CommandModule>, cmd: Command, a
 
 /** Reports the error that ended a command (with its stack under --debug) and returns its exit code. */
 function reportError(ctx: Context, err: unknown): number {
-  const code = report(ctx, failureOf(err, ctx.hintFor(err)));
+  const failure = failureOf(err, ctx.hintFor(err));
+  // The cache's way out names --no-cache, which only the enriching commands take (quota, cache stats refuse it).
+  if (!ctx.command.options.some((opt) => opt.long === '--no-cache')) failure.message = failure.message.replace('run with --no-cache, or set', 'set');
+  const code = report(ctx, failure);
   const stack = (err as { stack?: unknown }).stack;
   // The message in a stack can quote the service (an error code): cleaned like every other line, not only redacted.
   if (ctx.opts.debug && typeof stack === 'string') {
