@@ -19,6 +19,9 @@ export async function endOutput(out: OutputTarget, stats: Readonly<RunStats>, ch
   // never see). Even under --replace-incomplete: these runs did not run, rather than ran partly.
   if (stats.stoppedBy === 'closed' || stats.stoppedBy === 'short') {
     await out.abort();
+    // A refused run is told of its file too: the one host it bought is in the cache, not in a partial.
+    if (stats.stoppedBy === 'short' && out.kind === 'file')
+      return `${choice.target} ${out.existed ? 'unchanged' : 'not written'} (the run was refused: ${stopCause('short', null)})`;
     return null;
   }
   if (out.kind !== 'file' || choice.replaceIncomplete || isComplete(stats)) {

@@ -1,7 +1,7 @@
 // What a pipeline run from the CLI reads and keeps: the input file opened up front (a file that cannot be read
 // is a usage error naming it, before anything is spent), and the store the run keeps its answers in.
 import { createReadStream } from 'node:fs';
-import { type FileHandle, open } from 'node:fs/promises';
+import { type FileHandle, open, stat } from 'node:fs/promises';
 import { PassThrough, type Readable } from 'node:stream';
 import { InputError, UsageError } from '../api/errors.js';
 import type { AnswerStore } from '../pipeline/answer-store.js';
@@ -36,6 +36,13 @@ export async function openSource(ctx: Context<EnrichCommand>, spec: ListSpec): P
   if (st.isDirectory()) {
     await handle.close();
     throw new UsageError(`${file}: is a directory`);
+  }
+  // -o naming the input (or a link to it) would replace the user's export with the enriched copy: refused,
+  // as nothing in the output can give back the file it replaced. A device or pipe read and written is theirs.
+  const target = o.output === undefined || o.output === '-' ? null : await stat(o.output).catch(() => null);
+  if (target?.isFile() && target.ino === st.ino && target.dev === st.dev) {
+    await handle.close();
+    throw new UsageError(`-o ${o.output} is the input file; write the output to another file (yours would be replaced)`);
   }
   let first: FileHandle | null = handle;
   ctx.onClose(async () => {

@@ -82,7 +82,9 @@ async function lookupAndWrite<T>(ctx: Context<EnrichCommand>, spec: SingleSpec<T
   });
   if (result.quota) ctx.logger.quota(result.quota);
   if (kept.notKept > 0) ctx.logger.warn(`${kept.notKeptCause}: the answer is not kept; a re-run will pay for it again`);
-  const age = result.cachedAt === null ? '' : relativeAge(Date.now() - result.cachedAt);
+  // Seconds shown as such: "just now" would contradict "older than --max-age 1s".
+  const since = result.cachedAt === null ? 0 : Date.now() - result.cachedAt;
+  const age = result.cachedAt === null ? '' : since < 45_000 ? `${humanDuration(Math.max(0, since))} ago` : relativeAge(since);
   if (result.staleCause !== null) {
     // An older answer stood in for one that could not be had: said as a warning, and exit 4 (a missing one
     // keeps exit 8 below: the exit code carries the answer, and this warning says how old it is).

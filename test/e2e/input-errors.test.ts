@@ -79,3 +79,20 @@ describe('an input file that cannot be read: exit 2 naming it', () => {
     expect(sb.charges().total).toBe(0);
   });
 });
+
+describe('-o naming the input file', () => {
+  it('is refused before anything is spent, directly or through a link; the export stays byte for byte', async () => {
+    const { sb, dir, env } = await setUp();
+    const file = join(dir, 'export.csv');
+    const bytes = `website\n${sb.hostList().slice(0, 3).join('\n')}\n`;
+    writeFileSync(file, bytes);
+    const { symlinkSync, readFileSync } = await import('node:fs');
+    const link = join(dir, 'link.csv');
+    symlinkSync(file, link);
+    for (const target of [file, link]) {
+      const r = await runInProcess(['batch', file, '-o', target], { env });
+      refused(r, target, /is the input file; write the output to another file/, sb);
+      expect(readFileSync(file, 'utf8')).toBe(bytes);
+    }
+  });
+});

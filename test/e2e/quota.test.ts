@@ -264,6 +264,7 @@ describe('the quota gate: a run with no trusted memo decides on its first answer
     // Refused: the file a cron job left last night is not replaced by rows never looked up.
     expect(readFileSync(out, 'utf8')).toBe('last night,complete\n');
     expect(r.stderr).toMatch(/^stopped: the quota left cannot cover this run$/m);
+    expect(r.stderr).toContain(`${out} unchanged (the run was refused: the quota left cannot cover this run)`);
     expect(r.stderr).not.toMatch(/stopped: short/);
   });
 
