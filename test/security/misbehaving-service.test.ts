@@ -60,7 +60,7 @@ describe.concurrent('sandbox faults at rate 1 (batch of fixtures/sample.csv, --r
         expect(r.timedOut).toBe(false);
         expect(r.code, r.stderr).toBe(7);
         expect(r.stderr).not.toMatch(STACK_FRAME);
-        expect(r.stderr).toMatch(/rows in error; run the same command again/);
+        expect(r.stderr).toMatch(/rows in error \(the first: [^\n]+\); run the same command again/);
         const rows = ndjson(r.stdout);
         expect(rows).toHaveLength(41);
         expect(rows.filter((x) => x.status === 'found')).toEqual([]);
