@@ -54,10 +54,15 @@ export function sqliteSlots(db: Database.Database, account: string, clock: () =>
     forget: db.prepare<[string, number]>('DELETE FROM limiter_slots WHERE account = ? AND free_at < ?'),
     // Rows of every account: ids only grow, so this bounds the slots held, in O(log n) where counting is O(n).
     rows: db.prepare<[], { n: number | null }>('SELECT (SELECT MAX(id) FROM limiter_slots) - (SELECT MIN(id) FROM limiter_slots) + 1 AS n'),
-    held: db.prepare<[string, number, number], { held: number }>(
-      'SELECT COUNT(*) AS held FROM (SELECT 1 FROM limiter_slots WHERE account = ? AND free_at > ? LIMIT ?)',
+    // Held by this run's window, not only the one that answered: a run paced per minute leaves its answers held a
+    // minute, which a run told `--rate 1/1s` must not wait out (it stalled a whole minute). An answered slot
+    // counts for the shorter of the two windows; one in flight counts until its answer.
+    held: db.prepare<[string, number, number, number], { held: number }>(
+      'SELECT COUNT(*) AS held FROM (SELECT 1 FROM limiter_slots WHERE account = ? AND free_at > ? AND (answered_at IS NULL OR answered_at > ?) LIMIT ?)',
     ),
-    soonest: db.prepare<[string, number], { at: number | null }>('SELECT MIN(free_at) AS at FROM limiter_slots WHERE account = ? AND free_at > ?'),
+    soonest: db.prepare<[number, string, number, number], { at: number | null }>(
+      'SELECT MIN(CASE WHEN answered_at IS NULL THEN free_at ELSE MIN(free_at, answered_at + ?) END) AS at FROM limiter_slots WHERE account = ? AND free_at > ? AND (answered_at IS NULL OR answered_at > ?)',
+    ),
     inFlight: db.prepare<[string, number], { id: number; pid: number; started_at: number }>(
       'SELECT id, pid, started_at FROM limiter_slots WHERE account = ? AND free_at = ?',
     ),
@@ -106,9 +111,9 @@ export function sqliteSlots(db: Database.Database, account: string, clock: () =>
     // Forgetting is housekeeping: every FORGET_EVERY takes is enough, and each take stays one small write.
     if (++takes % FORGET_EVERY === 0) q.forget.run(account, now - 2 * holdMs);
     if (limit !== null && (q.rows.get()?.n ?? 0) >= limit) {
-      const full = () => (q.held.get(account, now, limit)?.held ?? 0) >= limit;
+      const full = () => (q.held.get(account, now, now - holdMs, limit)?.held ?? 0) >= limit;
       if (full() && (!expireDead(now, holdMs) || full())) {
-        const soonest = q.soonest.get(account, now)?.at ?? IN_FLIGHT;
+        const soonest = q.soonest.get(holdMs, account, now, now - holdMs)?.at ?? IN_FLIGHT;
         return { retryAt: soonest === IN_FLIGHT ? null : soonest, paused: false };
       }
     }

@@ -85,6 +85,33 @@ describe.each(stores)('SlotStore (%s)', (_name, open) => {
 });
 
 describe('sqliteSlots', () => {
+  it("counts another run's answers for this run's window, not a longer one it held them for", () => {
+    const file = path.join(tempDir(), 'state.sqlite');
+    // Run A, paced per minute: two answers at 0 and 100, each held until a minute after.
+    const a = sqliteSlots(connect(file), ACCOUNT, () => 0);
+    const x = a.take(0, 60, 60_000);
+    const y = a.take(100, 60, 60_000);
+    if (!('id' in x) || !('id' in y)) throw new Error('slots refused');
+    a.answer(x.id, 50, true, 60_050);
+    a.answer(y.id, 150, true, 60_150);
+    // Run B, told 1 per second: at 1,200 both answers are over a second old, so a slot is free.
+    const b = sqliteSlots(connect(file), ACCOUNT, () => 1_200);
+    expect('id' in b.take(1_200, 1, 1_000)).toBe(true);
+    // Under a minute's window the same answers still hold: refused until the first frees.
+    const c = sqliteSlots(connect(file), ACCOUNT, () => 1_200);
+    expect(c.take(1_300, 2, 60_000)).toEqual({ retryAt: 60_050, paused: false });
+  });
+
+  it('a slot answered within the window is waited for until its answer is a window old (the shorter hold)', () => {
+    const file = path.join(tempDir(), 'state.sqlite');
+    const a = sqliteSlots(connect(file), ACCOUNT, () => 0);
+    const x = a.take(0, 60, 60_000);
+    if (!('id' in x)) throw new Error('slot refused');
+    a.answer(x.id, 500, true, 60_500);
+    const b = sqliteSlots(connect(file), ACCOUNT, () => 900);
+    expect(b.take(900, 1, 1_000)).toEqual({ retryAt: 1_500, paused: false });
+  });
+
   it('shares slots, pauses and resets between two connections (two processes) of one account, and not with another account', () => {
     const file = path.join(tempDir(), 'state.sqlite');
     const open = (account: string) => sqliteSlots(connect(file), account, () => 0);
