@@ -11,7 +11,7 @@ import { EXIT } from './exit-codes.js';
 import { report } from './report.js';
 import { formatReset, groupedNumber, humanDuration } from './output/format.js';
 import { createProgress } from './output/progress.js';
-import { endOutput } from './output-end.js';
+import { endOutput, type OutputEnd } from './output-end.js';
 import { argsFormat } from './output/render.js';
 import { renderSummary, staleAnswers } from './output/summary.js';
 import { checkQuota, type QuotaShort } from './quota-check.js';
@@ -114,16 +114,16 @@ export async function runList(ctx: Context<EnrichCommand>, spec: ListSpec): Prom
     else if (e.type === 'retry') ctx.logger.debug(`retry ${e.attempt} in ${humanDuration(e.delayMs)}: ${e.error}`);
     // The one warning a full or read-only cache gives, as it happens: no count here (the first batch's would
     // read as the run's); the summary gives the total and the exit code (11) says it to a script. What else
-    // the same disk stops (sharing the cache, the account state file) is information beside it.
+    // the same disk stops (sharing the cache, the account state file) is said under --debug.
     else if (e.type === 'not-kept')
       ctx.logger.warn(`${e.cause}: answers bought from now on go to the output but not to the cache, so a re-run will pay for them again`);
-    else if (e.type === 'not-shared') ctx.logger.info(`${e.cause}: going on alone; another run on this cache may buy the same hosts meanwhile`);
+    else if (e.type === 'not-shared') ctx.logger.debug(`${e.cause}: going on alone; another run on this cache may buy the same hosts meanwhile`);
   };
 
   const { openOutput } = await import('../pipeline/write.js');
   const target = o.output;
   let stats: RunStats;
-  let fileLine: string | null = null;
+  let ended: OutputEnd = { line: null, partial: null };
   if (format === 'table') {
     // A table needs every row to align its columns: only for lists small enough to read on a screen.
     const rows: EnrichedRow[] = [];
@@ -151,7 +151,7 @@ export async function runList(ctx: Context<EnrichCommand>, spec: ListSpec): Prom
         { ...runOptions, onProgress, onEvent },
       ));
       progress.stop();
-      fileLine = await endOutput(out, stats, { target, replaceIncomplete: o.replaceIncomplete === true, maxLookups: o.maxLookups ?? null });
+      ended = await endOutput(out, stats, { target, replaceIncomplete: o.replaceIncomplete === true, maxLookups: o.maxLookups ?? null });
     } catch (err) {
       progress.stop();
       // A failed write is why the run ended (the row writer only saw its stream fail): said as such, exit 10.
@@ -166,8 +166,8 @@ export async function runList(ctx: Context<EnrichCommand>, spec: ListSpec): Prom
     }
   }
 
-  summarize(ctx, stats, fileLine);
-  return exitFor(ctx, stats, quota.short());
+  summarize(ctx, stats, ended.line);
+  return exitFor(ctx, stats, quota.short(), ended.partial);
 }
 
 /** The summary on stderr (unless --quiet); why the run stopped in the words its rows use, not the reason's code. */
@@ -183,7 +183,7 @@ function summarize(ctx: Context<EnrichCommand>, stats: Readonly<RunStats>, outpu
 `);
 }
 
-function exitFor(ctx: Context<EnrichCommand>, s: RunStats, short: QuotaShort | null): number {
+function exitFor(ctx: Context<EnrichCommand>, s: RunStats, short: QuotaShort | null, partial: string | null): number {
   const n = groupedNumber;
   if (s.stoppedBy === 'closed') return EXIT.PIPE;
   if (s.stoppedBy === 'short') {
@@ -191,13 +191,18 @@ function exitFor(ctx: Context<EnrichCommand>, s: RunStats, short: QuotaShort | n
     return runEnd(ctx, EXIT.QUOTA, 'over_quota', `${what}; add --allow-partial to run until the quota is spent`);
   }
   if (s.stoppedBy === 'aborted') {
-    return runEnd(ctx, EXIT.INTERRUPTED, 'interrupted', 'interrupted: answers so far are cached; run the same command again to resume');
+    // Under --no-cache nothing was kept: a re-run pays again for what this one bought.
+    const kept =
+      ctx.opts.cache === false
+        ? 'answers so far are not kept (--no-cache); a re-run pays for them again'
+        : 'answers so far are cached; run the same command again to resume';
+    return runEnd(ctx, EXIT.INTERRUPTED, 'interrupted', `interrupted: ${kept}`);
   }
   if (s.stoppedBy === 'quota') {
     const when = s.quota?.reset || s.quota?.resetRaw ? `it renews ${formatReset(s.quota)}, or add a pack` : 'add a pack or wait for the month to roll over';
     // What the rows the quota stopped became: not looked up, or given an answer older than --max-age.
     const rest = [s.errors > 0 ? `${n(s.errors)} rows not looked up` : '', s.stale > 0 ? `${n(s.stale)} rows given older answers` : ''].filter(Boolean);
-    const kept = s.errors > 0 && s.found + s.missing > 0 ? '; the output holds the rest' : '';
+    const kept = s.errors > 0 && s.found + s.missing > 0 ? `; ${partial ?? 'the output'} holds the rest` : '';
     return runEnd(ctx, EXIT.QUOTA, 'quota_exhausted', `stopped by the monthly quota${rest.length > 0 ? `: ${rest.join(', ')}` : ''}${kept}; ${when}`);
   }
   if (s.errors > 0) {

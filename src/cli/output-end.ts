@@ -12,26 +12,52 @@ export interface EndChoice {
   maxLookups: number | null;
 }
 
-/** Makes the output final or keeps it aside; returns the summary's line about it, or null when there is nothing to say. */
-export async function endOutput(out: OutputTarget, stats: Readonly<RunStats>, choice: EndChoice): Promise<string | null> {
+/** What became of the output: the summary's line about it (null when there is nothing to say), and the partial file if one was kept. */
+export interface OutputEnd {
+  line: string | null;
+  partial: string | null;
+}
+
+/** Makes the output final or keeps it aside, and says which. */
+export async function endOutput(out: OutputTarget, stats: Readonly<RunStats>, choice: EndChoice): Promise<OutputEnd> {
+  const file = choice.target ?? 'the output';
   // A run refused at its first answer bought one host for a file it was told not to run partly: a file
   // already at -o is worth more than that, and no partial is worth keeping (so is one a closed reader will
   // never see). Even under --replace-incomplete: these runs did not run, rather than ran partly.
   if (stats.stoppedBy === 'closed' || stats.stoppedBy === 'short') {
     await out.abort();
     // A refused run is told of its file too: the one host it bought is in the cache, not in a partial.
-    if (stats.stoppedBy === 'short' && out.kind === 'file')
-      return `${choice.target} ${out.existed ? 'unchanged' : 'not written'} (the run was refused: ${stopCause('short', null)})`;
-    return null;
+    const refused = stats.stoppedBy === 'short' && out.kind === 'file';
+    return { line: refused ? `${file} ${out.existed ? 'unchanged' : 'not written'} (the run was refused: ${stopCause('short', null)})` : null, partial: null };
   }
-  if (out.kind !== 'file' || choice.replaceIncomplete || isComplete(stats)) {
+  const complete = isComplete(stats);
+  if (out.kind !== 'file' || choice.replaceIncomplete || complete) {
     await out.commit();
-    return null;
+    return { line: out.kind === 'file' ? replaced(file, stats, complete, choice.maxLookups) : null, partial: null };
   }
   const partial = await out.keepPartial();
-  const file = choice.target ?? 'the output';
-  const reason = stats.stoppedBy !== null ? stopCause(stats.stoppedBy, choice.maxLookups) : `${stats.errors} rows in error`;
+  const reason = stats.stoppedBy !== null ? stopCause(stats.stoppedBy, choice.maxLookups) : `${groupedNumber(stats.errors)} rows in error`;
   // Every row read is written, each once: invalid ones, answered ones (found, missing) and those in error.
   const rows = stats.found + stats.missing + stats.errors + stats.invalid;
-  return `${file} ${out.existed ? 'unchanged' : 'not written'} (incomplete: ${reason}); ${groupedNumber(rows)} rows in ${partial}; run the same command again to finish`;
+  // After a quota stop, the same command finishes only once there are lookups again.
+  const again =
+    stats.stoppedBy === 'quota' ? 'run the same command again once the quota renews (or with a pack) to finish' : 'run the same command again to finish';
+  return {
+    line: `${file} ${out.existed ? 'unchanged' : 'not written'} (incomplete: ${reason}); ${groupedNumber(rows)} rows in ${partial}; ${again}`,
+    partial,
+  };
+}
+
+/**
+ * The line for a file replaced by a run that met trouble (a stop, rows in error, older answers): said, so a
+ * warning or error after it is not read as "the file was kept". A clean run's replacement goes without saying.
+ */
+function replaced(file: string, stats: Readonly<RunStats>, complete: boolean, maxLookups: number | null): string | null {
+  if (!complete) {
+    const reason = stats.stoppedBy !== null ? stopCause(stats.stoppedBy, maxLookups) : `${groupedNumber(stats.errors)} rows in error`;
+    return `${file} replaced by an incomplete run (--replace-incomplete: ${reason})`;
+  }
+  if (stats.stale > 0) return `${file} replaced: every row answered, ${groupedNumber(stats.stale)} from older answers`;
+  if (stats.stoppedBy !== null) return `${file} replaced: every row answered before the run stopped (${stopCause(stats.stoppedBy, maxLookups)})`;
+  return null;
 }

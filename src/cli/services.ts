@@ -112,8 +112,9 @@ export function createServices({ opts, flags, env, logger, secrets, onClose }: S
         const key = requireKey(config);
         try {
           // In the cache directory even under --no-cache: the quota and the limiter are not answers.
-          // Said as information: when its disk fills, the cache's own warning (answers not kept) is the one that costs money.
-          const state = await openAccountState({ dir: config.cacheDir }, config.baseUrl, key, Date.now, (w) => logger.info(w));
+          // Said under --debug only: when its disk fills, the cache's own warning (answers not kept) is the one warning
+          // the run gives; the state file's trouble costs pacing shared with other runs, not money.
+          const state = await openAccountState({ dir: config.cacheDir }, config.baseUrl, key, Date.now, (w) => logger.debug(w));
           onClose(() => state.close());
           return state;
         } catch (err) {
@@ -162,7 +163,7 @@ function recorder(state: AccountState, logger: Logger): { response(status: numbe
       fn();
     } catch (err) {
       const trouble = storageTrouble(err) ?? (err as Error).message;
-      if (!warned) logger.info(`the account state file cannot be written (${trouble}): the quota seen in this run is not kept for the next`);
+      if (!warned) logger.debug(`the account state file cannot be written (${trouble}): the quota seen in this run is not kept for the next`);
       warned = true;
     }
   };

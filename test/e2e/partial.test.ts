@@ -55,8 +55,8 @@ function expectKept(rows: number): void {
   expect(readdirSync(dir).filter((f) => f.includes('.tmp'))).toEqual([]);
 }
 
-const keptLine = (reason: string, rows: number) =>
-  `${out} unchanged (incomplete: ${reason}); ${rows} rows in ${out}.partial; run the same command again to finish`;
+const keptLine = (reason: string, rows: number, again = 'run the same command again to finish') =>
+  `${out} unchanged (incomplete: ${reason}); ${rows} rows in ${out}.partial; ${again}`;
 
 describe('an incomplete run keeps FILE and writes FILE.partial', () => {
   it('402 (the quota spent mid-run): exit 5, FILE unchanged, every paid answer in FILE.partial; the re-run completes FILE and removes the partial', async () => {
@@ -65,7 +65,9 @@ describe('an incomplete run keeps FILE and writes FILE.partial', () => {
     const r = await batch(file, '--allow-partial');
     expect(r.code).toBe(5);
     expectKept(30);
-    expect(r.stderr).toContain(keptLine("the month's lookups are spent", 30));
+    expect(r.stderr).toContain(keptLine("the month's lookups are spent", 30, 'run the same command again once the quota renews (or with a pack) to finish'));
+    // The rest is in the partial, not in FILE: the quota's error says where.
+    expect(r.stderr).toMatch(new RegExp(`error: stopped by the monthly quota: 20 rows not looked up; ${out.replaceAll('.', '\\.')}\\.partial holds the rest`));
     expect(rowsOf(`${out}.partial`).answered).toBe(sb.charges().total);
     expect(sb.charges().total).toBe(10);
 
@@ -151,12 +153,14 @@ describe('an incomplete run keeps FILE and writes FILE.partial', () => {
     expect(rowsOf(out)).toMatchObject({ answered: 5, errors: 15 });
     expect(existsSync(`${out}.partial`)).toBe(false);
     expect(r.stderr).not.toContain('unchanged');
+    expect(r.stderr).toContain(`${out} replaced by an incomplete run (--replace-incomplete: --max-lookups 5 reached)`);
   });
 
   it('a complete run replaces FILE; invalid rows do not make it incomplete', async () => {
     const file = inputFile([...sb.hostList().slice(600, 610), 'not a host!']);
     const r = await batch(file);
     expect(r.code).toBe(0);
+    expect(r.stderr).not.toContain('replaced'); // a clean run's replacement goes without saying
     expect(rowsOf(out).lines).toHaveLength(11);
     expect(readdirSync(dir).sort()).toEqual(['cache', 'in.csv', 'out.csv']);
   });

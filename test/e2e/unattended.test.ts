@@ -56,6 +56,7 @@ describe('a nightly cron run', () => {
     const third = await run('--max-age', '1ms');
     expect(third.code).toBe(4);
     expect(third.stderr).toMatch(/30 rows from answers older than /);
+    expect(third.stderr).toContain(`${out} replaced: every row answered, 30 from older answers`);
     const rows = readFileSync(out, 'utf8').trimEnd().split('\n');
     expect(rows).toHaveLength(31);
     expect(rows.slice(1).every((l) => /,(found|missing),/.test(l))).toBe(true);
