@@ -1,6 +1,6 @@
 // What a pipeline run from the CLI reads and keeps: the input file opened up front (a file that cannot be read
 // is a usage error naming it, before anything is spent), and the store the run keeps its answers in.
-import { createReadStream } from 'node:fs';
+import { createReadStream, fstat, type Stats } from 'node:fs';
 import { type FileHandle, open, stat } from 'node:fs/promises';
 import { PassThrough, type Readable } from 'node:stream';
 import { InputError, UsageError } from '../api/errors.js';
@@ -20,6 +20,10 @@ export async function openSource(ctx: Context<EnrichCommand>, spec: ListSpec): P
   const file = spec.source.file;
   const common = { ...(o.column === undefined ? {} : { column: o.column }), format: o.inputFormat };
   if (file === '-') {
+    // `batch - -o in.csv < in.csv` would replace the file stdin reads, as -o naming the input would.
+    const fd = (ctx.io.stdin as { fd?: unknown }).fd;
+    const piped = typeof fd === 'number' ? await fstatOf(fd) : null;
+    if (piped?.isFile()) await refuseSameFile(o.output, piped, async () => {});
     let used = false;
     return () => {
       if (used) throw new UsageError('stdin can be read only once');
@@ -37,13 +41,7 @@ export async function openSource(ctx: Context<EnrichCommand>, spec: ListSpec): P
     await handle.close();
     throw new UsageError(`${file}: is a directory`);
   }
-  // -o naming the input (or a link to it) would replace the user's export with the enriched copy: refused,
-  // as nothing in the output can give back the file it replaced. A device or pipe read and written is theirs.
-  const target = o.output === undefined || o.output === '-' ? null : await stat(o.output).catch(() => null);
-  if (target?.isFile() && target.ino === st.ino && target.dev === st.dev) {
-    await handle.close();
-    throw new UsageError(`-o ${o.output} is the input file; write the output to another file (yours would be replaced)`);
-  }
+  await refuseSameFile(o.output, st, () => handle.close());
   let first: FileHandle | null = handle;
   ctx.onClose(async () => {
     await first?.close();
@@ -93,4 +91,22 @@ export async function openRunStore(ctx: Context): Promise<AnswerStore> {
   const { memoryStore } = await import('../pipeline/answer-store.js');
   ctx.logger.warn(`cannot use a temporary cache in ${ctx.io.env.TMPDIR || tmpdir()} (${temp.message}); keeping this run's answers in memory`);
   return memoryStore();
+}
+
+/**
+ * -o naming the input (or a link to it, or the file stdin reads) would replace the user's export with the
+ * enriched copy: refused, as nothing in the output can give back the file it replaced. A device or pipe read
+ * and written is theirs to use so.
+ */
+async function refuseSameFile(output: string | undefined, input: Stats, close: () => Promise<void>): Promise<void> {
+  const target = output === undefined || output === '-' ? null : await stat(output).catch(() => null);
+  if (target?.isFile() && target.ino === input.ino && target.dev === input.dev) {
+    await close();
+    throw new UsageError(`-o ${output} is the input file; write the output to another file (yours would be replaced)`);
+  }
+}
+
+/** What descriptor `fd` is, or null when it cannot be looked at. */
+function fstatOf(fd: number): Promise<Stats | null> {
+  return new Promise((resolve) => fstat(fd, (err, st) => resolve(err ? null : st)));
 }

@@ -95,4 +95,23 @@ describe('-o naming the input file', () => {
       expect(readFileSync(file, 'utf8')).toBe(bytes);
     }
   });
+
+  it('is refused when stdin reads it too (batch - -o in.csv < in.csv: a real process)', async () => {
+    assertBuilt();
+    const { sb, dir, env } = await setUp();
+    const file = join(dir, 'export.csv');
+    const bytes = `website\n${sb.hostList().slice(0, 3).join('\n')}\n`;
+    writeFileSync(file, bytes);
+    const { openSync, closeSync, readFileSync } = await import('node:fs');
+    const fd = openSync(file, 'r');
+    const child = spawn(process.execPath, [BIN, 'batch', '-', '-o', file], { env, cwd: ROOT, stdio: [fd, 'pipe', 'pipe'] });
+    closeSync(fd);
+    let stdout = '';
+    let stderr = '';
+    child.stdout?.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
+    child.stderr?.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
+    const code = await new Promise<number | null>((ok) => child.on('close', (c) => ok(c)));
+    refused({ code, stdout, stderr }, file, /is the input file; write the output to another file/, sb);
+    expect(readFileSync(file, 'utf8')).toBe(bytes);
+  });
 });
