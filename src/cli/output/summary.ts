@@ -76,7 +76,8 @@ export function renderSummary(s: RunSummary, style: Style = PLAIN): string {
     [`rows ${n(s.rows)}`, `valid ${n(s.valid)}`, warnIf(s.invalid, `invalid ${n(s.invalid)}`), `duplicates ${n(s.duplicates)}`].join(' · '),
     [
       `lookups ${n(s.lookupsSpent)} spent`,
-      `${n(s.cacheHits)} from cache`,
+      // Rows given older answers came from the cache too: said here, so "0 from cache" does not read as none.
+      (s.stale ?? 0) > 0 ? `${n(s.cacheHits)} from cache (+${n(s.stale ?? 0)} older)` : `${n(s.cacheHits)} from cache`,
       `found ${n(s.found)}`,
       `missing ${n(s.missing)}`,
       failIf(s.errors, `errors ${n(s.errors)}`),

@@ -70,6 +70,8 @@ describe('renderSummary', () => {
       staleWhat: staleAnswers(30 * 86_400_000, false),
     }).split('\n');
     expect(lines).toContain('3 rows from answers older than 30 days: the service could not be reached');
+    // They came from the cache too, which the lookups line says next to its cache hits.
+    expect(lines).toContain('lookups 870 spent · 0 from cache (+3 older) · found 800 · missing 70 · errors 0');
     expect(renderSummary({ ...summary, stale: 0, staleCause: null })).not.toContain('rows from');
     expect(staleAnswers(14 * 86_400_000, false)).toBe('answers older than 2 weeks');
     expect(staleAnswers(86_400_000, false)).toBe('answers older than 1 day');
