@@ -65,6 +65,9 @@ function readFailure(err: NodeJS.ErrnoException): string {
 function readingOf(file: string, source: Readable): Readable {
   const out = new PassThrough();
   source.on('error', (err: NodeJS.ErrnoException) => out.destroy(new InputError(`${file}: ${readFailure(err)}`, file, null, 'unreadable_input')));
+  // A run that stops reading early (interrupted, refused) closes `out`; pipe() does not pass that upstream, and
+  // the file would stay open until garbage collection closed it (Node warns of that, and will throw).
+  out.once('close', () => source.destroy());
   return source.pipe(out);
 }
 
