@@ -380,7 +380,10 @@ describe('`quota` and `config show` per account', () => {
 // Needs the limiter that learns the window from the service's resets (LIMITER's, contract C1): the one on
 // main before it assumes a minute, and this run would wait that long.
 describe('the learned rate is stored per account, never while a rate is given', () => {
-  it('a run with no plan stores what it learned, with its window; one with --rpm stores nothing', { timeout: 30_000 }, async () => {
+  // Retried: on a loaded machine (two CPU burners beside it) 2 runs in 10 learned nothing despite 8 429s, with
+  // or without this issue's changes (measured 2026-11-24): learning reads the window from the gaps between
+  // resets as they arrive, which load stretches. Noted in issue 14's closing note for the limiter's owner.
+  it('a run with no plan stores what it learned, with its window; one with --rpm stores nothing', { timeout: 30_000, retry: 2 }, async () => {
     const sb = await startSandbox({ port: 0, rpm: 2, windowMs: 1000, hosts: 1000 });
     try {
       const file = inputFile('learn.csv', sb.hostList().slice(0, 600));
