@@ -36,7 +36,7 @@ export async function endOutput(out: OutputTarget, stats: Readonly<RunStats>, ch
     return { line: out.kind === 'file' ? replaced(file, stats, complete, choice.maxLookups) : null, partial: null };
   }
   const partial = await out.keepPartial();
-  const reason = stats.stoppedBy !== null ? stopCause(stats.stoppedBy, choice.maxLookups) : `${groupedNumber(stats.errors)} rows in error`;
+  const reason = incompleteReason(stats, choice.maxLookups);
   // Every row read is written, each once: invalid ones, answered ones (found, missing) and those in error.
   const rows = stats.found + stats.missing + stats.errors + stats.invalid;
   // After a quota stop, the same command finishes only once there are lookups again.
@@ -53,11 +53,13 @@ export async function endOutput(out: OutputTarget, stats: Readonly<RunStats>, ch
  * warning or error after it is not read as "the file was kept". A clean run's replacement goes without saying.
  */
 function replaced(file: string, stats: Readonly<RunStats>, complete: boolean, maxLookups: number | null): string | null {
-  if (!complete) {
-    const reason = stats.stoppedBy !== null ? stopCause(stats.stoppedBy, maxLookups) : `${groupedNumber(stats.errors)} rows in error`;
-    return `${file} replaced by an incomplete run (--replace-incomplete: ${reason})`;
-  }
+  if (!complete) return `${file} replaced by an incomplete run (--replace-incomplete: ${incompleteReason(stats, maxLookups)})`;
   if (stats.stale > 0) return `${file} replaced: every row answered, ${groupedNumber(stats.stale)} from older answers`;
   if (stats.stoppedBy !== null) return `${file} replaced: every row answered before the run stopped (${stopCause(stats.stoppedBy, maxLookups)})`;
   return null;
+}
+
+/** Why a run is incomplete, in words: its stop, or else its rows in error. */
+function incompleteReason(stats: Readonly<RunStats>, maxLookups: number | null): string {
+  return stats.stoppedBy !== null ? stopCause(stats.stoppedBy, maxLookups) : `${groupedNumber(stats.errors)} rows in error`;
 }

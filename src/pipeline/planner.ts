@@ -121,7 +121,7 @@ export class Planner {
       if (hit !== undefined && hit.fetchedAt >= oldest) {
         if (isNew) stats.cacheHits++;
         if (hit.status === 'missing') seen.markMissing(key, hit.fetchedAt);
-        to.settled(record, hit.status, host, null, hit.status === 'found' ? spec.fanOut(hit.body, host) : null, true, hit.fetchedAt);
+        this.#fromStore(to, record, host, hit);
         continue;
       }
       const old = stale === null ? undefined : hit;
@@ -130,7 +130,7 @@ export class Planner {
         if (old === undefined) to.settled(record, 'error', host, cannot, null, false, null);
         else {
           stale?.used(1, undefined, cannot);
-          to.settled(record, old.status, host, null, old.status === 'found' ? spec.fanOut(old.body, host) : null, true, old.fetchedAt);
+          this.#fromStore(to, record, host, old);
         }
         continue;
       }
@@ -139,5 +139,11 @@ export class Planner {
       if (!dryRun) to.pending(key, record, host, old);
     }
     stats.requestsNeeded = Math.ceil(stats.lookupsNeeded / spec.batchSize);
+  }
+
+  /** Settles a row with an answer the store holds (of the age wanted, or an older one standing in). */
+  #fromStore(to: PlanTarget, record: InputRecord, host: string, answer: StoredAnswer): void {
+    const data = answer.status === 'found' ? this.#o.spec.fanOut(answer.body, host) : null;
+    to.settled(record, answer.status, host, null, data, true, answer.fetchedAt);
   }
 }

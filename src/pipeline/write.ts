@@ -102,6 +102,8 @@ interface FormatWriter {
 function csvWriter(out: Writable, opts: RowWriterOptions, fields: { names: string[] }): FormatWriter {
   const { shape } = opts;
   const inputHeader = shape.format === 'lines' || shape.headers === null ? ['input'] : shape.headers;
+  // A newline list gets our one `input` column (its header is ours); a table keeps the user's header row.
+  const listInput = inputHeader !== shape.headers;
   const width = inputHeader.length;
   const prefix = opts.prefix ?? '';
   const same = (s: string): string => s;
@@ -113,8 +115,7 @@ function csvWriter(out: Writable, opts: RowWriterOptions, fields: { names: strin
   let started = false;
   const header = (): Promise<void> => {
     started = true;
-    // A newline list's `input` header is ours; a table's header row is the user's.
-    const names = shape.format === 'lines' || shape.headers === null ? inputHeader.map(ours) : inputHeader.map(theirs);
+    const names = inputHeader.map(listInput ? ours : theirs);
     const bom = shape.bom === true || opts.bom === true ? '\ufeff' : '';
     return sink.send(bom + render([...names, ...fields.names.map((f) => ours(prefix + f))]));
   };
