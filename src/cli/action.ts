@@ -5,6 +5,7 @@ import { createContext, type CommandModule, type Context } from './context.js';
 import { EXIT } from './exit-codes.js';
 import type { Io } from './io.js';
 import { failureOf, report } from './report.js';
+import { CacheUnavailableError, cacheWayOut } from '../store/errors.js';
 
 /** Runs the command in `command` with the parsed options of `cmd`; returns its exit code. */
 export async function runAction(command: Promise<CommandModule>, cmd: Command, args: Record<string, unknown>, io: Io): Promise<number> {
@@ -26,7 +27,9 @@ export async function runAction(command: Promise<CommandModule>, cmd: Command, a
 function reportError(ctx: Context, err: unknown): number {
   const failure = failureOf(err, ctx.hintFor(err));
   // The cache's way out names --no-cache, which only the enriching commands take (quota, cache stats refuse it).
-  if (!ctx.command.options.some((opt) => opt.long === '--no-cache')) failure.message = failure.message.replace('run with --no-cache, or set', 'set');
+  if (err instanceof CacheUnavailableError && !ctx.command.options.some((opt) => opt.long === '--no-cache')) {
+    failure.message = `${err.reason}; ${cacheWayOut(false)}`;
+  }
   const code = report(ctx, failure);
   const stack = (err as { stack?: unknown }).stack;
   // The message in a stack can quote the service (an error code): cleaned like every other line, not only redacted.

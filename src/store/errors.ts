@@ -12,14 +12,23 @@ export class CacheCorruptError extends DomainIntelError {
   }
 }
 
+/**
+ * The way out of a cache that cannot be used: --no-cache where the command takes it (the enriching commands),
+ * and in any case another directory.
+ */
+export function cacheWayOut(noCacheOffered: boolean): string {
+  return `${noCacheOffered ? 'run with --no-cache, or set' : 'set'} DOMAIN_INTEL_CACHE_DIR to another directory`;
+}
+
 /** The cache file cannot be created or used here (permissions, a file in the way, a newer format). */
 export class CacheUnavailableError extends DomainIntelError {
   constructor(
     readonly path: string,
-    reason: string,
+    /** What is wrong, without the way out (the message adds it; a command without --no-cache words its own). */
+    readonly reason: string,
     options: { code?: string; cause?: unknown } = {},
   ) {
-    super(`${reason}; run with --no-cache, or set DOMAIN_INTEL_CACHE_DIR to another directory`, {
+    super(`${reason}; ${cacheWayOut(true)}`, {
       code: options.code ?? 'cache_unavailable',
       cause: options.cause,
     });

@@ -48,7 +48,7 @@ export async function openSqlite(
     fs.closeSync(fs.openSync(file, 'a', 0o600));
   } catch (err) {
     const verb = fs.existsSync(file) ? 'cannot open' : 'cannot create';
-    const start = unusableDir(dir, err)?.replace(/cannot create$/, verb) ?? verb;
+    const start = unusableDir(dir, err, verb) ?? verb;
     throw new CacheUnavailableError(file, `${start} the ${what} ${file}: ${(err as Error).message}`, { cause: err });
   }
   // Native module, needed only by commands that touch the cache: loaded on first use.
@@ -72,22 +72,23 @@ export async function openSqlite(
 /**
  * The opening words of the message when the directory itself is the trouble ("the cache directory D is
  * read-only: cannot create"), so the way out (--no-cache, DOMAIN_INTEL_CACHE_DIR) reads as the answer to it.
+ * `verb` is what could not be done to the file ('cannot create', 'cannot open').
  */
-function unusableDir(dir: string, err: unknown): string | null {
+function unusableDir(dir: string, err: unknown, verb: string): string | null {
   const trouble = storageTrouble(err);
-  if (trouble === 'read-only') return `the cache directory ${dir} is read-only: cannot create`;
-  if (trouble === 'permission denied') return `the cache directory ${dir} is not writable (permission denied): cannot create`;
-  if (trouble === 'disk full' || trouble === 'disk quota exceeded') return `the cache directory ${dir} has no space left (${trouble}): cannot create`;
+  if (trouble === 'read-only') return `the cache directory ${dir} is read-only: ${verb}`;
+  if (trouble === 'permission denied') return `the cache directory ${dir} is not writable (permission denied): ${verb}`;
+  if (trouble === 'disk full' || trouble === 'disk quota exceeded') return `the cache directory ${dir} has no space left (${trouble}): ${verb}`;
   return null;
 }
 
 /** Why SQLite could not open a file in `dir` when the directory is the trouble (it needs to create -wal and -shm there). */
-function dirNotWritable(dir: string): string | null {
+function dirNotWritable(dir: string, verb: string): string | null {
   try {
     fs.accessSync(dir, fs.constants.W_OK);
     return null;
   } catch (err) {
-    return unusableDir(dir, err);
+    return unusableDir(dir, err, verb);
   }
 }
 
@@ -120,8 +121,8 @@ async function openOnce(
     if (sqliteCode(err) !== '') {
       // A full disk is the directory's trouble too; a read-only file in a writable directory is the file's.
       const dir = path.dirname(file);
-      const dirTrouble = dirNotWritable(dir) ?? (/^(disk|quota)/.test(storageTrouble(err) ?? '') ? unusableDir(dir, err) : null);
-      const start = dirTrouble?.replace(/cannot create$/, 'cannot open') ?? 'cannot open';
+      const verb = 'cannot open';
+      const start = dirNotWritable(dir, verb) ?? (/^(disk|quota)/.test(storageTrouble(err) ?? '') ? unusableDir(dir, err, verb) : null) ?? verb;
       throw new CacheUnavailableError(file, `${start} the ${what} ${file}: ${(err as Error).message}`, { cause: err });
     }
     throw err;
