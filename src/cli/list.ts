@@ -179,8 +179,7 @@ function summarize(ctx: Context<EnrichCommand>, stats: Readonly<RunStats>, outpu
   }
   const stoppedBy = stats.stoppedBy === null ? null : stopCause(stats.stoppedBy, ctx.opts.maxLookups ?? null);
   const staleWhat = staleAnswers(ctx.opts.maxAge, ctx.opts.refresh === true);
-  ctx.io.stderr.write(`${renderSummary({ ...stats, stoppedBy, output, staleWhat }, ctx.style)}
-`);
+  ctx.io.stderr.write(`${renderSummary({ ...stats, stoppedBy, output, staleWhat }, ctx.style)}\n`);
 }
 
 function exitFor(ctx: Context<EnrichCommand>, s: RunStats, short: QuotaShort | null, partial: string | null): number {

@@ -1,4 +1,5 @@
 // Writing enriched rows and small tables of values from a command to stdout.
+import type { Writable } from 'node:stream';
 import { stringify } from 'csv-stringify/sync';
 import type { EnrichedRow, RunKind } from '../pipeline/types.js';
 import { createRowWriter, flatten, neutraliseCell } from '../pipeline/write.js';
@@ -15,7 +16,7 @@ export function terminalCells(ctx: Context, stream: NodeJS.WritableStream): { cl
 /** Writes rows through the pipeline's writer (the same columns and rules as `batch`). */
 export async function writeRows(
   ctx: Context<EnrichCommand>,
-  opts: { kind: RunKind; format: 'csv' | 'json' | 'ndjson'; rows: EnrichedRow[]; stream?: NodeJS.WritableStream & import('node:stream').Writable },
+  opts: { kind: RunKind; format: 'csv' | 'json' | 'ndjson'; rows: EnrichedRow[]; stream?: Writable },
 ): Promise<void> {
   const stream = opts.stream ?? ctx.io.stdout;
   const writer = createRowWriter(stream, {

@@ -10,7 +10,6 @@ import type { FileHandle } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Writable } from 'node:stream';
-import { UsageError } from '../api/errors.js';
 import { alive } from '../store/paths.js';
 import { descriptorOf, descriptorTarget, deviceTarget, socketTarget, stdoutTarget, type WaitOptions } from './output-through.js';
 import { openError, type OutputTarget, writeError } from './output-target.js';
@@ -54,7 +53,7 @@ async function locate(target: string): Promise<Located> {
       path = resolve(dirname(path), await readlink(path));
       continue;
     }
-    if (st.isDirectory()) throw new UsageError(`cannot write ${target}: it is a directory`, 'output');
+    if (st.isDirectory()) throw openError(target, Object.assign(new Error('is a directory'), { code: 'EISDIR' }));
     if (st.isFile()) return { file: path, stat: st };
     return { special: path, stat: st };
   }
