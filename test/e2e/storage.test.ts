@@ -2,7 +2,6 @@
 // and a cache directory that is read-only from the start. Mounting needs root; each case says how it is
 // skipped otherwise (the failure faked at the store's boundary is test/store/failures.test.ts, which runs
 // everywhere). The sandbox's charges prove every paid answer is in the output, and what a re-run pays.
-import { execFileSync } from 'node:child_process';
 import {
   chmodSync,
   closeSync,
@@ -23,29 +22,25 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import { cliEnv, runInProcess } from '../helpers/cli.js';
+import { type SmallDisk, smallDisk } from '../helpers/small-disk.js';
 
 const root = process.getuid?.() === 0;
-const mounted: string[] = [];
+const mounted: SmallDisk[] = [];
 let sb: Sandbox | undefined;
 let dir: string | undefined;
 
 afterEach(async () => {
-  for (const m of mounted.splice(0)) execFileSync('umount', [m]);
+  for (const disk of mounted.splice(0)) disk.remove();
   await sb?.close();
   sb = undefined;
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-/** Mounts a tmpfs at `at` with `options`; false when this machine will not (not root, no mount). */
-function tmpfs(at: string, options: string): boolean {
-  if (!root) return false;
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', options, 'tmpfs', at], { stdio: 'ignore' });
-  } catch {
-    return false;
-  }
-  mounted.push(at);
-  return true;
+/** A 1 MB tmpfs mounted on `at` (the cache directory), removed after the test; null when this machine will not (not root, no mount). */
+function smallCache(at: string): SmallDisk | null {
+  const disk = smallDisk('1m', at);
+  if (disk) mounted.push(disk);
+  return disk;
 }
 
 /** Fills the file system of `at` with one file, then gives back `leave` bytes of it. */
@@ -86,7 +81,7 @@ function statuses(file: string): Record<string, number> {
 describe('the cache disk fills mid-run (real ENOSPC)', () => {
   it('every paid answer is in the output, the run says once that they are not kept, exit 11; a re-run pays for exactly those', async (t) => {
     const { sb, dir, cache, env } = await setUp();
-    if (!tmpfs(cache, 'size=1m')) t.skip();
+    if (!smallCache(cache)) t.skip();
     const hosts = sb.hostList().slice(0, 300);
     const input = join(dir, 'in.txt');
     // Repeats after the disk is full must not be bought again; one host the service does not hold.
@@ -126,7 +121,9 @@ describe('the cache disk fills mid-run (real ENOSPC)', () => {
 describe('a cache directory that cannot be written at start', () => {
   it('exit 9 naming the directory and the way out, nothing spent; --no-cache then runs', async (t) => {
     const { sb, dir, cache, env } = await setUp();
-    if (!tmpfs(cache, 'size=1m,ro')) {
+    const disk = smallCache(cache);
+    if (disk) disk.readOnly();
+    else {
       // Not root: a directory without write permission stops this user. Root it does not stop: skip.
       if (root) t.skip();
       chmodSync(cache, 0o555);
@@ -156,11 +153,12 @@ describe('a cache directory that cannot be written at start', () => {
 
   it('an existing cache whose file system turned read-only: exit 9 with the way out, nothing spent', async (t) => {
     const { sb, dir, cache, env } = await setUp();
-    if (!tmpfs(cache, 'size=1m')) t.skip();
+    const disk = smallCache(cache);
+    if (!disk) t.skip();
     const input = join(dir, 'in.txt');
     writeFileSync(input, `${sb.hostList().slice(0, 5).join('\n')}\n`);
     expect((await runInProcess(['batch', input, '-o', join(dir, 'out.csv')], { env })).code).toBe(0);
-    execFileSync('mount', ['-o', 'remount,ro', cache]);
+    disk?.readOnly();
     writeFileSync(input, `${sb.hostList().slice(5, 10).join('\n')}\n`);
     sb.resetCounters();
     const r = await runInProcess(['batch', input, '-o', join(dir, 'out.csv')], { env });

@@ -22,7 +22,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import { assertBuilt, BIN, cliEnv, runInProcess } from '../helpers/cli.js';
-import { canMountSmallDisk, smallDisk } from '../helpers/small-disk.js';
+import { canMountSmallDisk, withSmallDisk } from '../helpers/small-disk.js';
 
 let sb: Sandbox;
 let dir: string;
@@ -144,9 +144,7 @@ describe('output disk full', () => {
   it.skipIf(!canMountSmallDisk)(
     'a real ENOSPC (a small tmpfs): exit 10, "no space left on device writing FILE", FILE untouched, no stack, no "report it"',
     async () => {
-      const disk = smallDisk('32k');
-      if (!disk) throw new Error('mount failed after the probe succeeded');
-      try {
+      await withSmallDisk('32k', async (disk) => {
         const out = join(disk.dir, 'out.csv');
         const before = Buffer.from('an earlier good output\n'.repeat(600));
         writeFileSync(out, before);
@@ -157,16 +155,12 @@ describe('output disk full', () => {
         expect(r.stderr).not.toMatch(/report it|unexpected|\n\s+at |stopped: the output was closed/);
         expect(readFileSync(out).equals(before)).toBe(true);
         expect(readdirSync(disk.dir)).toEqual(['out.csv']);
-      } finally {
-        disk.remove();
-      }
+      });
     },
   );
 
   it.skipIf(!canMountSmallDisk)('a read-only filesystem: exit 10 before anything is spent', async () => {
-    const disk = smallDisk('32k');
-    if (!disk) throw new Error('mount failed after the probe succeeded');
-    try {
+    await withSmallDisk('32k', async (disk) => {
       const out = join(disk.dir, 'out.csv');
       writeFileSync(out, 'old\n');
       disk.readOnly();
@@ -176,9 +170,7 @@ describe('output disk full', () => {
       expect(r.stderr).toContain(`read-only filesystem writing ${out}`);
       expect(sb.charges().total).toBe(0);
       expect(readFileSync(out, 'utf8')).toBe('old\n');
-    } finally {
-      disk.remove();
-    }
+    });
   });
 });
 

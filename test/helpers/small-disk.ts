@@ -9,18 +9,21 @@ export interface SmallDisk {
   dir: string;
   /** Remounts it read-only (what is there stays readable). */
   readOnly(): void;
-  /** Unmounts and removes the mount point. */
+  /** Unmounts and removes the mount point (one given to smallDisk too). */
   remove(): void;
 }
 
-/** Mounts a tmpfs of `size` (e.g. '64k') on a new temp dir; null where that cannot be done. */
-export function smallDisk(size: string): SmallDisk | null {
+/**
+ * Mounts a tmpfs of `size` (e.g. '64k') on `at` (an existing empty directory, such as a cache directory a
+ * test's environment names already) or on a new temp dir; null where that cannot be done.
+ */
+export function smallDisk(size: string, at?: string): SmallDisk | null {
   if (process.platform !== 'linux' || process.getuid?.() !== 0) return null;
-  const dir = mkdtempSync(join(tmpdir(), 'di-disk-'));
+  const dir = at ?? mkdtempSync(join(tmpdir(), 'di-disk-'));
   try {
     execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size},mode=0755`, 'tmpfs', dir], { stdio: 'ignore' });
   } catch {
-    rmSync(dir, { recursive: true, force: true });
+    if (at === undefined) rmSync(dir, { recursive: true, force: true });
     return null;
   }
   return {
@@ -45,3 +48,14 @@ export const canMountSmallDisk: boolean = (() => {
   probe?.remove();
   return probe !== null;
 })();
+
+/** Runs `fn` on a small disk and removes it after, however `fn` ends (for tests that skipIf(!canMountSmallDisk)). */
+export async function withSmallDisk<T>(size: string, fn: (disk: SmallDisk) => Promise<T>): Promise<T> {
+  const disk = smallDisk(size);
+  if (!disk) throw new Error('mount failed after the probe succeeded');
+  try {
+    return await fn(disk);
+  } finally {
+    disk.remove();
+  }
+}

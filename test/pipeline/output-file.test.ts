@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { OutputError, UsageError } from '../../src/api/errors.js';
 import { openOutput } from '../../src/pipeline/write.js';
 import { createRowWriter } from '../../src/pipeline/write.js';
-import { canMountSmallDisk, smallDisk } from '../helpers/small-disk.js';
+import { canMountSmallDisk, withSmallDisk } from '../helpers/small-disk.js';
 import { row, sink } from './helpers.js';
 
 let dir: string;
@@ -391,9 +391,7 @@ describe('output disk full and other write failures', () => {
   });
 
   it.skipIf(!canMountSmallDisk)('a real full disk (a small tmpfs): commit and keepPartial refuse, FILE is byte for byte as it was, no temp left', async () => {
-    const disk = smallDisk('64k');
-    if (!disk) throw new Error('mount failed after the probe succeeded');
-    try {
+    await withSmallDisk('64k', async (disk) => {
       const target = join(disk.dir, 'out.csv');
       const before = Buffer.from('kept,bytes\n'.repeat(1000));
       await writeFile(target, before);
@@ -411,22 +409,16 @@ describe('output disk full and other write failures', () => {
         expect((await readFile(target)).equals(before)).toBe(true);
         expect(await readdir(disk.dir)).toEqual(['out.csv']);
       }
-    } finally {
-      disk.remove();
-    }
+    });
   });
 
   it.skipIf(!canMountSmallDisk)('a read-only filesystem: an OutputError at open, FILE untouched', async () => {
-    const disk = smallDisk('64k');
-    if (!disk) throw new Error('mount failed after the probe succeeded');
-    try {
+    await withSmallDisk('64k', async (disk) => {
       const target = join(disk.dir, 'out.csv');
       await writeFile(target, 'old\n');
       disk.readOnly();
       await expect(openOutput(target, sink())).rejects.toThrow(new OutputError(`read-only filesystem writing ${target}`, target));
       expect(await readFile(target, 'utf8')).toBe('old\n');
-    } finally {
-      disk.remove();
-    }
+    });
   });
 });
