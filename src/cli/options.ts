@@ -124,6 +124,12 @@ export const OPTIONS = {
     show: durationText,
     per: { 'cache prune': { help: 'age limit' } },
   },
+  history: {
+    flags: '--history <duration>',
+    help: 'also drop past answers (kept when a refresh changed them) replaced longer ago than this',
+    commands: ['cache prune'],
+    parse: duration,
+  },
   retries: { flags: '--retries <n>', help: 'retries for 5xx, timeouts and broken answers', commands: ENRICH, parse: intOption(0), default: 4 },
   concurrency: { flags: '--concurrency <n>', help: 'requests in flight', commands: ENRICH, parse: intOption(1), default: 8 },
   progress: { flags: '--progress', help: 'show progress even when stderr is not a terminal', commands: ENRICH },

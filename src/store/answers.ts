@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import type Database from 'better-sqlite3';
 import { CacheUnavailableError, checkedForDamage, sqliteCode } from './errors.js';
 import { openClaims } from './claims.js';
+import { type HeldAnswer, historyReads, type PastAnswer } from './history.js';
 import { openJournal, type StoredRow as Row } from './journal.js';
 import { cacheFiles } from './schema.js';
 
@@ -36,6 +37,8 @@ interface CacheStats {
   newest: number | null;
   /** Bytes on disk, write-ahead log included. */
   bytes: number;
+  /** Past answers kept in the history. */
+  history: number;
 }
 
 /**
@@ -70,8 +73,14 @@ export interface AnswerCache {
   stats(): CacheStats;
   /** Removes every answer; returns how many. */
   clear(): number;
-  /** Removes answers older than `maxAgeMs`; returns how many. */
+  /** Removes answers older than `maxAgeMs`, and the history of those hosts (older still); returns how many answers. */
   prune(maxAgeMs: number): number;
+  /** Removes past answers replaced more than `maxAgeMs` ago; returns how many. */
+  pruneHistory(maxAgeMs: number): number;
+  /** The answers held before the current one, newest first (history.ts; merged answers only). */
+  history(endpoint: string, host: string): PastAnswer[];
+  /** The answer the current one replaced, or with `at` the answer held then (history.ts). */
+  previous(endpoint: string, host: string, at?: number): HeldAnswer | null;
   close(): void;
 }
 
@@ -96,14 +105,23 @@ export function answerCache(db: Database.Database, file: string, clock: () => nu
   const dataVersion = db.prepare<[], number>('PRAGMA data_version').pluck();
   const openedAt = dataVersion.get();
   let othersWrote = false;
+  // An upsert, not INSERT OR REPLACE: a replace deletes the old row and inserts, which fires no UPDATE trigger,
+  // so the answer it replaced would not reach the history.
   const putOne = db.prepare<[string, string, CacheStatus, string | null, number]>(
-    'INSERT OR REPLACE INTO answers (endpoint, host, status, body, fetched_at) VALUES (?, ?, ?, ?, ?)',
+    `INSERT INTO answers (endpoint, host, status, body, fetched_at) VALUES (?, ?, ?, ?, ?)
+     ON CONFLICT (endpoint, host) DO UPDATE SET status = excluded.status, body = excluded.body, fetched_at = excluded.fetched_at`,
   );
   const anyFor = db
     .prepare<[string, string], number>('SELECT 1 FROM answers WHERE endpoint = ? UNION ALL SELECT 1 FROM recent WHERE endpoint = ? LIMIT 1')
     .pluck();
-  const prune = db.prepare<[number]>('DELETE FROM answers WHERE fetched_at < ?');
-  const clear = db.prepare('DELETE FROM answers');
+  const past = historyReads(db);
+  // Answers go with their history: clear forgets every past answer; prune drops the history of hosts whose
+  // answer it removes, which is older still (a past answer's replaced_at is its successor's fetched_at).
+  const removeAnswers = db.transaction((where: string, cutoff: number, historyCutoff: number): number => {
+    const removed = db.prepare(`DELETE FROM answers${where}`).run(...(where === '' ? [] : [cutoff])).changes;
+    past.prune(historyCutoff);
+    return removed;
+  });
   const journal = openJournal(db);
   const claims = openClaims(db, clock);
   const cutoff = (maxAgeMs: number): number => (Number.isFinite(maxAgeMs) ? clock() - maxAgeMs : Number.MIN_SAFE_INTEGER);
@@ -192,12 +210,12 @@ export function answerCache(db: Database.Database, file: string, clock: () => nu
     stats: () =>
       checked(() => {
         journal.merge();
-        return stats(db, file);
+        return { ...stats(db, file), history: past.count() };
       }),
     clear: () =>
       checked(() => {
         journal.merge();
-        const removed = clear.run().changes;
+        const removed = removeAnswers('', 0, Number.MAX_SAFE_INTEGER);
         try {
           // Give the space back and shrink the log.
           db.exec('VACUUM');
@@ -212,8 +230,15 @@ export function answerCache(db: Database.Database, file: string, clock: () => nu
     prune: (maxAgeMs) =>
       checked(() => {
         journal.merge();
-        return prune.run(cutoff(maxAgeMs)).changes;
+        return removeAnswers(' WHERE fetched_at < ?', cutoff(maxAgeMs), Number.MIN_SAFE_INTEGER);
       }),
+    pruneHistory: (maxAgeMs) =>
+      checked(() => {
+        journal.merge();
+        return past.prune(cutoff(maxAgeMs));
+      }),
+    history: (endpoint, host) => reading(() => past.history(endpoint, host)),
+    previous: (endpoint, host, at) => reading(() => past.previous(endpoint, host, at)),
     close: () => {
       if (!db.open) return;
       try {
@@ -247,7 +272,7 @@ function decode(row: { status: CacheStatus; body: string | null; fetched_at: num
   return { status: row.status, body, fetchedAt: row.fetched_at };
 }
 
-function stats(db: Database.Database, file: string): CacheStats {
+function stats(db: Database.Database, file: string): Omit<CacheStats, 'history'> {
   const totals = db
     .prepare(
       `SELECT COUNT(*) AS entries, COALESCE(SUM(status = 'found'), 0) AS found, COALESCE(SUM(status = 'missing'), 0) AS missing,

@@ -5,6 +5,7 @@ import path from 'node:path';
 import type Database from 'better-sqlite3';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CLAIMS_SCHEMA } from './claims.js';
+import { HISTORY_SCHEMA } from './history.js';
 import { CacheUnavailableError, checkedForDamage, sqliteCode, storageTrouble } from './errors.js';
 import { makeDirs } from './paths.js';
 
@@ -17,7 +18,10 @@ export interface CacheLocation {
 const CACHE_FILE = 'cache.sqlite';
 // 1: answers. 2: + meta. Tables are created when absent, so an older file simply gains those it lacks.
 // `recent` needs no new version: a build that does not know it ignores it, and so only misses the answers a
-// killed run left there, which it buys again.
+// killed run left there, which it buys again. Nor does `history` (issue 17): its trigger lives in the file, so
+// an older build's journal merges keep history too (only its lone answers, written with INSERT OR REPLACE,
+// skip it). A new version would make every older build refuse the file ("written by a newer domain-intel"),
+// locking a user who goes back a version out of their cache, for nothing the file needs.
 const SCHEMA_VERSION = 2;
 
 /** The full path of the cache file. */
@@ -155,6 +159,7 @@ function prepareSchema(db: Database.Database, file: string): void {
       fetched_at INTEGER NOT NULL
     );
     ${CLAIMS_SCHEMA}
+    ${HISTORY_SCHEMA}
     PRAGMA user_version = ${SCHEMA_VERSION};
   `);
 }

@@ -79,7 +79,7 @@ describe('the cache file', () => {
       cache.putMany(['a.example', 'b.example'].map((host) => ({ endpoint: 'domain', host, status: 'missing' as const, body: null })));
       expect(cache.getMany('domain', ['a.example', 'b.example', 'old.example'], DAY).size).toBe(3);
       cache.close();
-      expect(tables(file)).toEqual(['answers', 'claims', 'meta', 'recent']);
+      expect(tables(file)).toEqual(['answers', 'claims', 'history', 'meta', 'recent']);
       expect(userVersion(file)).toBe(2);
     });
   }

@@ -36,6 +36,7 @@ export default async function cache(ctx: Context<'cache stats' | 'cache clear' |
             ['answers', s.entries],
             ...Object.entries(s.byEndpoint).map(([k, v]): [string, unknown] => [`  ${k}`, v]),
             ['found / missing', `${groupedNumber(s.found)} / ${groupedNumber(s.missing)}`],
+            ['past answers', s.history],
             ['oldest', s.oldest === null ? null : `${humanDuration(now - s.oldest)} ago`],
             ['newest', s.newest === null ? null : `${humanDuration(now - s.newest)} ago`],
             ['size', `${(s.bytes / 1048576).toFixed(1)} MiB`],
@@ -51,6 +52,10 @@ export default async function cache(ctx: Context<'cache stats' | 'cache clear' |
     case 'prune':
       if (!runs(ctx, 'cache prune')) break; // --max-age is prune's alone
       ctx.logger.info(`removed ${groupedNumber(store.prune(ctx.opts.maxAge))} answers older than ${humanDuration(ctx.opts.maxAge)}`);
+      // History only on request: a nightly user's changes reach back further than the answers they re-use.
+      if (ctx.opts.history !== undefined) {
+        ctx.logger.info(`removed ${groupedNumber(store.pruneHistory(ctx.opts.history))} past answers replaced over ${humanDuration(ctx.opts.history)} ago`);
+      }
       return EXIT.OK;
   }
   throw new UsageError(`unknown cache subcommand ${String(ctx.args.sub)}`);

@@ -1,0 +1,115 @@
+// History in the cache (issue 17): when a refreshed answer differs from the one held, the one held is kept in
+// `history` with when it was fetched and when it was replaced. A trigger on `answers` does it, so every write
+// path keeps it (the journal's merge, a lone answer) and a run killed with -9 loses none: its answers wait in
+// `recent` and the merge at the next open fires the trigger then. Only a change adds a row: the same answer
+// fetched again moves `fetched_at` on and nothing else. Bodies compare as text, which is canonical because
+// api/validate.ts builds every object in one key order and the service lists technologies alphabetically
+// (spec §2.1), so two fetches of the same data give the same text.
+import type Database from 'better-sqlite3';
+
+/**
+ * `replaced_at` is the `fetched_at` of the answer that replaced it (not when it was merged: a killed run's
+ * answers are merged at the next open, maybe days later). No unique key: three answers for one host within
+ * the same millisecond could repeat one, and a failed insert would fail the whole merge. The index serves a
+ * host's history, newest first.
+ */
+export const HISTORY_SCHEMA = `
+    CREATE TABLE IF NOT EXISTS history (
+      endpoint    TEXT    NOT NULL,
+      host        TEXT    NOT NULL,
+      status      TEXT    NOT NULL,
+      body        TEXT,
+      fetched_at  INTEGER NOT NULL,
+      replaced_at INTEGER NOT NULL
+    );
+    CREATE INDEX IF NOT EXISTS history_by_host ON history (endpoint, host, replaced_at);
+    CREATE TRIGGER IF NOT EXISTS answers_history AFTER UPDATE OF status, body ON answers
+    WHEN old.status IS NOT new.status OR old.body IS NOT new.body
+    BEGIN
+      INSERT INTO history (endpoint, host, status, body, fetched_at, replaced_at)
+      VALUES (old.endpoint, old.host, old.status, old.body, old.fetched_at, new.fetched_at);
+    END;`;
+
+/** An answer held before the one held now. `fetchedAt`: when it was last fetched; `replacedAt`: when its successor was. */
+export interface PastAnswer {
+  status: 'found' | 'missing';
+  body: unknown;
+  fetchedAt: number;
+  replacedAt: number;
+}
+
+/** An answer as `held` returns it: a past one, or the one held now (`replacedAt` null). */
+export type HeldAnswer = Omit<PastAnswer, 'replacedAt'> & { replacedAt: number | null };
+
+export interface HistoryReads {
+  /** Every answer held before the current one, newest first; [] when the answer never changed. */
+  history(endpoint: string, host: string): PastAnswer[];
+  /**
+   * Without `at`: the answer the current one replaced (the newest in its history), or null. With `at` (epoch
+   * ms): the answer held at that moment, which is the current one when nothing replaced it after `at`; null
+   * when nothing is held. A host fetched first after `at` gives its oldest answer: the cache knows when an
+   * answer was last fetched, not when it was first (see the report of issue 17-H).
+   */
+  previous(endpoint: string, host: string, at?: number): HeldAnswer | null;
+  /** Removes history replaced before `cutoff` (epoch ms), and history of hosts no longer held; returns how many rows. */
+  prune(cutoff: number): number;
+  /** How many past answers are kept. */
+  count(): number;
+}
+
+interface Row {
+  status: 'found' | 'missing';
+  body: string | null;
+  fetched_at: number;
+  replaced_at: number | null;
+}
+
+/**
+ * Reads of the history over `db`. They see merged answers only: a connection's own unmerged answers (the
+ * journal's overlay) have not replaced anything yet, which a run that refreshes a host knows already (it
+ * holds the answer it replaces); another command sees them once merged, which opening the cache does.
+ */
+export function historyReads(db: Database.Database): HistoryReads {
+  const all = db.prepare<[string, string], Row>(
+    'SELECT status, body, fetched_at, replaced_at FROM history WHERE endpoint = ? AND host = ? ORDER BY replaced_at DESC, rowid DESC',
+  );
+  // The oldest past answer still held at `at`: the first replaced after it.
+  const heldAt = db.prepare<[string, string, number], Row>(
+    'SELECT status, body, fetched_at, replaced_at FROM history WHERE endpoint = ? AND host = ? AND replaced_at > ? ORDER BY replaced_at, rowid LIMIT 1',
+  );
+  const current = db.prepare<[string, string], Row>('SELECT status, body, fetched_at, NULL AS replaced_at FROM answers WHERE endpoint = ? AND host = ?');
+  const pruneOld = db.prepare<[number]>('DELETE FROM history WHERE replaced_at < ?');
+  // What `cache prune` left without its answer (its history is older still), or `cache clear`, or an older
+  // build's prune, which knows nothing of history.
+  const pruneOrphans = db.prepare(
+    'DELETE FROM history WHERE NOT EXISTS (SELECT 1 FROM answers a WHERE a.endpoint = history.endpoint AND a.host = history.host)',
+  );
+  const count = db.prepare<[], number>('SELECT COUNT(*) FROM history').pluck();
+  const held = (r: Row): HeldAnswer => ({ status: r.status, body: parse(r.body), fetchedAt: r.fetched_at, replacedAt: r.replaced_at });
+  const pruneBoth = db.transaction((cutoff: number) => pruneOld.run(cutoff).changes + pruneOrphans.run().changes);
+
+  return {
+    history: (endpoint, host) => all.all(endpoint, host).map((r) => held(r) as PastAnswer),
+    previous(endpoint, host, at) {
+      if (at === undefined) {
+        const r = all.get(endpoint, host);
+        return r === undefined ? null : held(r);
+      }
+      const r = heldAt.get(endpoint, host, at) ?? current.get(endpoint, host);
+      return r === undefined ? null : held(r);
+    },
+    prune: (cutoff) => pruneBoth(cutoff),
+    count: () => count.get() ?? 0,
+  };
+}
+
+function parse(body: string | null): unknown {
+  if (body === null) return null;
+  try {
+    return JSON.parse(body);
+  } catch (err) {
+    // A past body that no longer parses tells nothing: read as no body, like a missing answer's.
+    if (err instanceof SyntaxError) return null;
+    throw err;
+  }
+}

@@ -1,0 +1,157 @@
+// History in the cache (issue 17): a refreshed answer that differs keeps the one it replaced, on every write
+// path; the same answer fetched again adds nothing; prune and clear take history with them.
+import path from 'node:path';
+import Sqlite from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { readProfile } from '../../src/api/validate.js';
+import { openCache } from '../../src/store/cache.js';
+import { MERGE_EVERY } from '../../src/store/journal.js';
+import { clockedCache, DAY, profile, putOne } from './cache-helpers.js';
+import { tempDir } from './helpers.js';
+
+const batch = (hosts: string[], body: (h: string) => unknown) =>
+  hosts.map((host) => ({ endpoint: 'domain', host, status: 'found' as const, body: body(host) }));
+const withTech = (host: string, technologies: string[]) => ({ ...profile(host), technologies });
+
+describe('history in the cache', () => {
+  it('keeps the replaced answer, through a lone answer and through the journal, and nothing for the same answer', async () => {
+    const { cache, clock, dir } = await clockedCache();
+    const t0 = clock.now;
+    putOne(cache, 'domain', 'a.example', 'found', profile('a.example'));
+    cache.putMany(batch(['b.example', 'c.example'], profile));
+    clock.now += DAY;
+    const t1 = clock.now;
+    // Lone answer, same data: fetched_at moves on, no history.
+    putOne(cache, 'domain', 'a.example', 'found', profile('a.example'));
+    // A batch (the journal): b changes, c is the same.
+    cache.putMany(batch(['b.example', 'c.example'], (h) => (h === 'b.example' ? withTech(h, ['Nginx', 'Shopify']) : profile(h))));
+    cache.close(); // the merge fires the trigger
+    const again = await openCache({ dir, clock: () => clock.now });
+    expect(again.history('domain', 'a.example')).toEqual([]);
+    expect(again.history('domain', 'c.example')).toEqual([]);
+    expect(again.history('domain', 'b.example')).toEqual([{ status: 'found', body: profile('b.example'), fetchedAt: t0, replacedAt: t1 }]);
+    expect(again.get('domain', 'b.example', DAY)).toMatchObject({ body: withTech('b.example', ['Nginx', 'Shopify']), fetchedAt: t1 });
+    expect(again.stats().history).toBe(1);
+    again.close();
+  });
+
+  it('records status changes both ways and reads history newest first, and previous at a time', async () => {
+    const { cache, clock, dir } = await clockedCache();
+    const t0 = clock.now;
+    putOne(cache, 'domain', 'a.example', 'found', profile('a.example'));
+    clock.now += DAY;
+    const t1 = clock.now;
+    putOne(cache, 'domain', 'a.example', 'missing', null); // found -> missing (gone)
+    clock.now += DAY;
+    const t2 = clock.now;
+    putOne(cache, 'domain', 'a.example', 'found', withTech('a.example', ['Shopify'])); // missing -> found (back)
+    clock.now += DAY;
+    putOne(cache, 'domain', 'a.example', 'found', withTech('a.example', ['Shopify'])); // same: nothing
+    expect(cache.history('domain', 'a.example')).toEqual([
+      { status: 'missing', body: null, fetchedAt: t1, replacedAt: t2 },
+      { status: 'found', body: profile('a.example'), fetchedAt: t0, replacedAt: t1 },
+    ]);
+    expect(cache.previous('domain', 'a.example')).toMatchObject({ status: 'missing', replacedAt: t2 });
+    // The answer held at a moment: the oldest replaced after it, else the current one.
+    expect(cache.previous('domain', 'a.example', t0 + 1)).toMatchObject({ status: 'found', body: profile('a.example') });
+    expect(cache.previous('domain', 'a.example', t1)).toMatchObject({ status: 'missing' });
+    expect(cache.previous('domain', 'a.example', t2 + 1)).toEqual({
+      status: 'found',
+      body: withTech('a.example', ['Shopify']),
+      fetchedAt: clock.now,
+      replacedAt: null,
+    });
+    // Other endpoints and hosts are apart; a host never changed has no history.
+    expect(cache.history('traffic', 'a.example')).toEqual([]);
+    expect(cache.previous('domain', 'never.example')).toBeNull();
+    expect(cache.previous('domain', 'never.example', t1)).toBeNull();
+    expect(cache.stats().history).toBe(2);
+    cache.close();
+    // And it is in the file, for the next process.
+    const db = new Sqlite(path.join(dir, 'cache.sqlite'), { readonly: true });
+    expect(db.prepare('SELECT COUNT(*) AS n FROM history').get()).toEqual({ n: 2 });
+    db.close();
+  });
+
+  it('a batch through the journal keeps only the changed answers, with the new fetch time as replaced_at', async () => {
+    const { cache, clock, dir } = await clockedCache();
+    const hosts = Array.from({ length: 300 }, (_, i) => `h${i}.example`);
+    const t0 = clock.now;
+    cache.putMany(batch(hosts, profile));
+    clock.now += DAY;
+    const changed = new Set(hosts.filter((_, i) => i % 20 === 0)); // 5%
+    cache.putMany(batch(hosts, (h) => (changed.has(h) ? withTech(h, ['Nginx', 'Shopify']) : profile(h))));
+    // Unmerged: nothing has been replaced yet.
+    expect(cache.previous('domain', 'h0.example')).toBeNull();
+    cache.close();
+    const reopened = await openCache({ dir, clock: () => clock.now });
+    expect(reopened.stats().history).toBe(changed.size);
+    for (const h of hosts) {
+      const past = reopened.history('domain', h);
+      if (changed.has(h)) expect(past).toEqual([{ status: 'found', body: profile(h), fetchedAt: t0, replacedAt: t0 + DAY }]);
+      else expect(past).toEqual([]);
+    }
+    reopened.close();
+  });
+
+  it('merges past MERGE_EVERY answers keep history too', async () => {
+    const { cache, clock } = await clockedCache();
+    const hosts = Array.from({ length: MERGE_EVERY }, (_, i) => `m${i}.example`);
+    cache.putMany(batch(hosts, profile));
+    clock.now += DAY;
+    cache.putMany(batch(hosts, (h) => withTech(h, ['Nginx', 'Shopify']))); // the append reaches MERGE_EVERY: merged now
+    expect(cache.previous('domain', 'm7.example')).toMatchObject({ body: profile('m7.example') });
+    expect(cache.stats().history).toBe(MERGE_EVERY);
+    cache.close();
+  });
+
+  it('bodies compare canonically: the same data in another key order, through the validator, adds nothing', async () => {
+    const { cache, clock } = await clockedCache();
+    const sent = { domain: 'k.example', resolves: true, technologies: ['Nginx'], traffic: null, employees: null, platform: 'x' };
+    const shuffled = Object.fromEntries(Object.entries(sent).reverse());
+    putOne(cache, 'domain', 'k.example', 'found', readProfile(sent, 'batch'));
+    clock.now += DAY;
+    putOne(cache, 'domain', 'k.example', 'found', readProfile({ ...shuffled, extra: 'dropped' }, 'batch'));
+    expect(cache.history('domain', 'k.example')).toEqual([]);
+    clock.now += DAY;
+    putOne(cache, 'domain', 'k.example', 'found', readProfile({ ...shuffled, platform: 'y' }, 'batch'));
+    expect(cache.history('domain', 'k.example')).toHaveLength(1);
+    cache.close();
+  });
+
+  it('prune drops the history of pruned answers, --history drops old history, clear drops it all', async () => {
+    const { cache, clock } = await clockedCache();
+    putOne(cache, 'domain', 'old.example', 'found', profile('old.example'));
+    putOne(cache, 'domain', 'kept.example', 'found', profile('kept.example'));
+    clock.now += DAY;
+    putOne(cache, 'domain', 'old.example', 'missing', null);
+    putOne(cache, 'domain', 'kept.example', 'missing', null);
+    clock.now += 10 * DAY;
+    putOne(cache, 'domain', 'kept.example', 'found', profile('kept.example')); // history: found (day 0), missing (day 1)
+    expect(cache.stats().history).toBe(3);
+    // old.example's answer (day 1) is older than 5 days: it goes, and its history with it.
+    expect(cache.prune(5 * DAY)).toBe(1);
+    expect(cache.history('domain', 'old.example')).toEqual([]);
+    expect(cache.history('domain', 'kept.example')).toHaveLength(2);
+    // Now is day 11. History replaced more than 9 days ago: the first (replaced at day 1) goes, the second (day 11) stays.
+    expect(cache.pruneHistory(9 * DAY)).toBe(1);
+    expect(cache.history('domain', 'kept.example')).toMatchObject([{ status: 'missing' }]);
+    expect(cache.pruneHistory(Infinity)).toBe(0);
+    expect(cache.clear()).toBe(1);
+    expect(cache.stats().history).toBe(0);
+    cache.close();
+  });
+
+  it('an older build file (version 2, no history) gains the table and trigger and keeps its answers', async () => {
+    const dir = tempDir();
+    const old = new Sqlite(path.join(dir, 'cache.sqlite'));
+    old.exec(`CREATE TABLE answers (endpoint TEXT NOT NULL, host TEXT NOT NULL, status TEXT NOT NULL CHECK (status IN ('found', 'missing')),
+      body TEXT, fetched_at INTEGER NOT NULL, PRIMARY KEY (endpoint, host)) WITHOUT ROWID; PRAGMA user_version = 2;`);
+    old.prepare('INSERT INTO answers VALUES (?, ?, ?, ?, ?)').run('domain', 'o.example', 'found', JSON.stringify(profile('o.example')), 1000);
+    old.close();
+    const cache = await openCache({ dir, clock: () => 2000 });
+    putOne(cache, 'domain', 'o.example', 'missing', null);
+    expect(cache.history('domain', 'o.example')).toEqual([{ status: 'found', body: profile('o.example'), fetchedAt: 1000, replacedAt: 2000 }]);
+    cache.close();
+  });
+});
