@@ -53,7 +53,7 @@ Re-running the same command resumes: answers already fetched come from the cache
   keys: block(['domain-intel keys add work < ~/secrets/domain-intel.key', 'domain-intel keys list', 'domain-intel keys use work && domain-intel keys verify']),
   config: block(['domain-intel config set plan business', 'domain-intel config show']),
   quota: block(['domain-intel quota', "domain-intel quota --json | jq '.accounts[0].remaining'"]),
-  cache: block(['domain-intel cache stats', 'domain-intel cache prune --max-age 7d']),
+  cache: block(['domain-intel cache stats', 'domain-intel cache prune --max-age 7d', 'domain-intel cache prune --history 90d   # past answers too']),
   sandbox: block([
     'domain-intel sandbox --port 8787 &',
     'DOMAIN_INTEL_BASE_URL=http://127.0.0.1:8787/api/v1 DOMAIN_INTEL_API_KEY=<printed key> domain-intel lookup <a printed host>',

@@ -178,7 +178,9 @@ function createProgram(io: Io, runAction: RunAction): Command {
     .command('clear')
     .description('remove every cached answer')
     .action((_o, cmd: Command) => runAction('cache', cmd, { sub: 'clear' }));
-  addOptions(cache.command('prune').description('remove answers older than --max-age')).action((_o, cmd: Command) => runAction('cache', cmd, { sub: 'prune' }));
+  addOptions(cache.command('prune').description('remove answers older than --max-age (and, with --history, older past answers)')).action((_o, cmd: Command) =>
+    runAction('cache', cmd, { sub: 'prune' }),
+  );
 
   // Subcommands show their group's examples too: `keys add --help` is where a user looks for how to add one.
   for (const [group, examples] of [
