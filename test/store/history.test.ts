@@ -42,6 +42,7 @@ describe('history in the cache', () => {
     clock.now += DAY;
     const t1 = clock.now;
     putOne(cache, 'domain', 'a.example', 'missing', null); // found -> missing (gone)
+    putOne(cache, 'domain', 'a.example', 'missing', null); // missing again: null bodies are equal, nothing kept
     clock.now += DAY;
     const t2 = clock.now;
     putOne(cache, 'domain', 'a.example', 'found', withTech('a.example', ['Shopify'])); // missing -> found (back)
