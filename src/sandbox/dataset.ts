@@ -7,10 +7,8 @@ import type { CatalogCategory, DomainProfile, EmployeeEstimate, EmployeesResult,
 import { CATEGORIES, CATEGORY_PICKS, TECHNOLOGIES, compareNames, techsInPrimary, techsListedIn } from './catalog.js';
 import { generateOrganisations } from './names.js';
 import { Rng } from './random.js';
+import { band, employeesCourse, FIRST_RELEASE, HEADCOUNTS, type HostCourse, hostCourse, newHostsPerMonth, releaseOffset, shiftMonth } from './release.js';
 import type { Dataset } from './types.js';
-
-/** Month of the data release: the newest `as_of` a traffic figure can have. */
-const RELEASE_MONTH = '2025-10';
 
 const NETWORKS = [
   'Cloudflare, Inc.',
@@ -79,55 +77,38 @@ const STATUSES: readonly (readonly [number, number])[] = [
   [500, 2],
   [503, 1],
 ];
-/** Headcount buckets [low, high, weight]; high null is open-ended. */
-const HEADCOUNTS: readonly (readonly [number, number | null, number])[] = [
-  [1, 10, 30],
-  [11, 50, 25],
-  [51, 200, 18],
-  [201, 500, 10],
-  [501, 1000, 7],
-  [1001, 5000, 6],
-  [5001, 10000, 2],
-  [10001, null, 2],
-];
-const BANDS: readonly (readonly [number, string])[] = [
-  [1_000, '<1K'],
-  [10_000, '1K-10K'],
-  [100_000, '10K-100K'],
-  [1_000_000, '100K-1M'],
-  [10_000_000, '1M-10M'],
-];
-
 /** Returns `value`, or null with probability `p`: unknown fields really are null (§2). */
 function orNull<T>(rng: Rng, p: number, value: () => T): T | null {
   return rng.chance(p) ? null : value();
 }
 
-function band(visits: number): string {
-  for (const [below, label] of BANDS) if (visits < below) return label;
-  return '10M+';
-}
-
-function shiftMonth(month: string, delta: number): string {
-  const [y, m] = month.split('-').map(Number) as [number, number];
-  const index = y * 12 + (m - 1) + delta;
-  return `${Math.floor(index / 12)}-${String((index % 12) + 1).padStart(2, '0')}`;
-}
-
-/** Builds the dataset for a seed: `hosts` held hostnames with profiles, traffic, employees and a catalog. */
-export function createDataset(seed: number | string = 1, hosts = 5000): Dataset {
+/**
+ * Builds the dataset for a seed at a release (release.ts): `hosts` held hostnames at the first release, with
+ * profiles, traffic, employees and a catalog; a later release has moved some of them, and holds a few more.
+ */
+export function createDataset(seed: number | string = 1, hosts = 5000, release: string = FIRST_RELEASE): Dataset {
   if (!Number.isInteger(hosts) || hosts < 0) throw new RangeError(`hosts must be a non-negative integer, got ${hosts}`);
-  const orgs = generateOrganisations(seed, hosts);
-  const hostList: string[] = [];
+  const offset = releaseOffset(release);
+  const perMonth = newHostsPerMonth(hosts);
+  // The hosts that appear later are the generator's next ones: its first `hosts` are the same whatever the
+  // count (only the last organisation may gain subdomains, which then appear like new hosts).
+  const orgs = generateOrganisations(seed, hosts + perMonth * offset);
+  const everyHost: string[] = [];
   const apexByHost = new Map<string, string>();
   const orgApexes = new Set<string>();
+  /** The organisations of the first release: a redirect's target is drawn among them, at every release. */
+  const firstOrgs: typeof orgs = [];
   for (const org of orgs) {
+    if (everyHost.length < hosts) firstOrgs.push(org);
+    // Every organisation generated has a host that appears by this release, so its employees are answered.
     orgApexes.add(org.apex);
     for (const host of org.hosts) {
-      hostList.push(host);
+      everyHost.push(host);
       apexByHost.set(host, org.apex);
     }
   }
+  /** Months after the first release when a host appears: 0 for the first release's, then `perMonth` a month. */
+  const appearsAt = (index: number): number => (index < hosts ? 0 : 1 + Math.floor((index - hosts) / perMonth));
 
   const suffixOf = (apex: string): string => apex.slice(apex.indexOf('.') + 1);
 
@@ -167,7 +148,7 @@ export function createDataset(seed: number | string = 1, hosts = 5000): Dataset 
     if (rng.chance(0.22)) return null;
     const months = rng.int(6, 24);
     const lag = rng.weighted([0, 1, 2], (l) => (l === 0 ? 80 : l === 1 ? 15 : 5));
-    const asOf = shiftMonth(RELEASE_MONTH, -lag);
+    const asOf = shiftMonth(FIRST_RELEASE, -lag);
     let visits = Math.round(10 ** (1.5 + rng.float() * 6.5));
     const history: TrafficMonth[] = [];
     for (let i = months - 1; i >= 0; i--) {
@@ -183,7 +164,7 @@ export function createDataset(seed: number | string = 1, hosts = 5000): Dataset 
     if (rng.chance(0.2)) return null;
     const [low, high] = rng.weighted(HEADCOUNTS, ([, , weight]) => weight);
     const point = rng.chance(0.25) ? rng.int(low, high ?? low * 3) : null;
-    const month = shiftMonth(RELEASE_MONTH, -rng.int(0, 8));
+    const month = shiftMonth(FIRST_RELEASE, -rng.int(0, 8));
     const asOf = `${month}-${String(rng.int(1, 28)).padStart(2, '0')}`;
     // A few figures are only known as an upper bound.
     return { apex, low: rng.chance(0.03) ? null : low, high, point, as_of: asOf };
@@ -204,32 +185,55 @@ export function createDataset(seed: number | string = 1, hosts = 5000): Dataset 
         ? `https://${apex}/`
         : rng.chance(0.8)
           ? `https://www.${host}/`
-          : `https://${rng.pick(orgs).apex}/`;
-    const technologies = technologiesOf(host, resolves);
-    const traffic = trafficOf(host);
+          : `https://${rng.pick(firstOrgs).apex}/`;
+    const course = courseOf(host);
+    const { technologies, traffic } = course;
+    // A host that starts redirecting answered before and did not redirect; one already redirecting keeps its target.
+    const starts = course.redirectTo !== null && status !== null && redirectTo === null;
     return {
       domain: host,
       resolves,
-      technologies,
+      technologies: technologies && [...technologies],
       network: resolves === false ? null : orNull(rng, 0.15, () => rng.pick(NETWORKS)),
       platform: platformOf(host, technologies),
       registrar,
       age_days: ageDays,
       country_iso: country,
       lang_norm: orNull(rng, 0.15, () => (rng.chance(0.1) ? 'en' : (COUNTRY_LANG[country ?? 'US'] ?? 'en'))),
-      http_status: status,
-      redirect_to: redirectTo,
+      http_status: starts ? 301 : status,
+      redirect_to: starts ? course.redirectTo : redirectTo,
       traffic: traffic && { estimated_monthly_visits: traffic.estimated_monthly_visits, band: traffic.band, as_of: traffic.as_of },
-      employees: employeesOfApex(apex),
+      employees: employeesAt(apex),
     };
   }
+
+  // At the first release nothing has moved: the generators' answers as they always were, nothing replayed.
+  const courses = new Map<string, HostCourse>();
+  const indexOf = offset === 0 ? null : new Map(everyHost.map((host, i) => [host, i]));
+  function courseOf(host: string): HostCourse {
+    const known = courses.get(host);
+    if (known) return known;
+    const start = { technologies: technologiesOf(host, resolvesOf(host)), traffic: trafficOf(host), appearsAt: appearsAt(indexOf?.get(host) ?? 0) };
+    if (offset === 0) return { held: true, ...start, redirectTo: null };
+    const apex = apexByHost.get(host);
+    const elsewhere = (rng: Rng): string => {
+      const target = rng.pick(firstOrgs).apex;
+      return target === apex ? `www.${target}` : target;
+    };
+    const course = hostCourse(seed, host, offset, { ...start, elsewhere });
+    courses.set(host, course);
+    return course;
+  }
+  const employeesAt = (apex: string): EmployeeEstimate | null => employeesCourse(seed, apex, offset, employeesOfApex(apex));
+  const isHeld = offset === 0 ? (host: string): boolean => apexByHost.has(host) : (host: string): boolean => apexByHost.has(host) && courseOf(host).held;
+  const hostList = offset === 0 ? everyHost : everyHost.filter(isHeld);
 
   let counts: Map<string, number> | null = null;
   function techCounts(): Map<string, number> {
     if (counts) return counts;
     counts = new Map(TECHNOLOGIES.map((tech) => [tech.name, 0]));
     for (const host of hostList) {
-      for (const name of technologiesOf(host, resolvesOf(host)) ?? []) counts.set(name, (counts.get(name) ?? 0) + 1);
+      for (const name of courseOf(host).technologies ?? []) counts.set(name, (counts.get(name) ?? 0) + 1);
     }
     return counts;
   }
@@ -237,19 +241,19 @@ export function createDataset(seed: number | string = 1, hosts = 5000): Dataset 
   return {
     seed,
     size: hostList.length,
-    release: RELEASE_MONTH,
+    release,
     hosts: () => [...hostList],
-    isHeld: (host) => apexByHost.has(host),
+    isHeld,
     apexOf: (host) => apexByHost.get(host) ?? getDomain(host),
     profile(host) {
       const apex = apexByHost.get(host);
-      return apex === undefined ? null : profileOf(host, apex);
+      return apex === undefined || !isHeld(host) ? null : profileOf(host, apex);
     },
-    traffic: (host) => (apexByHost.has(host) ? trafficOf(host) : null),
+    traffic: (host) => (isHeld(host) ? structuredClone(courseOf(host).traffic) : null),
     employees(host): EmployeesResult | null {
       const apex = apexByHost.get(host) ?? getDomain(host);
       if (apex === null || !orgApexes.has(apex)) return null;
-      const figure = employeesOfApex(apex);
+      const figure = employeesAt(apex);
       if (figure === null) return null;
       return { host, apex, estimated_employees: { low: figure.low, high: figure.high, point: figure.point }, as_of: figure.as_of };
     },
