@@ -45,6 +45,28 @@ export function handleAdmin(controls: AdminControls, method: string, target: str
       return bad((err as Error).message);
     }
   }
+  if (get && name === 'release') return { status: 200, body: { release: controls.release() } };
+  if (post && name === 'release') {
+    const release = jsonObject(body)?.release;
+    if (typeof release !== 'string') return bad('body must be {"release": "YYYY-MM"}');
+    try {
+      return { status: 200, body: { release: controls.setRelease(release) } };
+    } catch (err) {
+      return bad((err as Error).message);
+    }
+  }
+  // What changed between two releases (?from=YYYY-MM&to=YYYY-MM; to defaults to the release served), for a
+  // test whose sandbox runs in another process.
+  if (get && name === 'changes') {
+    const query = new URLSearchParams(target.split('?')[1] ?? '');
+    const from = query.get('from');
+    if (from === null) return bad('give ?from=YYYY-MM (and &to=YYYY-MM, default the release served)');
+    try {
+      return { status: 200, body: controls.changesBetween(from, query.get('to') ?? undefined) };
+    } catch (err) {
+      return bad((err as Error).message);
+    }
+  }
   if (post && name === 'rollover') {
     controls.rollover();
     const { limit, remaining } = controls.charges();

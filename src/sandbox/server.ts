@@ -4,14 +4,16 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { API_PREFIX, PLANS, type PlanName } from '../api/types.js';
 import { ADMIN_PREFIX, handleAdmin } from './admin.js';
+import { datasetChanges } from './changes.js';
 import { createDataset } from './dataset.js';
 import { FaultInjector, normaliseRates } from './faults.js';
 import { KeyRing } from './keys.js';
 import { Meter } from './meter.js';
 import { Rng } from './random.js';
 import { applyReadings, DEFAULT_READINGS, type Readings } from './readings.js';
+import { FIRST_RELEASE } from './release.js';
 import { Service, type Outcome } from './service.js';
-import type { RequestLogEntry, Sandbox, SandboxInfo, SandboxOptions } from './types.js';
+import type { Dataset, RequestLogEntry, Sandbox, SandboxInfo, SandboxOptions } from './types.js';
 
 const MAX_BODY = 1 << 20;
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -91,7 +93,17 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     Object.fromEntries(Object.keys(DEFAULT_READINGS).map((name) => [name, options[name as keyof SandboxOptions]])),
   );
 
-  const dataset = createDataset(seed, options.hosts ?? 5000);
+  const hosts = options.hosts ?? 5000;
+  // One dataset per release asked for, kept: switching back and forth in a test rebuilds nothing.
+  const releases = new Map<string, Dataset>();
+  const datasetAt = (release: string): Dataset => {
+    const known = releases.get(release);
+    if (known) return known;
+    const built = createDataset(seed, hosts, release);
+    releases.set(release, built);
+    return built;
+  };
+  let dataset = datasetAt(options.release ?? FIRST_RELEASE);
   const meter = new Meter({
     allowance: Math.floor(nonNegative('quota', options.quota, plan.monthly)),
     rpm: Math.floor(nonNegative('rpm', options.rpm, plan.perMinute)),
@@ -175,6 +187,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       log = [];
     },
     hostList: () => dataset.hosts(),
+    release: () => dataset.release,
+    setRelease: (release: string) => {
+      dataset = datasetAt(release);
+      service.useDataset(dataset);
+      return dataset.release;
+    },
+    changesBetween: (from: string, to?: string) => datasetChanges(datasetAt(from), to === undefined ? dataset : datasetAt(to)),
     info: (): SandboxInfo => ({
       url,
       baseUrl: url + API_PREFIX,
@@ -186,6 +205,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       windowMs,
       seed,
       hosts: dataset.size,
+      release: dataset.release,
       slowMs,
       faults: { ...rates },
       ...service.readings,
@@ -197,7 +217,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     url,
     baseUrl: url + API_PREFIX,
     key: keys.primary,
-    dataset,
+    get dataset() {
+      return dataset;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         for (const timer of timers) clearTimeout(timer);

@@ -71,12 +71,17 @@ export class Service {
   private primaryUses = 0;
 
   constructor(
-    private readonly dataset: Dataset,
+    private dataset: Dataset,
     private readonly meter: Meter,
     private readonly keys: KeyRing,
     private readonly faults: FaultInjector,
     private readonly clock: () => number,
   ) {}
+
+  /** Serves another release of the dataset from the next request on (the sandbox's setRelease). */
+  useDataset(dataset: Dataset): void {
+    this.dataset = dataset;
+  }
 
   /** The readings in force. */
   get readings(): Readings {

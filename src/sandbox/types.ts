@@ -1,6 +1,7 @@
 // Public shapes of the sandbox: its options, its handle and its reports. Kept apart from the code so
 // the CLI and the tests can import them without pulling in node:http.
 import type { CatalogCategory, DomainProfile, EmployeesResult, PlanName, TechnologyCount, TrafficHistory } from '../api/types.js';
+import type { ReleaseChange } from './changes.js';
 import type { Readings } from './readings.js';
 
 /** Probabilities (0..1) of each injected fault, drawn per request from the seeded fault stream. */
@@ -61,8 +62,14 @@ export interface SandboxOptions extends Partial<Readings> {
   latencyJitterMs?: number;
   /** Dataset and fault seed, default 1. */
   seed?: number | string;
-  /** Number of held hosts, default 5000. */
+  /** Number of held hosts at the first release, default 5000. */
   hosts?: number;
+  /**
+   * The data release served, YYYY-MM from 2025-10 (the first, and the default: the dataset as it always was).
+   * Each later month moves a few hosts: technologies adopted or dropped, traffic band moves, redirects, hosts
+   * gone, back or new (release.ts). Switch it at run time with setRelease(), or POST /__sandbox/release.
+   */
+  release?: string;
   /** Fault probabilities; all 0 by default. */
   faults?: Partial<FaultRates>;
   /** Delay of the `slow` fault and of slowRequests, default 2000 ms. */
@@ -82,7 +89,9 @@ export interface SandboxInfo extends Readings {
   rpm: number;
   windowMs: number;
   seed: number | string;
+  /** Hosts held at the release served. */
   hosts: number;
+  release: string;
   slowMs: number;
   faults: FaultRates;
 }
@@ -131,7 +140,7 @@ export interface Dataset {
   readonly seed: number | string;
   /** Number of held hosts. */
   readonly size: number;
-  /** The month of the data release, YYYY-MM: the latest `as_of` of any traffic series. */
+  /** The data release, YYYY-MM (release.ts); the first is the month of the latest `as_of` of any traffic series. */
   readonly release: string;
   /** All held hosts in dataset order. */
   hosts(): string[];
@@ -173,10 +182,17 @@ export interface Sandbox {
   setReadings(changes: Partial<Readings>): Readings;
   charges(): ChargeReport;
   requests(): RequestLogEntry[];
+  /** The data release served (YYYY-MM). */
+  release(): string;
+  /** Serves another release from the next request on and returns it; a bad one throws a RangeError and changes nothing. */
+  setRelease(release: string): string;
+  /** What changed between two releases of this sandbox's dataset (`to` defaults to the release served). */
+  changesBetween(from: string, to?: string): ReleaseChange[];
   /** Clears the charge and request logs; the quota is untouched. */
   resetCounters(): void;
   hostList(): string[];
   info(): SandboxInfo;
-  dataset: Dataset;
+  /** The dataset of the release served. */
+  readonly dataset: Dataset;
   close(): Promise<void>;
 }
