@@ -1,13 +1,25 @@
 // The sandbox command's options (`domain-intel sandbox`), a part of the one option table (options.ts spreads
 // them in): the port, quota, window, latency and faults, and one option per reading of a point the spec leaves
 // open (sandbox/readings.ts); each reading's help says why its default.
+import { InvalidArgumentError } from 'commander';
 import { DEFAULT_READINGS, READING_CHOICES } from '../sandbox/readings.js';
+import { FIRST_RELEASE, releaseOffset } from '../sandbox/release.js';
 import { counts, intOption, probability } from './option-parsers.js';
 import type { OptionRow } from './options.js';
 
 /** A sandbox reading: its choices, and its default (the reading thought most likely), from sandbox/readings.ts. */
 function reading<K extends keyof typeof READING_CHOICES>(name: K, flag: `--${string}`, help: string) {
   return { flags: `${flag} <reading>` as const, help, commands: ['sandbox'] as const, choices: READING_CHOICES[name], default: DEFAULT_READINGS[name] };
+}
+
+/** A data release, YYYY-MM within the sandbox's range (sandbox/release.ts says the range and why). */
+function release(value: string): string {
+  try {
+    releaseOffset(value);
+  } catch (err) {
+    throw new InvalidArgumentError((err as Error).message);
+  }
+  return value;
 }
 
 /** The sandbox's options, in the order help lists them. */
@@ -18,7 +30,14 @@ export const SANDBOX_OPTIONS = {
   latencyMs: { flags: '--latency-ms <n>', help: 'added latency per request', commands: ['sandbox'], parse: intOption(0), default: 0 },
   failRate: { flags: '--fail-rate <p>', help: 'share of requests answered 503', commands: ['sandbox'], parse: probability, default: 0 },
   seed: { flags: '--seed <s>', help: 'dataset and fault seed', commands: ['sandbox'], default: '1' },
-  hosts: { flags: '--hosts <n>', help: 'hosts in the dataset', commands: ['sandbox'], parse: intOption(1), default: 5000 },
+  hosts: { flags: '--hosts <n>', help: 'hosts in the dataset (at its first release)', commands: ['sandbox'], parse: intOption(1), default: 5000 },
+  release: {
+    flags: '--release <yyyy-mm>',
+    help: `data release served: each month after ${FIRST_RELEASE} (the first) moves a few hosts (technologies, traffic band, redirects, gone, new); switch it: POST /__sandbox/release`,
+    commands: ['sandbox'],
+    parse: release,
+    default: FIRST_RELEASE,
+  },
   // The sandbox's readings of what the spec leaves open (sandbox/readings.ts); each help says why its default.
   allAbsent: reading('allAbsent', '--all-absent', 'a batch of absent hosts only: 200 with empty data, or 404; charged either way (empty: §7 has no batch 404)'),
   overQuota: reading('overQuota', '--over-quota', 'a batch costing more than is left: 402 whole, or its first hosts served (refuse: no silent throttling)'),

@@ -14,6 +14,7 @@ export default async function sandbox(ctx: Context<'sandbox'>): Promise<number> 
     latencyMs: o.latencyMs,
     seed: o.seed,
     hosts: o.hosts,
+    release: o.release,
     faults: { unavailable: o.failRate },
     slowMs: o.slowMs,
     allAbsent: o.allAbsent,
@@ -32,7 +33,7 @@ export default async function sandbox(ctx: Context<'sandbox'>): Promise<number> 
   const hosts = sb.hostList().slice(0, 3).join(' ');
   // What the user needs to point the CLI at it goes to stdout (it is this command's data); the rest to stderr.
   ctx.io.stdout.write(`DOMAIN_INTEL_BASE_URL=${sb.baseUrl}\nDOMAIN_INTEL_API_KEY=${sb.key}\n`);
-  ctx.logger.info(`sandbox listening on ${sb.url} (plan ${o.plan ?? 'business'}, window ${o.windowMs} ms); try:`);
+  ctx.logger.info(`sandbox listening on ${sb.url} (plan ${o.plan ?? 'business'}, window ${o.windowMs} ms, release ${sb.release()}); try:`);
   ctx.logger.info(`  export DOMAIN_INTEL_BASE_URL=${sb.baseUrl} DOMAIN_INTEL_API_KEY=<the key above>; domain-intel lookup ${hosts}`);
   const readings = Object.entries(sb.readings()).map(([name, value]) => `${name}=${Array.isArray(value) ? value.join(',') : String(value)}`);
   ctx.logger.info(`readings: ${readings.join(' ')} (switch them: POST /__sandbox/readings)`);
