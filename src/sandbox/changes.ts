@@ -7,7 +7,7 @@ import { createDataset } from './dataset.js';
 import type { Dataset } from './types.js';
 
 /** A value as compared: lists (technologies) kept as lists. */
-export type ChangeValue = string | number | boolean | string[] | null;
+type ChangeValue = string | number | boolean | string[] | null;
 
 /**
  * One change of a domain profile (the lookup and batch answer). `field` is one of the profile columns the CLI

@@ -250,6 +250,7 @@ export function createDataset(seed: number | string = 1, hosts = 5000, release: 
       return apex === undefined || !isHeld(host) ? null : profileOf(host, apex);
     },
     traffic: (host) => (isHeld(host) ? structuredClone(courseOf(host).traffic) : null),
+    // A host gone at this release still gets its organisation's figure: the firm did not go with one website.
     employees(host): EmployeesResult | null {
       const apex = apexByHost.get(host) ?? getDomain(host);
       if (apex === null || !orgApexes.has(apex)) return null;

@@ -130,7 +130,7 @@ export function hostCourse(seed: number | string, host: string, offset: number, 
     const month = shiftMonth(FIRST_RELEASE, k);
     const rng = Rng.for(seed, 'release', month, host);
     const r = rng.float();
-    // Gone hosts are frozen: they come back as they left, so 'back' is a status change only.
+    // Gone hosts are frozen: they come back as they left (their organisation's headcount may have moved).
     if (!course.held) {
       if (r < BACK) course.held = true;
       continue;
