@@ -2,6 +2,10 @@
 // month to month, the first release being the dataset as it always was, and changesBetween, the answer key
 // the change feed's tests check against. Small datasets keep it fast; the fingerprint is of the default one.
 import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { changesBetween, createDataset, FIRST_RELEASE, type ReleaseChange, type Sandbox, startSandbox } from '../../src/sandbox/index.js';
@@ -208,6 +212,41 @@ describe('a sandbox switching release mid-test', () => {
     expect((await admin('hosts')).json).toEqual(next.hosts());
     expect((await admin('changes?from=2025-10')).json).toEqual(changes);
     expect((await admin('release')).json).toEqual({ release: '2025-11' });
+  });
+
+  it('differs, to a batch run refreshed after the switch, exactly where changesBetween says, column by column', async () => {
+    sb.setRelease(FIRST_RELEASE);
+    const changes = sb.changesBetween(FIRST_RELEASE, '2025-11');
+    const moved = [...new Set(changes.map((c) => c.host))].slice(0, 40);
+    const still = first
+      .hosts()
+      .filter((h) => !changes.some((c) => c.host === h))
+      .slice(0, 20);
+    const dir = mkdtempSync(join(tmpdir(), 'di-release-'));
+    const input = join(dir, 'crm.csv');
+    writeFileSync(input, `id,website\n${[...moved, ...still].map((h, i) => `${i},${h}`).join('\n')}\n`);
+    const env = cliEnv({ DOMAIN_INTEL_BASE_URL: sb.baseUrl, DOMAIN_INTEL_API_KEY: sb.key });
+    const run = async (out: string, ...flags: string[]) => {
+      const r = await runInProcess(['batch', input, '-o', join(dir, out), '--format', 'csv', ...flags], { env });
+      expect(r.code, r.stderr).toBe(0);
+      return parse(readFileSync(join(dir, out), 'utf8'), { columns: true }) as Record<string, string>[];
+    };
+    const before = await run('before.csv');
+    sb.setRelease('2025-11');
+    sb.resetCounters();
+    const after = await run('after.csv', '--refresh');
+    // Every host asked once more, and only once: the refresh bought the new release's answers.
+    expect(sb.charges().total).toBe(moved.length + still.length);
+    const seen = new Set<string>();
+    before.forEach((row, i) => {
+      const now = after[i] as Record<string, string>;
+      const host = row.website as string;
+      // A row whose status moved has every column of ours moved with it: the status change alone is listed.
+      const fields = row.status !== now.status ? ['status'] : Object.keys(row).filter((k) => k !== 'fetched_at' && row[k] !== now[k]);
+      for (const field of fields) seen.add(`${host} ${field}`);
+    });
+    const expected = changes.filter((c) => moved.includes(c.host)).map((c) => `${c.host} ${c.field}`);
+    expect([...seen].sort()).toEqual(expected.sort());
   });
 
   it('refuses a bad release and keeps serving the one it had', async () => {
