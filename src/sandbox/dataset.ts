@@ -1,7 +1,8 @@
 // The deterministic dataset behind the sandbox. Each host's fields come from a PRNG stream keyed by
 // (seed, purpose, host), so a host's profile does not depend on the order it is asked for, and the
 // organisation-level facts (registrar, age, employees) come from a stream keyed by the apex, so every host
-// under one apex agrees on them.
+// under one apex agrees on them. Those streams give the first release; a later one replays the months since
+// on top (release.ts: technologies, traffic, redirects, presence, headcount), per host, on first use.
 import { getDomain } from 'tldts';
 import type { CatalogCategory, DomainProfile, EmployeeEstimate, EmployeesResult, TechnologyCount, TrafficHistory, TrafficMonth } from '../api/types.js';
 import { CATEGORIES, CATEGORY_PICKS, TECHNOLOGIES, compareNames, techsInPrimary, techsListedIn } from './catalog.js';
