@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import type Database from 'better-sqlite3';
 import { CacheUnavailableError, checkedForDamage, sqliteCode } from './errors.js';
 import { openClaims } from './claims.js';
-import { type HeldAnswer, historyReads, type PastAnswer } from './history.js';
+import { guarded, type HistoryReads, historyReads } from './history.js';
 import { openJournal, type StoredRow as Row } from './journal.js';
 import { cacheFiles } from './schema.js';
 
@@ -77,10 +77,8 @@ export interface AnswerCache {
   prune(maxAgeMs: number): number;
   /** Removes past answers replaced more than `maxAgeMs` ago; returns how many. */
   pruneHistory(maxAgeMs: number): number;
-  /** The answers held before the current one, newest first (history.ts; merged answers only). */
-  history(endpoint: string, host: string): PastAnswer[];
-  /** The answer the current one replaced, or with `at` the answer held then (history.ts). */
-  previous(endpoint: string, host: string, at?: number): HeldAnswer | null;
+  /** Reads of the answers held before the current ones (history.ts; merged answers only). */
+  readonly past: HistoryReads;
   close(): void;
 }
 
@@ -237,8 +235,7 @@ export function answerCache(db: Database.Database, file: string, clock: () => nu
         journal.merge();
         return past.prune(cutoff(maxAgeMs));
       }),
-    history: (endpoint, host) => reading(() => past.history(endpoint, host)),
-    previous: (endpoint, host, at) => reading(() => past.previous(endpoint, host, at)),
+    past: guarded(past, reading),
     close: () => {
       if (!db.open) return;
       try {

@@ -113,3 +113,12 @@ function parse(body: string | null): unknown {
     throw err;
   }
 }
+
+/** `reads` with each call passed through `wrap` (the cache's translation of SQLite's errors into its own). */
+export function guarded(reads: HistoryReads, wrap: <T>(fn: () => T) => T): HistoryReads {
+  const out: Record<string, unknown> = {};
+  for (const [name, fn] of Object.entries(reads) as [string, (...args: unknown[]) => unknown][]) {
+    out[name] = (...args: unknown[]) => wrap(() => fn(...args));
+  }
+  return out as unknown as HistoryReads;
+}

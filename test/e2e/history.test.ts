@@ -77,13 +77,13 @@ describe('history and kill -9', () => {
     const refreshed = new Map(recent.map((r) => [r.host, r.fetched_at]));
 
     const cache = await openCache({ dir: join(cacheFile, '..') });
-    const withHistory = hosts.filter((h) => cache.history('domain', h).length > 0);
+    const withHistory = hosts.filter((h) => cache.past.history('domain', h).length > 0);
     // Exactly the refreshed hosts whose held answer differed: not the others refreshed, not those not reached.
     expect(withHistory.sort()).toEqual([...refreshed.keys()].filter((h) => changed.has(h)).sort());
     expect(withHistory.length).toBeGreaterThan(50);
     for (const h of withHistory) {
       const old = before.get(h);
-      expect(cache.history('domain', h)).toEqual([
+      expect(cache.past.history('domain', h)).toEqual([
         { status: 'found', body: JSON.parse(old?.body ?? 'null'), fetchedAt: old?.fetched_at, replacedAt: refreshed.get(h) },
       ]);
       // The refreshed answer is the one held now.
@@ -118,7 +118,7 @@ describe('history and kill -9', () => {
     expect(pruned.code).toBe(0);
     expect(pruned.stderr).toMatch(/removed 1 past answers replaced over 5d 00h ago/);
     const after = await openCache({ dir });
-    expect(after.history('domain', 'a.example')).toMatchObject([{ body: { technologies: ['Shopify'] } }]);
+    expect(after.past.history('domain', 'a.example')).toMatchObject([{ body: { technologies: ['Shopify'] } }]);
     after.close();
     const bad = await runInProcess(['cache', 'prune', '--history', 'soon'], { env });
     expect(bad.code).toBe(2);

@@ -27,9 +27,9 @@ describe('history in the cache', () => {
     cache.putMany(batch(['b.example', 'c.example'], (h) => (h === 'b.example' ? withTech(h, ['Nginx', 'Shopify']) : profile(h))));
     cache.close(); // the merge fires the trigger
     const again = await openCache({ dir, clock: () => clock.now });
-    expect(again.history('domain', 'a.example')).toEqual([]);
-    expect(again.history('domain', 'c.example')).toEqual([]);
-    expect(again.history('domain', 'b.example')).toEqual([{ status: 'found', body: profile('b.example'), fetchedAt: t0, replacedAt: t1 }]);
+    expect(again.past.history('domain', 'a.example')).toEqual([]);
+    expect(again.past.history('domain', 'c.example')).toEqual([]);
+    expect(again.past.history('domain', 'b.example')).toEqual([{ status: 'found', body: profile('b.example'), fetchedAt: t0, replacedAt: t1 }]);
     expect(again.get('domain', 'b.example', DAY)).toMatchObject({ body: withTech('b.example', ['Nginx', 'Shopify']), fetchedAt: t1 });
     expect(again.stats().history).toBe(1);
     again.close();
@@ -48,24 +48,24 @@ describe('history in the cache', () => {
     putOne(cache, 'domain', 'a.example', 'found', withTech('a.example', ['Shopify'])); // missing -> found (back)
     clock.now += DAY;
     putOne(cache, 'domain', 'a.example', 'found', withTech('a.example', ['Shopify'])); // same: nothing
-    expect(cache.history('domain', 'a.example')).toEqual([
+    expect(cache.past.history('domain', 'a.example')).toEqual([
       { status: 'missing', body: null, fetchedAt: t1, replacedAt: t2 },
       { status: 'found', body: profile('a.example'), fetchedAt: t0, replacedAt: t1 },
     ]);
-    expect(cache.previous('domain', 'a.example')).toMatchObject({ status: 'missing', replacedAt: t2 });
+    expect(cache.past.previous('domain', 'a.example')).toMatchObject({ status: 'missing', replacedAt: t2 });
     // The answer held at a moment: the oldest replaced after it, else the current one.
-    expect(cache.previous('domain', 'a.example', t0 + 1)).toMatchObject({ status: 'found', body: profile('a.example') });
-    expect(cache.previous('domain', 'a.example', t1)).toMatchObject({ status: 'missing' });
-    expect(cache.previous('domain', 'a.example', t2 + 1)).toEqual({
+    expect(cache.past.previous('domain', 'a.example', t0 + 1)).toMatchObject({ status: 'found', body: profile('a.example') });
+    expect(cache.past.previous('domain', 'a.example', t1)).toMatchObject({ status: 'missing' });
+    expect(cache.past.previous('domain', 'a.example', t2 + 1)).toEqual({
       status: 'found',
       body: withTech('a.example', ['Shopify']),
       fetchedAt: clock.now,
       replacedAt: null,
     });
     // Other endpoints and hosts are apart; a host never changed has no history.
-    expect(cache.history('traffic', 'a.example')).toEqual([]);
-    expect(cache.previous('domain', 'never.example')).toBeNull();
-    expect(cache.previous('domain', 'never.example', t1)).toBeNull();
+    expect(cache.past.history('traffic', 'a.example')).toEqual([]);
+    expect(cache.past.previous('domain', 'never.example')).toBeNull();
+    expect(cache.past.previous('domain', 'never.example', t1)).toBeNull();
     expect(cache.stats().history).toBe(2);
     cache.close();
     // And it is in the file, for the next process.
@@ -83,12 +83,12 @@ describe('history in the cache', () => {
     const changed = new Set(hosts.filter((_, i) => i % 20 === 0)); // 5%
     cache.putMany(batch(hosts, (h) => (changed.has(h) ? withTech(h, ['Nginx', 'Shopify']) : profile(h))));
     // Unmerged: nothing has been replaced yet.
-    expect(cache.previous('domain', 'h0.example')).toBeNull();
+    expect(cache.past.previous('domain', 'h0.example')).toBeNull();
     cache.close();
     const reopened = await openCache({ dir, clock: () => clock.now });
     expect(reopened.stats().history).toBe(changed.size);
     for (const h of hosts) {
-      const past = reopened.history('domain', h);
+      const past = reopened.past.history('domain', h);
       if (changed.has(h)) expect(past).toEqual([{ status: 'found', body: profile(h), fetchedAt: t0, replacedAt: t0 + DAY }]);
       else expect(past).toEqual([]);
     }
@@ -101,7 +101,7 @@ describe('history in the cache', () => {
     cache.putMany(batch(hosts, profile));
     clock.now += DAY;
     cache.putMany(batch(hosts, (h) => withTech(h, ['Nginx', 'Shopify']))); // the append reaches MERGE_EVERY: merged now
-    expect(cache.previous('domain', 'm7.example')).toMatchObject({ body: profile('m7.example') });
+    expect(cache.past.previous('domain', 'm7.example')).toMatchObject({ body: profile('m7.example') });
     expect(cache.stats().history).toBe(MERGE_EVERY);
     cache.close();
   });
@@ -113,10 +113,10 @@ describe('history in the cache', () => {
     putOne(cache, 'domain', 'k.example', 'found', readProfile(sent, 'batch'));
     clock.now += DAY;
     putOne(cache, 'domain', 'k.example', 'found', readProfile({ ...shuffled, extra: 'dropped' }, 'batch'));
-    expect(cache.history('domain', 'k.example')).toEqual([]);
+    expect(cache.past.history('domain', 'k.example')).toEqual([]);
     clock.now += DAY;
     putOne(cache, 'domain', 'k.example', 'found', readProfile({ ...shuffled, platform: 'y' }, 'batch'));
-    expect(cache.history('domain', 'k.example')).toHaveLength(1);
+    expect(cache.past.history('domain', 'k.example')).toHaveLength(1);
     cache.close();
   });
 
@@ -132,11 +132,11 @@ describe('history in the cache', () => {
     expect(cache.stats().history).toBe(3);
     // old.example's answer (day 1) is older than 5 days: it goes, and its history with it.
     expect(cache.prune(5 * DAY)).toBe(1);
-    expect(cache.history('domain', 'old.example')).toEqual([]);
-    expect(cache.history('domain', 'kept.example')).toHaveLength(2);
+    expect(cache.past.history('domain', 'old.example')).toEqual([]);
+    expect(cache.past.history('domain', 'kept.example')).toHaveLength(2);
     // Now is day 11. History replaced more than 9 days ago: the first (replaced at day 1) goes, the second (day 11) stays.
     expect(cache.pruneHistory(9 * DAY)).toBe(1);
-    expect(cache.history('domain', 'kept.example')).toMatchObject([{ status: 'missing' }]);
+    expect(cache.past.history('domain', 'kept.example')).toMatchObject([{ status: 'missing' }]);
     expect(cache.pruneHistory(Infinity)).toBe(0);
     expect(cache.clear()).toBe(1);
     expect(cache.stats().history).toBe(0);
@@ -152,7 +152,7 @@ describe('history in the cache', () => {
     old.close();
     const cache = await openCache({ dir, clock: () => 2000 });
     putOne(cache, 'domain', 'o.example', 'missing', null);
-    expect(cache.history('domain', 'o.example')).toEqual([{ status: 'found', body: profile('o.example'), fetchedAt: 1000, replacedAt: 2000 }]);
+    expect(cache.past.history('domain', 'o.example')).toEqual([{ status: 'found', body: profile('o.example'), fetchedAt: 1000, replacedAt: 2000 }]);
     cache.close();
   });
 });
