@@ -4,7 +4,7 @@ import { openJobInput, runJob } from '../pipeline/job.js';
 import { enrich } from '../pipeline/run.js';
 import { RateLimiter } from '../pipeline/schedule.js';
 import { type RunStats, stopCause } from '../pipeline/stats.js';
-import type { EnrichedRow, RunKind } from '../pipeline/types.js';
+import type { EnrichedRow, InputShape, RunKind } from '../pipeline/types.js';
 import type { Context } from './context.js';
 import type { EnrichCommand } from './options.js';
 import { EXIT } from './exit-codes.js';
@@ -136,7 +136,8 @@ export async function runList(ctx: Context<EnrichCommand>, spec: ListSpec): Prom
   } else {
     const out = await openOutput(target, ctx.io.stdout, { signal: ctx.interrupted, onWait: (what) => ctx.logger.info(what) });
     try {
-      ({ stats } = await runJob(
+      let shape: InputShape;
+      ({ stats, shape } = await runJob(
         input(),
         {
           stream: out.stream,
@@ -151,6 +152,7 @@ export async function runList(ctx: Context<EnrichCommand>, spec: ListSpec): Prom
         { ...runOptions, onProgress, onEvent },
       ));
       progress.stop();
+      if (shape.earlier) ctx.logger.info(`${'file' in spec.source ? spec.source.file : 'input'}: the ${shape.earlier.length} columns an earlier run appended are written afresh`);
       ended = await endOutput(out, stats, { target, replaceIncomplete: o.replaceIncomplete === true, maxLookups: o.maxLookups ?? null });
     } catch (err) {
       progress.stop();

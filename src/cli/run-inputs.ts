@@ -5,6 +5,7 @@ import { type FileHandle, open, stat } from 'node:fs/promises';
 import { PassThrough, type Readable } from 'node:stream';
 import { InputError, UsageError } from '../api/errors.js';
 import type { AnswerStore } from '../pipeline/answer-store.js';
+import { ourColumnLists } from '../pipeline/earlier.js';
 import type { JobInput } from '../pipeline/job.js';
 import type { Context } from './context.js';
 import type { ListSpec } from './list.js';
@@ -18,12 +19,16 @@ export async function openSource(ctx: Context<EnrichCommand>, spec: ListSpec): P
     return () => ({ records, fileName: 'arguments' });
   }
   const file = spec.source.file;
-  const common = { ...(o.column === undefined ? {} : { column: o.column }), format: o.inputFormat };
+  // Columns an earlier run appended (this file is our own output, as in the nightly pattern) are dropped on
+  // reading and written afresh: the lists are those this command writes, and every kind's defaults.
+  const earlier = ourColumnLists(o.prefix ?? '', o.fields ?? []);
+  const common = { ...(o.column === undefined ? {} : { column: o.column }), format: o.inputFormat, earlier };
+  const csvOut = (o.format ?? 'csv') === 'csv';
   if (file === '-') {
     // `batch - -o in.csv < in.csv` would replace the file stdin reads, as -o naming the input would.
     const fd = (ctx.io.stdin as { fd?: unknown }).fd;
     const piped = typeof fd === 'number' ? await fstatOf(fd) : null;
-    if (piped?.isFile()) await refuseSameFile(o.output, piped, async () => {});
+    if (piped?.isFile()) await refuseSameFile(o.output, piped, csvOut, async () => {});
     let used = false;
     return () => {
       if (used) throw new UsageError('stdin can be read only once');
@@ -41,7 +46,7 @@ export async function openSource(ctx: Context<EnrichCommand>, spec: ListSpec): P
     await handle.close();
     throw new UsageError(`${file}: is a directory`);
   }
-  await refuseSameFile(o.output, st, () => handle.close());
+  await refuseSameFile(o.output, st, csvOut, () => handle.close());
   let first: FileHandle | null = handle;
   ctx.onClose(async () => {
     await first?.close();
@@ -97,15 +102,18 @@ export async function openRunStore(ctx: Context): Promise<AnswerStore> {
 }
 
 /**
- * -o naming the input (or a link to it, or the file stdin reads) would replace the user's export with the
- * enriched copy: refused, as nothing in the output can give back the file it replaced. A device or pipe read
- * and written is theirs to use so.
+ * -o naming the input (or a link to it, or the file stdin reads) is how a list is kept enriched in place (the
+ * nightly pattern): allowed for CSV, which keeps every cell of the user's byte for byte and puts ours after
+ * them, so nothing of theirs is lost and the next run drops ours and writes them afresh (earlier.ts). The file
+ * is replaced only by a complete run, after it was read to its end (output-file.ts renames over it; the input
+ * is read from the file as it was). JSON or NDJSON over the input would replace the export with another
+ * format: refused.
  */
-async function refuseSameFile(output: string | undefined, input: Stats, close: () => Promise<void>): Promise<void> {
+async function refuseSameFile(output: string | undefined, input: Stats, csvOut: boolean, close: () => Promise<void>): Promise<void> {
   const target = output === undefined || output === '-' ? null : await stat(output).catch(() => null);
-  if (target?.isFile() && target.ino === input.ino && target.dev === input.dev) {
+  if (!csvOut && target?.isFile() && target.ino === input.ino && target.dev === input.dev) {
     await close();
-    throw new UsageError(`-o ${output} is the input file; write the output to another file (yours would be replaced)`);
+    throw new UsageError(`-o ${output} is the input file: only CSV output may replace its input (yours would become another format); write this one to another file`);
   }
 }
 

@@ -15,6 +15,8 @@ export interface JobInput {
   fileName: string;
   column?: string;
   format?: InputFormat;
+  /** Column lists an earlier run of ours may have appended, dropped on reading (read.ts, earlier.ts). */
+  earlier?: readonly (readonly string[])[];
 }
 
 export interface JobOutput {
@@ -43,6 +45,7 @@ export async function openJobInput(input: JobInput): Promise<{ shape: InputShape
     fileName: input.fileName,
     ...(input.column === undefined ? {} : { column: input.column }),
     ...(input.format === undefined ? {} : { format: input.format }),
+    ...(input.earlier === undefined ? {} : { earlier: input.earlier }),
   });
   return { shape: opened.shape, records: opened.chunks ?? opened.records };
 }

@@ -26,6 +26,7 @@ import { Readable as ReadableStream } from 'node:stream';
 import { parse, CsvError } from 'csv-parse';
 import { UsageError } from '../api/errors.js';
 import type { InputRecord, InputShape } from './types.js';
+import { earlierColumns } from './earlier.js';
 import { type ByteFacts, inputError, MAX_LINE_BYTES, utf8Chunks } from './decode.js';
 import { LineReader, lineText, RowStarts, tooLong } from './lines.js';
 import { showValue } from './show.js';
@@ -38,6 +39,11 @@ export interface OpenInputOptions {
   /** Host column: a header name (case-insensitive) or a 1-based index. */
   column?: string;
   format?: InputFormat;
+  /**
+   * Column lists an earlier run of ours may have appended (earlier.ts ourColumnLists): when the header ends
+   * with one, those columns are dropped from the header and every row, and named in the shape (`earlier`).
+   */
+  earlier?: readonly (readonly string[])[];
 }
 
 export interface OpenedInput {
@@ -189,16 +195,30 @@ async function openTable(reader: LineReader, first: FirstLine, format: 'csv' | '
 
   let opening: InputRecord[] | null;
   let hostColumn: number;
+  let cut = -1;
+  let ours = 0;
+  let earlier: string[] = [];
   try {
     opening = await pull();
-    hostColumn = findHostColumn(opening?.[0]?.cells ?? [], opts.column, file);
+    const header = opening?.[0]?.cells ?? [];
+    cut = earlierColumns(header, opts.earlier ?? []);
+    if (cut !== -1) {
+      earlier = header.splice(cut);
+      ours = earlier.length;
+    }
+    // A plain list comes back from our CSV output as its one `input` column.
+    hostColumn = cut !== -1 && header.length === 1 && header[0] === 'input' ? 0 : findHostColumn(header, opts.column, file);
   } catch (err) {
     close();
     throw err;
   }
   const headers = opening?.[0]?.cells ?? [];
   const withValues = (batch: InputRecord[]): InputRecord[] => {
-    for (const r of batch) r.value = r.cells[hostColumn] ?? '';
+    for (const r of batch) {
+      // Cells past the header (a ragged row's) were written after our columns: they stay, ours go.
+      if (cut !== -1) r.cells.splice(cut, ours);
+      r.value = r.cells[hostColumn] ?? '';
+    }
     return batch;
   };
   async function* chunks(): AsyncGenerator<InputRecord[]> {
@@ -217,7 +237,7 @@ async function openTable(reader: LineReader, first: FirstLine, format: 'csv' | '
   // The header has been scanned to its end by now (the parser emitted it), so its line end is known; a file
   // that is a header without a line break ends in the LF put back above, after a CR if it had one.
   const eol = starts.eol ?? '\n';
-  return { shape: { format, headers, hostColumn, eol }, records: records(), chunks: chunks() };
+  return { shape: { format, headers, hostColumn, eol, ...(cut === -1 ? {} : { earlier }) }, records: records(), chunks: chunks() };
 }
 
 // csv-parse's messages name its own (miscounted) line; ours name the line where the row starts.

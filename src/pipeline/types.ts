@@ -25,6 +25,8 @@ export interface InputShape {
    * (the header of a CSV/TSV, outside quotes; the first line of a list). Absent: LF.
    */
   eol?: '\n' | '\r\n';
+  /** The columns an earlier run of ours appended, dropped on reading (earlier.ts); absent when none were. */
+  earlier?: string[];
 }
 
 /** Which endpoint a run enriches from; decides the result type and the appended columns. */

@@ -80,7 +80,7 @@ describe('an input file that cannot be read: exit 2 naming it', () => {
   });
 });
 
-describe('-o naming the input file', () => {
+describe('-o naming the input file in another format than CSV (in place as CSV: in-place.test.ts)', () => {
   it('is refused before anything is spent, directly or through a link; the export stays byte for byte', async () => {
     const { sb, dir, env } = await setUp();
     const file = join(dir, 'export.csv');
@@ -90,8 +90,8 @@ describe('-o naming the input file', () => {
     const link = join(dir, 'link.csv');
     symlinkSync(file, link);
     for (const target of [file, link]) {
-      const r = await runInProcess(['batch', file, '-o', target], { env });
-      refused(r, target, /is the input file; write the output to another file/, sb);
+      const r = await runInProcess(['batch', file, '-f', 'json', '-o', target], { env });
+      refused(r, target, /is the input file: only CSV output may replace its input/, sb);
       expect(readFileSync(file, 'utf8')).toBe(bytes);
     }
   });
@@ -104,14 +104,14 @@ describe('-o naming the input file', () => {
     writeFileSync(file, bytes);
     const { openSync, closeSync, readFileSync } = await import('node:fs');
     const fd = openSync(file, 'r');
-    const child = spawn(process.execPath, [BIN, 'batch', '-', '-o', file], { env, cwd: ROOT, stdio: [fd, 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, 'batch', '-', '-f', 'ndjson', '-o', file], { env, cwd: ROOT, stdio: [fd, 'pipe', 'pipe'] });
     closeSync(fd);
     let stdout = '';
     let stderr = '';
     child.stdout?.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
     child.stderr?.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
     const code = await new Promise<number | null>((ok) => child.on('close', (c) => ok(c)));
-    refused({ code, stdout, stderr }, file, /is the input file; write the output to another file/, sb);
+    refused({ code, stdout, stderr }, file, /is the input file: only CSV output may replace its input/, sb);
     expect(readFileSync(file, 'utf8')).toBe(bytes);
   });
 });
