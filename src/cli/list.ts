@@ -152,7 +152,10 @@ export async function runList(ctx: Context<EnrichCommand>, spec: ListSpec): Prom
         { ...runOptions, onProgress, onEvent },
       ));
       progress.stop();
-      if (shape.earlier) ctx.logger.info(`${'file' in spec.source ? spec.source.file : 'input'}: the ${shape.earlier.length} columns an earlier run appended are written afresh`);
+      if (shape.earlier)
+        ctx.logger.info(
+          `${'file' in spec.source ? spec.source.file : 'input'}: the ${shape.earlier.length} columns an earlier run appended are written afresh`,
+        );
       ended = await endOutput(out, stats, { target, replaceIncomplete: o.replaceIncomplete === true, maxLookups: o.maxLookups ?? null });
     } catch (err) {
       progress.stop();

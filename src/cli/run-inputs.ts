@@ -113,7 +113,9 @@ async function refuseSameFile(output: string | undefined, input: Stats, csvOut: 
   const target = output === undefined || output === '-' ? null : await stat(output).catch(() => null);
   if (!csvOut && target?.isFile() && target.ino === input.ino && target.dev === input.dev) {
     await close();
-    throw new UsageError(`-o ${output} is the input file: only CSV output may replace its input (yours would become another format); write this one to another file`);
+    throw new UsageError(
+      `-o ${output} is the input file: only CSV output may replace its input (yours would become another format); write this one to another file`,
+    );
   }
 }
 

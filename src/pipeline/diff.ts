@@ -39,7 +39,18 @@ export function answerColumns(spec: KindSpec, host: string, answer: Compared): R
   const data = answer.status === 'found' ? spec.fanOut(answer.body, host) : null;
   const status: RowStatus = answer.status;
   // The kind tag is not read by the value builders (each is its kind's): any one will do.
-  const all = spec.values({ kind: 'profile', line: 0, cells: [], value: host, status, host, reason: null, data: data as EnrichedRow['data'], cached: true, fetchedAt: null });
+  const all = spec.values({
+    kind: 'profile',
+    line: 0,
+    cells: [],
+    value: host,
+    status,
+    host,
+    reason: null,
+    data: data as EnrichedRow['data'],
+    cached: true,
+    fetchedAt: null,
+  });
   const out: Record<string, FieldValue> = {};
   for (const [k, v] of Object.entries(all)) if (!NOT_DATA.has(k)) out[k] = v;
   return out;

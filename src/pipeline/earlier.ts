@@ -17,7 +17,10 @@ export function ourColumnLists(prefix: string, written: readonly string[] = [], 
   const lists: string[][] = [];
   for (const kind of KINDS) {
     const all = columnsFor(kind);
-    lists.push(all, all.filter((c) => c !== 'fetched_at'));
+    lists.push(
+      all,
+      all.filter((c) => c !== 'fetched_at'),
+    );
     for (const more of extra) lists.push([...all, ...more]);
   }
   if (written.length > 0) lists.push([...written]);

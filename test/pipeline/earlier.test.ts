@@ -24,7 +24,7 @@ describe('earlierColumns', () => {
     expect(earlierColumns(['domain', 'technologies', 'status'], ourColumnLists('', ['technologies', 'status']))).toBe(1);
   });
 
-  it('leaves a header that only looks like ours: a partial list, a column out of order, or nothing of the user\'s', () => {
+  it("leaves a header that only looks like ours: a partial list, a column out of order, or nothing of the user's", () => {
     expect(earlierColumns(['domain', 'status', 'host', 'reason'], lists)).toBe(-1);
     expect(earlierColumns(['domain', ...profile.slice(1), profile[0] as string], lists)).toBe(-1);
     expect(earlierColumns([...profile], lists)).toBe(-1);
