@@ -3,7 +3,7 @@
 // open (sandbox/readings.ts); each reading's help says why its default.
 import { InvalidArgumentError } from 'commander';
 import { DEFAULT_READINGS, READING_CHOICES } from '../sandbox/readings.js';
-import { FIRST_RELEASE, releaseOffset } from '../sandbox/release.js';
+import { FIRST_RELEASE, releaseOffset } from '../sandbox/months.js';
 import { counts, intOption, probability } from './option-parsers.js';
 import type { OptionRow } from './options.js';
 

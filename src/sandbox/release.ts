@@ -6,15 +6,10 @@
 // and whatever order hosts are asked in.
 import type { EmployeeEstimate, TrafficHistory, TrafficMonth } from '../api/types.js';
 import { compareNames, TECHNOLOGIES } from './catalog.js';
+import { FIRST_RELEASE, monthsFrom, shiftMonth } from './months.js';
 import { Rng } from './random.js';
 
-/** The first release: the dataset before anything moved, and the default. */
-export const FIRST_RELEASE = '2025-10';
-/**
- * Releases go up to ten years past the first: building one replays every month since the first, per host,
- * so the cost grows with the distance; nobody needs a sandbox further ahead than that.
- */
-const MAX_MONTHS = 120;
+export { FIRST_RELEASE, releaseOffset, shiftMonth } from './months.js';
 
 // Per host and month, at most one event, in this order of the draw; the rates make "some" and "a few" of
 // 5,000 hosts a month: ~20 leave, ~125 adopt a technology, ~75 drop one, ~115 change traffic band, ~20 start
@@ -73,28 +68,6 @@ const bandIndex = (visits: number): number => {
   const i = BANDS.findIndex(([below]) => visits < below);
   return i === -1 ? BANDS.length : i;
 };
-
-export function shiftMonth(month: string, delta: number): string {
-  const [y, m] = month.split('-').map(Number) as [number, number];
-  const index = y * 12 + (m - 1) + delta;
-  return `${Math.floor(index / 12)}-${String((index % 12) + 1).padStart(2, '0')}`;
-}
-
-function monthsFrom(a: string, b: string): number {
-  const [ya, ma] = a.split('-').map(Number) as [number, number];
-  const [yb, mb] = b.split('-').map(Number) as [number, number];
-  return yb * 12 + mb - (ya * 12 + ma);
-}
-
-/** Months from the first release to `release` (YYYY-MM); a RangeError for a malformed or out-of-range one. */
-export function releaseOffset(release: string): number {
-  if (!/^\d{4}-(0[1-9]|1[0-2])$/.test(release)) throw new RangeError(`release must be a month YYYY-MM, got ${JSON.stringify(release)}`);
-  const offset = monthsFrom(FIRST_RELEASE, release);
-  if (offset < 0 || offset > MAX_MONTHS) {
-    throw new RangeError(`release must be from ${FIRST_RELEASE} to ${shiftMonth(FIRST_RELEASE, MAX_MONTHS)}, got ${release}`);
-  }
-  return offset;
-}
 
 /** How many hosts appear each month in a dataset of `hosts` first-release hosts (none in an empty one). */
 export function newHostsPerMonth(hosts: number): number {
