@@ -48,6 +48,12 @@ Re-running the same command resumes: answers already fetched come from the cache
     'domain-intel employees shop.example.co.uk',
     'domain-intel employees --input crm.csv --column website -o headcounts.csv   # one lookup per organisation',
   ]),
+  changes: block([
+    'domain-intel changes crm.csv                         # the last refresh against the answers it replaced',
+    'domain-intel changes crm.csv --since 1d --format ndjson | curl -s -d @- https://hooks.example/crm',
+    'domain-intel changes --all --tech Shopify --since 2026-11-01',
+    'domain-intel changes crm.csv --field technologies,traffic_band,redirect_to --format csv > moved.csv',
+  ]),
   tech: block(['domain-intel tech "Node.js"', 'domain-intel tech "TCP/IP Stack" --format json | jq .domains']),
   catalog: block(['domain-intel catalog --category cms', "domain-intel catalog --format json | jq -r '.[].technologies[].tech'"]),
   keys: block(['domain-intel keys add work < ~/secrets/domain-intel.key', 'domain-intel keys list', 'domain-intel keys use work && domain-intel keys verify']),

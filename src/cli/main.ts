@@ -15,6 +15,7 @@ const COMMANDS = {
   employees: () => import('./commands/employees.js'),
   tech: () => import('./commands/tech.js'),
   catalog: () => import('./commands/catalog.js'),
+  changes: () => import('./commands/changes.js'),
   keys: () => import('./commands/keys.js'),
   config: () => import('./commands/config.js'),
   quota: () => import('./commands/quota.js'),
@@ -108,6 +109,15 @@ function createProgram(io: Io, runAction: RunAction): Command {
   )
     .addHelpText('after', EXAMPLES.employees)
     .action((host: string | undefined, _o, cmd: Command) => runAction('employees', cmd, { host }));
+
+  addOptions(
+    program
+      .command('changes')
+      .description('what changed since the last refresh (or --since), per host of a file or of the whole cache; reads the cache only, spends nothing')
+      .argument('[file]', 'input file read as batch reads it; - or nothing for stdin'),
+  )
+    .addHelpText('after', EXAMPLES.changes)
+    .action((file: string | undefined, _o, cmd: Command) => runAction('changes', cmd, { file }));
 
   program.commandsGroup('Technologies (free):');
 

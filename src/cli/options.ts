@@ -8,6 +8,7 @@ import { type Command, Option } from 'commander';
 import { PLAN_NAMES } from '../api/types.js';
 import { DEFAULT_MAX_AGE_MS, durationText } from '../store/values.js';
 import { duration, intOption, list, rate } from './option-parsers.js';
+import { CHANGES_OPTIONS } from './changes-options.js';
 import { SANDBOX_OPTIONS } from './sandbox-options.js';
 
 const FORMATS = ['table', 'json', 'ndjson', 'csv'] as const;
@@ -15,11 +16,13 @@ const BATCH_FORMATS = ['csv', 'json', 'ndjson'] as const;
 const INPUT_FORMATS = ['auto', 'csv', 'tsv', 'lines'] as const;
 
 /** The commands that take options of their own, by path; every command takes the global options. */
-type CommandPath = 'lookup' | 'batch' | 'traffic' | 'employees' | 'tech' | 'catalog' | 'cache prune' | 'sandbox' | 'completion';
+type CommandPath = 'lookup' | 'batch' | 'traffic' | 'employees' | 'tech' | 'catalog' | 'cache prune' | 'sandbox' | 'completion' | 'changes';
 const ENRICH = ['lookup', 'batch', 'traffic', 'employees'] as const;
 /** The commands that enrich hosts (cli/list.ts runs them on lists). */
 export type EnrichCommand = (typeof ENRICH)[number];
 const FROM_FILE = ['batch', 'traffic', 'employees'] as const;
+/** The commands that read an input file as batch does. */
+const READS_FILE = [...FROM_FILE, 'changes'] as const;
 
 /** commander's flags for --version, which it declares itself (main.ts); completion offers them too. */
 export const VERSION_FLAGS = '-V, --version';
@@ -81,7 +84,7 @@ export const OPTIONS = {
   format: {
     flags: '-f, --format <format>',
     help: 'output format',
-    commands: [...ENRICH, 'tech', 'catalog'],
+    commands: [...ENRICH, 'tech', 'catalog', 'changes'],
     choices: FORMATS,
     per: { batch: { choices: BATCH_FORMATS } },
   },
@@ -91,11 +94,11 @@ export const OPTIONS = {
     help: 'let an incomplete run replace -o FILE (default: FILE kept, rows to FILE.partial)',
     commands: ENRICH,
   },
-  raw: { flags: '--raw', help: "neutralise no spreadsheet formulas in CSV cells, not even the service's", commands: [...ENRICH, 'tech', 'catalog'] },
+  raw: { flags: '--raw', help: "neutralise no spreadsheet formulas in CSV cells, not even the service's", commands: [...ENRICH, 'tech', 'catalog', 'changes'] },
   neutraliseInput: { flags: '--neutralise-input', help: 'neutralise formulas in your own input cells too (default: only ours)', commands: ENRICH },
   bom: { flags: '--bom', help: 'start CSV output with a UTF-8 BOM, for Excel (kept anyway when the input has one)', commands: ENRICH },
-  column: { flags: '--column <name|index>', help: 'the host column, by header name or 1-based index', commands: FROM_FILE },
-  inputFormat: { flags: '--input-format <format>', help: 'how to read the input', commands: FROM_FILE, choices: INPUT_FORMATS, default: 'auto' },
+  column: { flags: '--column <name|index>', help: 'the host column, by header name or 1-based index', commands: READS_FILE },
+  inputFormat: { flags: '--input-format <format>', help: 'how to read the input', commands: READS_FILE, choices: INPUT_FORMATS, default: 'auto' },
   prefix: { flags: '--prefix <text>', help: 'prefix for the appended columns, to avoid clashes with yours', commands: FROM_FILE, default: '' },
   fields: { flags: '--fields <list>', help: 'appended columns to write, comma-separated (see --help)', commands: FROM_FILE, parse: list },
   strict: { flags: '--strict', help: 'exit 3 when any row is invalid', commands: FROM_FILE },
@@ -134,6 +137,7 @@ export const OPTIONS = {
   concurrency: { flags: '--concurrency <n>', help: 'requests in flight', commands: ENRICH, parse: intOption(1), default: 8 },
   progress: { flags: '--progress', help: 'show progress even when stderr is not a terminal', commands: ENRICH },
 
+  ...CHANGES_OPTIONS,
   ...SANDBOX_OPTIONS,
 
   names: {

@@ -41,7 +41,7 @@ export interface PastAnswer {
 /** An answer as `held` returns it: a past one, or the one held now (`replacedAt` null). */
 export type HeldAnswer = Omit<PastAnswer, 'replacedAt'> & { replacedAt: number | null };
 
-export interface HistoryReads {
+export interface HistoryReads extends FeedReads {
   /** Every answer held before the current one, newest first; [] when the answer never changed. */
   history(endpoint: string, host: string): PastAnswer[];
   /**
@@ -89,6 +89,7 @@ export function historyReads(db: Database.Database): HistoryReads {
   const pruneBoth = db.transaction((cutoff: number) => pruneOld.run(cutoff).changes + pruneOrphans.run().changes);
 
   return {
+    ...feedReads(db),
     history: (endpoint, host) => all.all(endpoint, host).map((r) => held(r) as PastAnswer),
     previous(endpoint, host, at) {
       if (at === undefined) {
@@ -121,4 +122,34 @@ export function guarded(reads: HistoryReads, wrap: <T>(fn: () => T) => T): Histo
     out[name] = (...args: unknown[]) => wrap(() => fn(...args));
   }
   return out as unknown as HistoryReads;
+}
+
+// The change feed's reads (`domain-intel changes`, src/changes/).
+
+/** What `domain-intel changes` reads besides a host's history: the answer held now, and which hosts have a past. */
+export interface FeedReads {
+  /**
+   * The answer held now as merged (`replacedAt` null), or null. Not `get`: that sees this connection's
+   * unmerged answers too, and the feed must compare the latest with the history it replaced, both merged.
+   */
+  latest(endpoint: string, host: string): HeldAnswer | null;
+  /**
+   * Up to `limit` hosts with any history, in host order, after `after` (null: from the first): a page of
+   * `--all`, so every host is visited without all of them held in memory.
+   */
+  hostsWithHistory(endpoint: string, after: string | null, limit: number): string[];
+}
+
+function feedReads(db: Database.Database): FeedReads {
+  const latest = db.prepare<[string, string], Row>('SELECT status, body, fetched_at, NULL AS replaced_at FROM answers WHERE endpoint = ? AND host = ?');
+  // DISTINCT over the (endpoint, host, replaced_at) index: a walk of the index, one step per host.
+  const page = db.prepare<[string, string, number], string>('SELECT DISTINCT host FROM history WHERE endpoint = ? AND host > ? ORDER BY host LIMIT ?').pluck();
+  return {
+    latest(endpoint, host) {
+      const r = latest.get(endpoint, host);
+      return r === undefined ? null : { status: r.status, body: parse(r.body), fetchedAt: r.fetched_at, replacedAt: null };
+    },
+    // '' sorts before every host name.
+    hostsWithHistory: (endpoint, after, limit) => page.all(endpoint, after ?? '', limit),
+  };
 }

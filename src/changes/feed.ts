@@ -1,0 +1,69 @@
+// The change feed (`domain-intel changes`): for each host, the answer held at a moment (--since) or the one
+// the latest replaced, against the latest, as events. Reads the cache only; spends nothing.
+//
+// Profiles only (the `domain` endpoint, what `batch` and `lookup` keep): the columns a CRM list carries and
+// what the sandbox's releases move. Traffic series and employee estimates have histories of their own, which
+// a later `--kind` could read through the same steps.
+//
+// Merged answers only, on both sides: the history is written when answers are merged (store/history.ts), so
+// the latest is read from the merged table too, never from a running process's journal, whose answers have
+// replaced nothing yet. Opening the cache merges what a killed run left.
+import { diffAnswers } from '../pipeline/diff.js';
+import { KINDS } from '../pipeline/kinds.js';
+import type { HistoryReads } from '../store/history.js';
+import { type ChangeEvent, eventsOf } from './events.js';
+import { type FeedFilter, keeps } from './filter.js';
+
+/** The endpoint the feed reads. */
+export const FEED_ENDPOINT = KINDS.profile.endpoint;
+
+export interface FeedOptions {
+  reads: Pick<HistoryReads, 'latest' | 'history' | 'previous'>;
+  hosts: AsyncIterable<string> | Iterable<string>;
+  /** Epoch ms: compare the answer held then with the latest; null: the latest with the one it replaced. */
+  since: number | null;
+  filter: FeedFilter;
+}
+
+export interface FeedStats {
+  /** Hosts the cache holds an answer for, each compared once. */
+  compared: number;
+  /** Hosts asked about that the cache holds no answer for: nothing to compare. */
+  notHeld: number;
+  /** Hosts with at least one event kept. */
+  changed: number;
+  events: number;
+}
+
+/** The feed, host by host (each yield is one host's events, never empty); `stats` is filled in as it goes. */
+export async function* changeFeed(options: FeedOptions, stats: FeedStats): AsyncGenerator<ChangeEvent[]> {
+  const { reads, since, filter } = options;
+  for await (const host of options.hosts) {
+    const events = hostEvents(reads, host, since, stats);
+    const kept = events.filter((e) => keeps(filter, e));
+    if (kept.length === 0) continue;
+    stats.changed++;
+    stats.events += kept.length;
+    yield kept;
+  }
+}
+
+function hostEvents(reads: FeedOptions['reads'], host: string, since: number | null, stats: FeedStats): ChangeEvent[] {
+  const now = reads.latest(FEED_ENDPOINT, host);
+  if (now === null) {
+    stats.notHeld++;
+    return [];
+  }
+  stats.compared++;
+  // The newest past answer is the one the latest replaced, and its replaced_at when the latest was first seen.
+  const newest = reads.history(FEED_ENDPOINT, host)[0];
+  if (newest === undefined) return [];
+  // With --since: the answer held then. A host whose oldest answer the cache knows was fetched after --since
+  // is compared from that answer: the cache keeps when an answer was last fetched, not when first, so it
+  // cannot tell a host first fetched after --since from one fetched before and again since, unchanged. Taking
+  // the first for new (a status event from nothing) would report every host a nightly run re-fetched
+  // unchanged; so a host never changed in the cache reports nothing, and one that changed reports the net
+  // change since the oldest answer known.
+  const before = since === null ? newest : (reads.previous(FEED_ENDPOINT, host, since) ?? now);
+  return eventsOf(host, diffAnswers(KINDS.profile, host, before, now), newest.replacedAt);
+}

@@ -1,0 +1,52 @@
+// Which hosts the feed looks at: those of an input read as `batch` reads it (the same reader, normalisation
+// and key, so the same hosts), or every host with a past in the cache (--all), a page at a time.
+import { normaliseHost } from '../pipeline/normalise.js';
+import { KINDS } from '../pipeline/kinds.js';
+import { openSeenSet } from '../pipeline/seen.js';
+import type { InputRecord } from '../pipeline/types.js';
+import type { FeedReads } from '../store/history.js';
+
+/** What reading the input met besides hosts. */
+export interface InputCounts {
+  /** Rows whose value is no hostname (batch would mark them invalid): skipped. */
+  invalid: number;
+  /** Rows of a host met earlier in the input: looked at once. */
+  duplicates: number;
+}
+
+/** The distinct keys of `records` (arrays of them, as the reader's chunks come, or one by one), in input order. */
+export async function* inputHosts(records: AsyncIterable<InputRecord | InputRecord[]>, counts: InputCounts): AsyncGenerator<string> {
+  // The pipeline's set: flat memory however many distinct hosts (seen.ts), where a Set of strings would grow.
+  const seen = openSeenSet();
+  try {
+    for await (const item of records) {
+      const keys: string[] = [];
+      for (const record of Array.isArray(item) ? item : [item]) {
+        const n = normaliseHost(record.value);
+        if (n.ok) keys.push(KINDS.profile.keyOf(n.host));
+        else counts.invalid++;
+      }
+      const fresh = seen.add(keys);
+      for (let i = 0; i < keys.length; i++) {
+        if (fresh[i]) yield keys[i] as string;
+        else counts.duplicates++;
+      }
+    }
+  } finally {
+    seen.close();
+  }
+}
+
+/** Hosts per page of --all: enough to make each query worth it, few enough to hold nothing much. */
+const PAGE = 500;
+
+/** Every host with a past answer of `endpoint`, in host order, read a page at a time. */
+export function* hostsWithHistory(reads: Pick<FeedReads, 'hostsWithHistory'>, endpoint: string): Generator<string> {
+  let after: string | null = null;
+  for (;;) {
+    const page = reads.hostsWithHistory(endpoint, after, PAGE);
+    yield* page;
+    if (page.length < PAGE) return;
+    after = page[page.length - 1] as string;
+  }
+}

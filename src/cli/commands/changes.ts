@@ -1,0 +1,101 @@
+// `domain-intel changes [FILE|-]` (issue 17): what changed, per host of the input or of the whole cache
+// (--all), between the answer held at --since (default: the one the latest replaced) and the latest. Reads the
+// cache only: no client is opened, no key is needed, nothing is spent.
+import { open } from 'node:fs/promises';
+import { UsageError } from '../../api/errors.js';
+import type { ChangeEvent } from '../../changes/events.js';
+import { changeFeed, FEED_ENDPOINT, type FeedStats } from '../../changes/feed.js';
+import { checkFields, type FeedFilter, techMatcher } from '../../changes/filter.js';
+import { hostsWithHistory, type InputCounts, inputHosts } from '../../changes/hosts.js';
+import { sinceMoment } from '../../changes/since.js';
+import { createEventWriter, EVENT_COLUMNS } from '../../changes/write.js';
+import { fetchedAtText, renderList } from '../../pipeline/flatten.js';
+import { openInput } from '../../pipeline/read.js';
+import type { AnswerCache } from '../../store/cache.js';
+import type { Context } from '../context.js';
+import { EXIT } from '../exit-codes.js';
+import { groupedNumber } from '../output/format.js';
+import { renderTable } from '../output/table.js';
+import { sanitizeForTerminal } from '../output/terminal.js';
+
+export default async function changes(ctx: Context<'changes'>): Promise<number> {
+  const o = ctx.opts;
+  const file = ctx.args.file as string | undefined;
+  if (o.all && file !== undefined) throw new UsageError('give an input (FILE or -) or --all, not both');
+  const fields = o.field === undefined ? null : checkFields(o.field);
+  if (o.tech !== undefined && fields !== null && !fields.has('technologies')) {
+    throw new UsageError('--tech reports technologies changes, which --field leaves out; add technologies to --field');
+  }
+  const store = await ctx.store();
+  if (store === null) throw new UsageError('changes reads the cache, which is turned off');
+  const filter: FeedFilter = { fields, tech: o.tech === undefined ? null : techMatcher(o.tech, catalogNames(store)) };
+  const counts: InputCounts = { invalid: 0, duplicates: 0 };
+  const hosts = o.all ? hostsWithHistory(store.past, FEED_ENDPOINT) : inputHosts(await readInput(ctx, file ?? '-'), counts);
+  const format = o.format ?? (ctx.io.stdout.isTTY ? 'table' : 'ndjson');
+  const stats: FeedStats = { compared: 0, notHeld: 0, changed: 0, events: 0 };
+  const feed = changeFeed({ reads: store.past, hosts, since: o.since === undefined ? null : sinceMoment(o.since, ctx.io.clock.now()), filter }, stats);
+
+  if (format === 'table') {
+    // A table's widths need every row: the feed is gathered first (a terminal's worth, in the nightly use).
+    const all: ChangeEvent[] = [];
+    for await (const events of feed) all.push(...events);
+    if (all.length > 0) ctx.io.stdout.write(`${eventTable(ctx, all)}\n`);
+  } else {
+    const toTerminal = ctx.io.stdout.isTTY === true;
+    const writer = createEventWriter(ctx.io.stdout, { format, raw: o.raw === true, ...(toTerminal ? { cleanCell: sanitizeForTerminal } : {}) });
+    for await (const events of feed) await writer.write(events);
+    // Nothing on stdout when nothing changed, whatever the format: a hook piped from it gets no empty post.
+    if (stats.events > 0) await writer.end();
+  }
+  summarise(ctx, stats, counts);
+  return EXIT.OK;
+}
+
+/** The input, opened up front so a file that cannot be read is a usage error naming it. */
+async function readInput(ctx: Context<'changes'>, file: string) {
+  const common = { ...(ctx.opts.column === undefined ? {} : { column: ctx.opts.column }), format: ctx.opts.inputFormat };
+  if (file === '-') return records(await openInput(ctx.io.stdin, { fileName: 'stdin', ...common }));
+  const handle = await open(file, 'r').catch((err: NodeJS.ErrnoException) => {
+    throw new UsageError(`${file}: ${err.code === 'ENOENT' ? 'no such file' : `cannot be read (${err.code ?? err.message})`}`);
+  });
+  ctx.onClose(() => handle.close());
+  if ((await handle.stat()).isDirectory()) throw new UsageError(`${file}: is a directory`);
+  return records(await openInput(handle.createReadStream({ autoClose: false }), { fileName: file, ...common }));
+}
+
+function records(opened: Awaited<ReturnType<typeof openInput>>) {
+  return opened.chunks ?? opened.records;
+}
+
+/** The technology names of the cached catalog, or null when the cache holds none (it is never fetched here). */
+function catalogNames(store: AnswerCache): string[] | null {
+  const hit = store.get('catalog', '', Number.POSITIVE_INFINITY);
+  if (hit === null || !Array.isArray(hit.body)) return null;
+  return (hit.body as { technologies?: { tech?: unknown }[] }[]).flatMap((c) => (c.technologies ?? []).map((t) => String(t.tech)));
+}
+
+/** The events as a table: technologies as +adopted and -dropped, other lists as CSV joins them. */
+function eventTable(ctx: Context, events: ChangeEvent[]): string {
+  const names = (prefix: string, list: string[] | undefined) => (list && list.length > 0 ? list.map((n) => `${prefix}${n}`).join(' ') : null);
+  const rows = events.map((e) => ({
+    host: e.host,
+    field: e.field,
+    from: e.field === 'technologies' ? names('-', e.removed) : renderList(e.from),
+    to: e.field === 'technologies' ? names('+', e.added) : renderList(e.to),
+    at: fetchedAtText(e.at),
+  }));
+  const columns = EVENT_COLUMNS.map((key) => ({ key, ...(key === 'from' || key === 'to' ? { max: 40 } : {}) }));
+  return renderTable(rows, columns, { style: ctx.outStyle, ...(ctx.io.stdout.columns ? { width: ctx.io.stdout.columns } : {}) });
+}
+
+/** The stderr summary (not under --quiet, as batch's): what was compared, what changed, what was skipped. */
+function summarise(ctx: Context, stats: FeedStats, counts: InputCounts): void {
+  const n = groupedNumber;
+  const plural = (count: number, word: string) => `${n(count)} ${word}${count === 1 ? '' : 's'}`;
+  const notes = [stats.notHeld > 0 ? `${n(stats.notHeld)} not in the cache` : '', counts.invalid > 0 ? `${plural(counts.invalid, 'invalid row')} skipped` : '']
+    .filter((x) => x !== '')
+    .join(', ');
+  const compared = `compared ${plural(stats.compared, 'host')}${notes === '' ? '' : ` (${notes})`}`;
+  if (stats.events === 0) ctx.logger.info(`no changes; ${compared}`);
+  else ctx.logger.info(`${compared}: ${n(stats.changed)} changed, ${plural(stats.events, 'event')}`);
+}

@@ -1,0 +1,200 @@
+// `domain-intel changes` from outside (issue 17), against the sandbox's releases as the answer key: a batch at
+// 2025-10, a refresh at 2025-11, then the feed gives exactly changesBetween's changes for the input's hosts
+// (each once, nothing else), with no key and without a request to the service; --all, --field, --tech, the
+// formats; then a refresh at 2025-12 and --since picking the answer held at the moment asked.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse } from 'csv-parse/sync';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { changesBetween, type ReleaseChange, type Sandbox, startSandbox } from '../../src/sandbox/index.js';
+import { cliEnv, runInProcess } from '../helpers/cli.js';
+
+const HOSTS = 400;
+const key = (c: { host: string; field: string; from: unknown; to: unknown }) => JSON.stringify([c.host, c.field, c.from, c.to]);
+const keys = (list: { host: string; field: string; from: unknown; to: unknown }[]) => list.map(key).sort();
+const ndjson = (text: string) =>
+  text
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as { host: string; field: string; from: unknown; to: unknown; at: string; added?: string[]; removed?: string[] });
+
+let sb: Sandbox;
+let env: Record<string, string | undefined>;
+let noKey: Record<string, string | undefined>;
+let input: string;
+let dir: string;
+let hosts: string[];
+/** The latest moment before each refresh (epoch ms): every answer of the run before was fetched by then. */
+const before: number[] = [];
+
+/** Waits for the clock to pass `t`: a moment strictly between two runs, not a timing assertion. */
+async function pass(t: number): Promise<void> {
+  while (Date.now() <= t + 1) await new Promise((r) => setTimeout(r, 2));
+}
+
+async function batch(out: string, ...flags: string[]): Promise<Record<string, string>[]> {
+  const r = await runInProcess(['batch', input, '-o', join(dir, out), '--quiet', ...flags], { env });
+  expect(r.code, r.stderr).toBe(0);
+  return parse(readFileSync(join(dir, out), 'utf8'), { columns: true }) as Record<string, string>[];
+}
+
+/** changesBetween for the input's hosts. */
+const expected = (from: string, to: string): ReleaseChange[] => changesBetween(from, to, { hosts: HOSTS }).filter((c) => hosts.includes(c.host));
+
+beforeAll(async () => {
+  sb = await startSandbox({ port: 0, rpm: 0, hosts: HOSTS, release: '2025-10' });
+  // The input: hosts each month moves (some appear only later, some go), hosts no month moves, an invalid
+  // row and a duplicate.
+  const moved = [
+    ...new Set([...changesBetween('2025-10', '2025-11', { hosts: HOSTS }), ...changesBetween('2025-11', '2025-12', { hosts: HOSTS })].map((c) => c.host)),
+  ];
+  const still = sb
+    .hostList()
+    .filter((h) => !moved.includes(h))
+    .slice(0, 20);
+  hosts = [...moved.slice(0, 60), ...still];
+  // Kept for the whole file (the store helpers' temp dirs go after each test): the runs build on each other.
+  dir = mkdtempSync(join(tmpdir(), 'di-changes-'));
+  input = join(dir, 'crm.csv');
+  writeFileSync(input, `id,website\n${hosts.map((h, i) => `${i},https://${h}/`).join('\n')}\n99,not a host\n100,${hosts[0]}\n`);
+  env = cliEnv({ DOMAIN_INTEL_BASE_URL: sb.baseUrl, DOMAIN_INTEL_API_KEY: sb.key });
+  // The same cache and settings, but no key and no service: the feed must not need either.
+  noKey = { ...env, DOMAIN_INTEL_API_KEY: undefined, DOMAIN_INTEL_BASE_URL: undefined };
+  await batch('first.csv');
+  before.push(Date.now());
+  await pass(before[0] as number);
+  sb.setRelease('2025-11');
+  await batch('second.csv', '--refresh');
+});
+afterAll(async () => {
+  await sb?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('domain-intel changes', () => {
+  it('reports exactly what the release changed for the input, each change once, with no key and no lookup', async () => {
+    const changes = expected('2025-10', '2025-11');
+    expect(changes.some((c) => c.field === 'status')).toBe(true);
+    expect(changes.some((c) => c.field === 'technologies')).toBe(true);
+    sb.resetCounters();
+    const r = await runInProcess(['changes', input, '--format', 'ndjson'], { env: noKey });
+    expect(r.code, r.stderr).toBe(0);
+    const events = ndjson(r.stdout);
+    expect(keys(events)).toEqual(keys(changes));
+    // Spent nothing, asked nothing.
+    expect(sb.charges()).toMatchObject({ total: 0, requests: 0 });
+    // `at` is when the new answer was first seen: the refresh's fetched_at of that host's row.
+    const second = new Map(
+      (parse(readFileSync(join(dir, 'second.csv'), 'utf8'), { columns: true }) as Record<string, string>[]).map((row) => [row.website, row.fetched_at]),
+    );
+    for (const e of events) expect(e.at, e.host).toBe(second.get(`https://${e.host}/`));
+    // Technologies events name what was adopted and dropped.
+    for (const e of events.filter((x) => x.field === 'technologies')) {
+      expect(e.added).toEqual((e.to as string[]).filter((t) => !(e.from as string[]).includes(t)));
+      expect(e.removed).toEqual((e.from as string[]).filter((t) => !(e.to as string[]).includes(t)));
+    }
+    const changed = new Set(changes.map((c) => c.host)).size;
+    expect(r.stderr).toContain(`compared ${hosts.length} hosts (1 invalid row skipped): ${changed} changed, ${changes.length} events`);
+  });
+
+  it('--all covers every host with a past in the cache: here the input hosts', async () => {
+    const r = await runInProcess(['changes', '--all', '--format', 'ndjson'], { env: noKey });
+    expect(r.code, r.stderr).toBe(0);
+    expect(keys(ndjson(r.stdout))).toEqual(keys(expected('2025-10', '2025-11')));
+    const both = await runInProcess(['changes', input, '--all'], { env: noKey });
+    expect(both.code).toBe(2);
+    expect(both.stderr).toMatch(/not both/);
+  });
+
+  it('--field keeps those fields only; an unknown field is a usage error naming the choices', async () => {
+    const r = await runInProcess(['changes', input, '--field', 'traffic_band,status', '--format', 'ndjson'], { env: noKey });
+    expect(r.code, r.stderr).toBe(0);
+    const want = expected('2025-10', '2025-11').filter((c) => c.field === 'traffic_band' || c.field === 'status');
+    expect(want.length).toBeGreaterThan(0);
+    expect(keys(ndjson(r.stdout))).toEqual(keys(want));
+    const bad = await runInProcess(['changes', input, '--field', 'traffic_band,tech'], { env: noKey });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/unknown field tech; fields: status, resolves, technologies/);
+    // A field nothing moved: nothing on stdout, "no changes" on stderr, exit 0.
+    const none = await runInProcess(['changes', input, '--field', 'registrar'], { env: noKey });
+    expect([none.code, none.stdout]).toEqual([0, '']);
+    expect(none.stderr).toMatch(/no changes; compared \d+ hosts/);
+    const quiet = await runInProcess(['changes', input, '--field', 'registrar', '--quiet'], { env: noKey });
+    expect([quiet.code, quiet.stdout, quiet.stderr]).toEqual([0, '', '']);
+  });
+
+  it('--tech keeps the hosts that adopted or dropped it, matched case-insensitively; a name not in the catalog is refused', async () => {
+    const techs = expected('2025-10', '2025-11').filter((c) => c.field === 'technologies');
+    const name = techs.map((c) => (c.to as string[]).find((t) => !(c.from as string[]).includes(t))).find((t) => t !== undefined) as string;
+    const moved = techs.filter((c) => (c.to as string[]).includes(name) !== (c.from as string[]).includes(name));
+    for (const asked of [name, name.toUpperCase()]) {
+      const r = await runInProcess(['changes', input, '--tech', asked, '--format', 'ndjson'], { env: noKey });
+      expect(r.code, r.stderr).toBe(0);
+      expect(keys(ndjson(r.stdout)), asked).toEqual(keys(moved));
+    }
+    // With the catalog cached (free), a name is checked against it.
+    expect((await runInProcess(['catalog', '--format', 'json'], { env })).code).toBe(0);
+    const up = await runInProcess(['changes', input, '--tech', name.toUpperCase(), '--format', 'ndjson'], { env: noKey });
+    expect(keys(ndjson(up.stdout))).toEqual(keys(moved));
+    const bad = await runInProcess(['changes', input, '--tech', `${name}x`], { env: noKey });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain(`did you mean ${name}`);
+    const without = await runInProcess(['changes', input, '--tech', name, '--field', 'status'], { env: noKey });
+    expect(without.code).toBe(2);
+  });
+
+  it('writes CSV, a JSON array and, on a terminal, a table with technologies as +adopted -dropped', async () => {
+    const lines = (await runInProcess(['changes', input, '--format', 'ndjson'], { env: noKey })).stdout;
+    const all = ndjson(lines);
+    const json = await runInProcess(['changes', input, '--format', 'json'], { env: noKey });
+    expect(JSON.parse(json.stdout)).toEqual(all);
+    const csv = await runInProcess(['changes', input, '--format', 'csv'], { env: noKey });
+    const rows = parse(csv.stdout, { columns: true }) as Record<string, string>[];
+    expect(Object.keys(rows[0] ?? {})).toEqual(['host', 'field', 'from', 'to', 'at']);
+    expect(rows.map((row) => `${row.host} ${row.field} ${row.at}`)).toEqual(all.map((e) => `${e.host} ${e.field} ${e.at}`));
+    const tech = all.find((e) => e.field === 'technologies' && (e.added?.length ?? 0) > 0 && (e.removed?.length ?? 0) === 0);
+    if (tech === undefined) throw new Error('the release adopts no technology among the input hosts');
+    expect(rows.find((row) => row.host === tech.host && row.field === 'technologies')?.to).toBe((tech.to as string[]).join(';'));
+    const table = await runInProcess(['changes', input], { env: noKey, stdoutTTY: true, columns: 200 });
+    expect(table.code).toBe(0);
+    expect(table.stdout.split('\n')[0]).toMatch(/^host\s+field\s+from\s+to\s+at/);
+    const line = table.stdout.split('\n').find((l) => l.startsWith(`${tech.host} `) && l.includes('technologies'));
+    // Cells are two spaces apart: host, field, from (nothing dropped), to (+each adopted), at.
+    expect(line?.trim().split(/\s{2,}/)).toEqual([tech.host, 'technologies', '—', (tech.added ?? []).map((t) => `+${t}`).join(' '), tech.at]);
+    // Off a terminal the default is NDJSON.
+    expect((await runInProcess(['changes', input], { env: noKey })).stdout).toBe(lines);
+  });
+
+  it('--since picks the answer held then: three releases, the net change from the one held at that moment', async () => {
+    before.push(Date.now());
+    await pass(before[1] as number);
+    sb.setRelease('2025-12');
+    await batch('third.csv', '--refresh');
+    sb.resetCounters();
+    const feed = async (...flags: string[]) => {
+      const r = await runInProcess(['changes', input, '--format', 'ndjson', ...flags], { env: noKey });
+      expect(r.code, r.stderr).toBe(0);
+      return keys(ndjson(r.stdout));
+    };
+    const iso = (ms: number) => new Date(ms + 1).toISOString();
+    // Between the first run and the first refresh: the 2025-10 answers were held then.
+    expect(await feed('--since', iso(before[0] as number))).toEqual(keys(expected('2025-10', '2025-12')));
+    // Between the two refreshes: the 2025-11 answers.
+    const last = expected('2025-11', '2025-12');
+    expect(await feed('--since', iso(before[1] as number))).toEqual(keys(last));
+    // The default is each host's latest against the answer it replaced: the last refresh's change where it
+    // made one, else the one before (a host the 2025-12 refresh found unchanged still holds its 2025-11 answer).
+    const movedLast = new Set(last.map((c) => c.host));
+    expect(await feed()).toEqual(keys([...last, ...expected('2025-10', '2025-11').filter((c) => !movedLast.has(c.host))]));
+    // A day ago, before any answer: the oldest answer known stands for it, the net change of all three.
+    expect(await feed('--since', '1d')).toEqual(keys(expected('2025-10', '2025-12')));
+    // After the last refresh: nothing changed since.
+    expect(await feed('--since', new Date(Date.now() + 1000).toISOString())).toEqual([]);
+    expect(keys(expected('2025-10', '2025-12'))).not.toEqual(keys(expected('2025-11', '2025-12')));
+    expect(sb.charges()).toMatchObject({ total: 0, requests: 0 });
+    const bad = await runInProcess(['changes', input, '--since', 'yesterday'], { env: noKey });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--since/);
+  });
+});
