@@ -29,7 +29,7 @@ export interface EventWriter {
 }
 
 /** An event as JSON writes it: `at` as text, the technologies' added and removed kept. */
-export function eventRecord(e: ChangeEvent): Record<string, unknown> {
+function eventRecord(e: ChangeEvent): Record<string, unknown> {
   const record: Record<string, unknown> = { host: e.host, field: e.field, from: e.from, to: e.to, at: fetchedAtText(e.at) };
   if (e.added !== undefined) record.added = e.added;
   if (e.removed !== undefined) record.removed = e.removed;
