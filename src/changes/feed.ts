@@ -18,7 +18,7 @@ import { type FeedFilter, keeps } from './filter.js';
 export const FEED_ENDPOINT = KINDS.profile.endpoint;
 
 export interface FeedOptions {
-  reads: Pick<HistoryReads, 'latest' | 'history' | 'previous'>;
+  reads: Pick<HistoryReads, 'latest' | 'pastAmong' | 'history' | 'previous'>;
   hosts: AsyncIterable<string> | Iterable<string>;
   /** Epoch ms: compare the answer held then with the latest; null: the latest with the one it replaced. */
   since: number | null;
@@ -35,29 +35,42 @@ export interface FeedStats {
   events: number;
 }
 
+/** Hosts asked about the cache at once (one query for which are held and which have a past). */
+const CHUNK = 499;
+
 /** The feed, host by host (each yield is one host's events, never empty); `stats` is filled in as it goes. */
 export async function* changeFeed(options: FeedOptions, stats: FeedStats): AsyncGenerator<ChangeEvent[]> {
   const { reads, since, filter } = options;
+  let chunk: string[] = [];
+  const take = function* (hosts: string[]): Generator<ChangeEvent[]> {
+    const past = reads.pastAmong(FEED_ENDPOINT, hosts);
+    for (const host of hosts) {
+      const hasPast = past.get(host);
+      if (hasPast === undefined) stats.notHeld++;
+      else stats.compared++;
+      // Most hosts have no past: the same answer since it was first fetched, nothing to read further.
+      if (hasPast !== true) continue;
+      const kept = hostEvents(reads, host, since).filter((e) => keeps(filter, e));
+      if (kept.length === 0) continue;
+      stats.changed++;
+      stats.events += kept.length;
+      yield kept;
+    }
+  };
   for await (const host of options.hosts) {
-    const events = hostEvents(reads, host, since, stats);
-    const kept = events.filter((e) => keeps(filter, e));
-    if (kept.length === 0) continue;
-    stats.changed++;
-    stats.events += kept.length;
-    yield kept;
+    chunk.push(host);
+    if (chunk.length < CHUNK) continue;
+    yield* take(chunk);
+    chunk = [];
   }
+  yield* take(chunk);
 }
 
-function hostEvents(reads: FeedOptions['reads'], host: string, since: number | null, stats: FeedStats): ChangeEvent[] {
-  const now = reads.latest(FEED_ENDPOINT, host);
-  if (now === null) {
-    stats.notHeld++;
-    return [];
-  }
-  stats.compared++;
+function hostEvents(reads: FeedOptions['reads'], host: string, since: number | null): ChangeEvent[] {
   // The newest past answer is the one the latest replaced, and its replaced_at when the latest was first seen.
   const newest = reads.history(FEED_ENDPOINT, host)[0];
-  if (newest === undefined) return [];
+  const now = reads.latest(FEED_ENDPOINT, host);
+  if (newest === undefined || now === null) return [];
   // With --since: the answer held then. A host whose oldest answer the cache knows was fetched after --since
   // is compared from that answer: the cache keeps when an answer was last fetched, not when first, so it
   // cannot tell a host first fetched after --since from one fetched before and again since, unchanged. Taking

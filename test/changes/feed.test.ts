@@ -118,6 +118,10 @@ describe('the change feed', () => {
     cache.putMany(answers('B'));
     const again = await reopened(cache, dir, clock);
     expect([...hostsWithHistory(again.past, 'domain')]).toEqual(hosts);
+    // The feed asks about hosts by the chunk: across chunks, each host once.
+    const all = await feed(again, [...hosts, 'plain.example', 'never.example']);
+    expect(all.stats).toEqual({ compared: 1204, notHeld: 1, changed: 1203, events: 1203 });
+    expect(all.events.map((e) => e.host)).toEqual(hosts);
     expect(again.past.hostsWithHistory('domain', 'h0001.example', 2)).toEqual(['h0002.example', 'h0003.example']);
     expect(again.past.hostsWithHistory('traffic', null, 10)).toEqual([]);
     again.close();
