@@ -86,7 +86,7 @@ export const OPTIONS = {
     help: 'output format',
     commands: [...ENRICH, 'tech', 'catalog', 'changes'],
     choices: FORMATS,
-    per: { batch: { choices: BATCH_FORMATS } },
+    per: { batch: { choices: BATCH_FORMATS }, changes: { help: 'output format (default: table on a terminal, else ndjson)' } },
   },
   output: { flags: '-o, --output <file>', help: 'write to FILE, replaced only when complete (- for stdout)', commands: ENRICH },
   replaceIncomplete: {
