@@ -19,6 +19,8 @@ export interface EventWriterOptions {
   raw?: boolean;
   /** Applied to every CSV cell last (a terminal's sanitiser). */
   cleanCell?: (cell: string) => string;
+  /** Stops waiting for a full output to drain (its reader gone, or the user's Ctrl-C). */
+  signal?: AbortSignal;
 }
 
 export interface EventWriter {
@@ -39,7 +41,7 @@ function eventRecord(e: ChangeEvent): Record<string, unknown> {
 /** A writer of events to `out` in `format`. */
 export function createEventWriter(out: Writable, options: EventWriterOptions): EventWriter {
   const send = async (text: string): Promise<void> => {
-    if (!out.write(text)) await once(out, 'drain');
+    if (!out.write(text)) await once(out, 'drain', options.signal ? { signal: options.signal } : {});
   };
   let started = false;
   if (options.format === 'csv') {

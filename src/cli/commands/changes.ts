@@ -35,19 +35,38 @@ export default async function changes(ctx: Context<'changes'>): Promise<number> 
   const stats: FeedStats = { compared: 0, notHeld: 0, changed: 0, events: 0 };
   const feed = changeFeed({ reads: store.past, hosts, since: o.since === undefined ? null : sinceMoment(o.since, ctx.io.clock.now()), filter }, stats);
 
+  // Ctrl-C, or the reader of stdout gone (`| head`): the feed stops at the next host; runAction turns a closed
+  // pipe into its own exit code.
+  const stop = AbortSignal.any([ctx.interrupted, ctx.outputClosed]);
   if (format === 'table') {
     // A table's widths need every row: the feed is gathered first (a terminal's worth, in the nightly use).
     const all: ChangeEvent[] = [];
-    for await (const events of feed) all.push(...events);
+    for await (const events of feed) {
+      if (stop.aborted) break;
+      all.push(...events);
+    }
     if (all.length > 0) ctx.io.stdout.write(`${eventTable(ctx, all)}\n`);
   } else {
     const toTerminal = ctx.io.stdout.isTTY === true;
-    const writer = createEventWriter(ctx.io.stdout, { format, raw: o.raw === true, ...(toTerminal ? { cleanCell: sanitizeForTerminal } : {}) });
-    for await (const events of feed) await writer.write(events);
+    const writer = createEventWriter(ctx.io.stdout, { format, raw: o.raw === true, signal: stop, ...(toTerminal ? { cleanCell: sanitizeForTerminal } : {}) });
+    try {
+      for await (const events of feed) {
+        if (stop.aborted) break;
+        await writer.write(events);
+      }
+    } catch (err) {
+      // A write given up on a stop: the stop is the outcome, said below (or by runAction for a closed pipe).
+      if (!stop.aborted) throw err;
+    }
     // Nothing on stdout when nothing changed, whatever the format: a hook piped from it gets no empty post.
-    if (stats.events > 0) await writer.end();
+    if (stats.events > 0 && !stop.aborted) await writer.end();
   }
-  summarise(ctx, stats, counts);
+  if (ctx.interrupted.aborted) {
+    ctx.logger.warn('interrupted: the changes shown are those of the hosts compared so far');
+    return EXIT.INTERRUPTED;
+  }
+  // With the reader gone, a summary of a feed cut short would mislead: runAction gives the pipe's exit code.
+  if (!stop.aborted) summarise(ctx, stats, counts);
   return EXIT.OK;
 }
 
