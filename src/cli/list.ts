@@ -64,6 +64,7 @@ export async function runList(ctx: Context<EnrichCommand>, spec: ListSpec): Prom
     maxAgeMs: o.maxAge,
     refresh: o.refresh === true,
     stale: o.stale !== false,
+    anyName: o.allowAnyName === true,
     concurrency: o.concurrency,
     retries: o.retries,
     maxLookups: o.maxLookups ?? null,

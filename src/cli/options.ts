@@ -105,6 +105,11 @@ export const OPTIONS = {
   category: { flags: '--category <slug>', help: 'only this category', commands: ['catalog'] },
   dryRun: { flags: '--dry-run', help: 'read and plan, spend nothing: print lookups and requests needed', commands: ENRICH },
   maxLookups: { flags: '--max-lookups <n>', help: 'hard budget: never spend more than N lookups', commands: ENRICH, parse: intOption(0) },
+  allowAnyName: {
+    flags: '--allow-any-name',
+    help: 'send every name rule 2.9 accepts (single names, IP addresses, placeholders), for a service holding intranet names',
+    commands: ENRICH,
+  },
   allowPartial: { flags: '--allow-partial', help: 'run even when the quota left cannot cover the lookups needed', commands: ENRICH },
   cache: { flags: '--no-cache', help: 'neither read nor write the local cache', commands: ENRICH },
   refresh: {

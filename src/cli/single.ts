@@ -27,7 +27,7 @@ export interface SingleSpec<T> {
 
 /** Looks one host up (cache first) and prints it in the chosen format; returns the exit code. */
 export async function single<T>(ctx: Context<EnrichCommand>, spec: SingleSpec<T>): Promise<number> {
-  const n = normaliseHost(spec.raw);
+  const n = normaliseHost(spec.raw, { anyName: ctx.opts.allowAnyName === true });
   if (!n.ok) throw new UsageError(`not a plausible hostname: ${JSON.stringify(spec.raw)} (${n.reason})`, 'bad_host');
   const host = n.host;
   const { endpoint, keyOf } = KINDS[spec.kind];

@@ -44,6 +44,8 @@ export interface PlannerOptions {
   refresh: boolean;
   /** Count what would be looked up; plan no lookup. */
   dryRun: boolean;
+  /** Every name rule 2.9 accepts is looked up (normalise.ts). */
+  anyName?: boolean;
   /** Older answers stand in for errors, counted here; null: never (--no-stale). */
   stale: StaleUse | null;
   clock: () => number;
@@ -70,7 +72,7 @@ export class Planner {
     const stale = dryRun ? null : this.#o.stale;
     this.#storeWasEmpty ??= this.#o.store.holdsAny?.(spec.endpoint) === false;
     const planned = chunk.map((record) => {
-      const n = normaliseHost(record.value);
+      const n = normaliseHost(record.value, this.#o);
       return { record, n, key: n.ok ? spec.keyOf(n.host) : null };
     });
     const keys = planned.flatMap((p) => (p.key === null ? [] : [p.key]));

@@ -53,6 +53,8 @@ export interface EnrichOptions<K extends RunKind> {
   maxLookups?: number | null;
   /** Read and plan everything, send nothing, yield no rows; see `stats`. */
   dryRun?: boolean;
+  /** Send every name rule 2.9 accepts, with none of normaliseHost's checks beyond it (intranet names). */
+  anyName?: boolean;
   signal?: AbortSignal;
   /** Rows held while waiting for answers before reading pauses (default 10,000). */
   maxBuffered?: number;
@@ -123,6 +125,7 @@ export function enrich<K extends RunKind>(records: RecordSource, o: EnrichOption
     maxAgeMs: o.maxAgeMs ?? DEFAULT_MAX_AGE_MS,
     refresh: o.refresh === true,
     dryRun: o.dryRun === true,
+    anyName: o.anyName === true,
     stale,
     clock,
   });
