@@ -1,5 +1,6 @@
 // The CLI side of a pipeline run (batch, lookup with several hosts, traffic/employees --input): opens the
 // input and output, asks before overspending, draws progress, prints the summary, picks the exit code.
+import { UsageError } from '../api/errors.js';
 import { openJobInput, runJob } from '../pipeline/job.js';
 import { enrich } from '../pipeline/run.js';
 import { RateLimiter } from '../pipeline/schedule.js';
@@ -30,6 +31,9 @@ export async function runList(ctx: Context<EnrichCommand>, spec: ListSpec): Prom
   const requested = o.format;
   // Lists from the command line default like single lookups; files default to CSV (any size streams).
   const format = 'args' in spec.source ? argsFormat(requested, o.output, ctx.io.stdout.isTTY) : (requested ?? 'csv');
+  const changes = o.changes === true;
+  // The change columns are data for a file or a script; a table for the eyes has no room for them.
+  if (changes && format === 'table') throw new UsageError('--changes writes csv, json or ndjson; choose one with --format');
   const config = await ctx.config();
   const [client, store] = await Promise.all([ctx.client(), openRunStore(ctx)]);
   const state = await ctx.state();
@@ -65,6 +69,7 @@ export async function runList(ctx: Context<EnrichCommand>, spec: ListSpec): Prom
     refresh: o.refresh === true,
     stale: o.stale !== false,
     anyName: o.allowAnyName === true,
+    changes,
     concurrency: o.concurrency,
     retries: o.retries,
     maxLookups: o.maxLookups ?? null,
@@ -148,6 +153,7 @@ export async function runList(ctx: Context<EnrichCommand>, spec: ListSpec): Prom
           raw: o.raw === true,
           neutraliseInput: o.neutraliseInput === true,
           bom: o.bom === true,
+          changes,
           ...terminalCells(ctx, out.stream),
         },
         { ...runOptions, onProgress, onEvent },

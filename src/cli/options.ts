@@ -102,6 +102,11 @@ export const OPTIONS = {
   prefix: { flags: '--prefix <text>', help: 'prefix for the appended columns, to avoid clashes with yours', commands: FROM_FILE, default: '' },
   fields: { flags: '--fields <list>', help: 'appended columns to write, comma-separated (see --help)', commands: FROM_FILE, parse: list },
   strict: { flags: '--strict', help: 'exit 3 when any row is invalid', commands: FROM_FILE },
+  changes: {
+    flags: '--changes',
+    help: 'append what changed since the answer held before: change, changed_fields, tech_added, tech_removed, traffic_band_was, previous_fetched_at',
+    commands: FROM_FILE,
+  },
   category: { flags: '--category <slug>', help: 'only this category', commands: ['catalog'] },
   dryRun: { flags: '--dry-run', help: 'read and plan, spend nothing: print lookups and requests needed', commands: ENRICH },
   maxLookups: { flags: '--max-lookups <n>', help: 'hard budget: never spend more than N lookups', commands: ENRICH, parse: intOption(0) },

@@ -1,5 +1,6 @@
 // The part of the answer cache a run and a single lookup need (store/ implements it on SQLite), and the
 // in-memory one a library caller gets when it brings none.
+import type { PastReads } from './row-change.js';
 
 /** A cached answer: what the service said about a key, and when it said it. */
 export interface StoredAnswer {
@@ -34,6 +35,11 @@ export interface AnswerStore {
    * A run that starts on a store with nothing for its endpoint asks it only about hosts met before in the run.
    */
   holdsAny?(endpoint: string): boolean;
+  /**
+   * The store's history (issue 17), for batch --changes to tell what a cached answer's fetch replaced.
+   * Optional: without it, cached rows read `same` (row-change.ts).
+   */
+  readonly past?: PastReads;
 }
 
 /** An AnswerStore in memory, for library callers who bring none: grows with the distinct hosts of a run. */

@@ -30,6 +30,8 @@ export interface JobOutput {
   /** Start CSV output with a UTF-8 BOM; one the input had is kept anyway. */
   bom?: boolean;
   cleanCell?: (cell: string) => string;
+  /** Append the --changes columns (pass `changes` to the run too, or they stay empty). */
+  changes?: boolean;
 }
 
 export interface JobResult {
@@ -70,6 +72,7 @@ export async function runJob<K extends RunKind>(input: JobInput, output: JobOutp
     ...(output.neutraliseInput === undefined ? {} : { neutraliseInput: output.neutraliseInput }),
     ...(output.bom === undefined ? {} : { bom: output.bom }),
     ...(output.cleanCell === undefined ? {} : { cleanCell: output.cleanCell }),
+    ...(output.changes === undefined ? {} : { changes: output.changes }),
   });
   for await (const batch of run.batches()) for (const row of batch) await writer.write(row);
   await writer.end();

@@ -14,6 +14,7 @@ import { keptStore } from './kept.js';
 import { KINDS } from './kinds.js';
 import { OrderedBuffer } from './order.js';
 import { Planner, type PlanTarget } from './planner.js';
+import { ChangeTracker } from './row-change.js';
 import { RateLimiter, sleep as defaultSleep } from './schedule.js';
 import { openSeenSet } from './seen.js';
 import { StaleUse } from './stale.js';
@@ -43,6 +44,12 @@ export interface EnrichOptions<K extends RunKind> {
    * true; false: such rows are errors).
    */
   stale?: boolean;
+  /**
+   * Each row says what its answer changed against the answer held before it was fetched (`row.change`,
+   * row-change.ts): the planner then reads the store at any age, and the held answer goes with each key
+   * queued (it stands in for errors only when `stale` allows). Default false: nothing of it is done.
+   */
+  changes?: boolean;
   /** Requests in flight at once (default 8). */
   concurrency?: number;
   /** Attempts after the first for retryable failures (default RETRY_DEFAULTS, api/retry.ts). */
@@ -96,7 +103,9 @@ export function enrich<K extends RunKind>(records: RecordSource, o: EnrichOption
   const seen = openSeenSet();
   const input: InputState = { done: false, pausedForBuffer: false, lastAt: 0 };
   const stale = o.stale === false || o.dryRun === true ? null : new StaleUse(stats, o.maxLookups ?? null);
-  const waiting = new Waiting<K>(buffer, spec, seen, stale, clock);
+  // The history the rule for cached rows reads is the caller's store's (kept.ts adds none of its own).
+  const changes = o.changes === true && o.dryRun !== true ? new ChangeTracker(spec, o.store?.past ?? null) : null;
+  const waiting = new Waiting<K>(buffer, spec, seen, stale, clock, changes);
   const dispatcher = new Dispatcher<K>({
     spec,
     client: o.client,
@@ -127,10 +136,14 @@ export function enrich<K extends RunKind>(records: RecordSource, o: EnrichOption
     dryRun: o.dryRun === true,
     anyName: o.anyName === true,
     stale,
+    changes,
     clock,
   });
   const target: PlanTarget = {
-    settled: (record, status, host, reason, data, cached, fetchedAt) => void buffer.add(record, status, host, reason, data, cached, false, fetchedAt),
+    settled: (record, status, host, reason, data, cached, fetchedAt, change) => {
+      const slot = buffer.add(record, status, host, reason, data, cached, false, fetchedAt);
+      if (change !== undefined) slot.row.change = change;
+    },
     waiting: (key) => waiting.has(key),
     pending: (key, record, host, old) => {
       dispatcher.enqueue(key, buffer.add(record, 'found', host, null, null, false, true));

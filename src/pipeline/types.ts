@@ -1,5 +1,6 @@
 // The records that flow through the pipeline (see ARCHITECTURE.md "The flow").
 import type { DomainProfile, EmployeesResult, TrafficHistory } from '../api/types.js';
+import type { RowChange } from './row-change.js';
 
 /** One input row as read: its physical line number (1-based) and its cells, exactly as in the file. */
 export interface InputRecord {
@@ -61,4 +62,9 @@ export interface EnrichedRow<K extends RunKind = RunKind> {
    * invalid rows and rows in error. An answer fetched in this run: when it was recorded.
    */
   fetchedAt: number | null;
+  /**
+   * Under batch --changes (row-change.ts): what the row's answer changed against the one held before; absent
+   * otherwise, and for invalid and error rows. Set only when asked, so rows without it keep their shape.
+   */
+  change?: RowChange;
 }

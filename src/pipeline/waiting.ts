@@ -1,10 +1,13 @@
 // Which rows wait on which lookup, and which lookups failed in this run: what planning asks before it queues
 // a key, and what an answer settles. A key is queued once however many rows carry it. A key queued while the
 // cache holds an answer too old to use keeps that answer here until its lookup ends: should the lookup fail
-// or the run stop first, its rows get the old answer rather than an error (stale.ts).
+// or the run stop first, its rows get the old answer rather than an error (stale.ts). Under --changes the key
+// keeps it too (even under --no-stale, where it never stands in): a fresh answer is compared with it once,
+// for all the key's rows (row-change.ts).
 import type { StoredAnswer } from './answer-store.js';
 import type { KindSpec } from './kinds.js';
 import type { OrderedBuffer, Slot } from './order.js';
+import type { ChangeTracker, RowChange } from './row-change.js';
 import type { SeenSet } from './seen.js';
 import { mayStandIn, type StaleUse } from './stale.js';
 import type { RowStatus, RunKind } from './types.js';
@@ -25,14 +28,26 @@ export class Waiting<K extends RunKind> {
   readonly #seen: SeenSet;
   readonly #stale: StaleUse | null;
   readonly #clock: () => number;
+  readonly #changes: ChangeTracker | null;
 
-  /** `stale`: how older answers are counted when they stand in for failures; null turns that off. */
-  constructor(buffer: OrderedBuffer<K>, spec: KindSpec, seen: SeenSet, stale: StaleUse | null = null, clock: () => number = Date.now) {
+  /**
+   * `stale`: how older answers are counted when they stand in for failures; null turns that off. `changes`:
+   * batch --changes (row-change.ts); null: off.
+   */
+  constructor(
+    buffer: OrderedBuffer<K>,
+    spec: KindSpec,
+    seen: SeenSet,
+    stale: StaleUse | null = null,
+    clock: () => number = Date.now,
+    changes: ChangeTracker | null = null,
+  ) {
     this.#buffer = buffer;
     this.#spec = spec;
     this.#seen = seen;
     this.#stale = stale;
     this.#clock = clock;
+    this.#changes = changes;
   }
 
   /** True when a lookup of `key` is queued or in flight. */
@@ -48,9 +63,9 @@ export class Waiting<K extends RunKind> {
     return rows === undefined;
   }
 
-  /** Keeps `old`, the cache's answer for `key` too old to use, for its rows should the lookup fail. */
+  /** Keeps `old`, the cache's answer for `key` too old to use, for its rows should the lookup fail (or to compare). */
   holdOld(key: string, old: StoredAnswer): void {
-    if (this.#stale !== null && this.#rows.has(key)) this.#old.set(key, old);
+    if ((this.#stale !== null || this.#changes !== null) && this.#rows.has(key)) this.#old.set(key, old);
   }
 
   /** Notes the error the lookups of `keys` gave up on, just before their rows are settled as errors. */
@@ -77,20 +92,28 @@ export class Waiting<K extends RunKind> {
   settle(key: string, status: RowStatus, data: unknown, reason: string | null, remember = false, cached = false, fetchedAt?: number): void {
     if (remember && reason !== null) this.#failed.set(key, reason);
     const slots = this.#rows.get(key) ?? [];
+    const host = slots[0]?.row.host ?? key;
     this.#rows.delete(key);
     const old = this.#old.get(key);
     const err = this.#errors.get(key);
     this.#old.delete(key);
     this.#errors.delete(key);
     let at: number | null = status === 'error' ? null : (fetchedAt ?? this.#clock());
+    let change: RowChange | undefined;
     if (status === 'error' && old !== undefined && this.#stale !== null && mayStandIn(err)) {
       this.#stale.used(slots.length, err, reason);
       ({ status, body: data, fetchedAt: at } = old);
       reason = null;
       cached = true;
+      // The old answer shows, so its change is a cached row's (the history rule), not the lookup's.
+      change = this.#changes?.fromStore(key, host, old);
       // Not noted in the seen-set as missing: repeats of the key are stale rows too, counted as such.
-    } else if (status === 'missing') this.#seen.markMissing(key, at as number);
+    } else {
+      if (status === 'missing') this.#seen.markMissing(key, at as number);
+      if (at !== null) change = this.#changes?.looked(key, host, old, status, data, at);
+    }
     for (const slot of slots) {
+      if (change !== undefined) slot.row.change = change;
       this.#buffer.settle(slot, status, reason, status === 'found' && slot.row.host !== null ? this.#spec.fanOut(data, slot.row.host) : null, cached, at);
     }
   }

@@ -16,12 +16,15 @@
 //   one or `bom` asks for it (Excel reads UTF-8 only with one). JSON and NDJSON get neither: their line
 //   ends are not the user's data, and RFC 8259 forbids a BOM in JSON, so `bom` does nothing there.
 // - `prefix` renames our CSV columns only (to avoid clashing with input headers); JSON keys never change.
+// - `changes` (batch --changes) appends the change columns after ours in CSV and --fields objects, and a
+//   `changes` object after fetched_at in whole JSON rows (null for invalid and error rows, whose CSV cells
+//   are empty). Without it nothing is written differently, byte for byte.
 // - The writer never ends `out`: stdout must stay open, and a file is closed by OutputTarget.commit().
 import type { Writable } from 'node:stream';
-import { UsageError } from '../api/errors.js';
 import type { EnrichedRow, InputShape, RunKind } from './types.js';
-import { columnsFor, fetchedAtText, fieldValues, renderList } from './flatten.js';
+import { chooseColumns, fetchedAtText, fieldValues, renderList } from './flatten.js';
 import type { FieldValue, FlatValue } from './flatten.js';
+import { changesObject } from './row-change.js';
 
 // write.ts is the output end's one entry point; the pieces live in their own files.
 export { columnsFor, flatten } from './flatten.js';
@@ -33,8 +36,10 @@ export interface RowWriterOptions {
   shape: InputShape;
   /** Prepended to our CSV column names. */
   prefix?: string;
-  /** Selects and orders our columns (names from columnsFor(kind)). */
+  /** Selects and orders our columns (names from columnsFor(kind, changes)). */
   fields?: string[];
+  /** Append the --changes columns (row-change.ts) from each row's `change`. */
+  changes?: boolean;
   /** Leave formula-like CSV cells exactly as they are, ours too (wins over neutraliseInput). */
   raw?: boolean;
   /** Neutralise formula-like input cells and input header cells too (by default only ours are). */
@@ -65,7 +70,7 @@ export function neutraliseCell(s: string): string {
 
 /** Creates a streaming writer of rows to `out` in the chosen format. */
 export function createRowWriter(out: Writable, opts: RowWriterOptions): RowWriter {
-  const fields = chooseFields(opts.kind, opts.fields);
+  const fields = chooseColumns(opts.kind, opts.fields, opts.changes === true);
   const write = opts.format === 'csv' ? csvWriter(out, opts, fields) : jsonWriter(out, opts, fields);
   let ended = false;
   return {
@@ -80,18 +85,6 @@ export function createRowWriter(out: Writable, opts: RowWriterOptions): RowWrite
       await write.end();
     },
   };
-}
-
-function chooseFields(kind: RunKind, fields: string[] | undefined): { names: string[]; chosen: boolean } {
-  const valid = columnsFor(kind);
-  if (fields === undefined) return { names: valid, chosen: false };
-  const listed = `valid fields for ${kind}: ${valid.join(', ')}`;
-  if (fields.length === 0) throw new UsageError(`--fields needs at least one field; ${listed}`);
-  const unknown = fields.filter((f) => !valid.includes(f));
-  if (unknown.length > 0) throw new UsageError(`unknown field${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}; ${listed}`);
-  const twice = fields.find((f, i) => fields.indexOf(f) !== i);
-  if (twice !== undefined) throw new UsageError(`field ${twice} is listed twice in --fields`);
-  return { names: fields, chosen: true };
 }
 
 interface FormatWriter {
@@ -111,6 +104,7 @@ function csvWriter(out: Writable, opts: RowWriterOptions, fields: { names: strin
   const ours = withClean(opts.raw ? same : neutraliseCell, clean);
   const theirs = withClean(opts.raw || !opts.neutraliseInput ? same : neutraliseCell, clean);
   const render = csvLine(shape.format === 'tsv' ? '\t' : ',', shape.eol ?? '\n');
+  const changes = opts.changes === true;
   const sink = new Sink(out);
   let started = false;
   const header = (): Promise<void> => {
@@ -121,7 +115,7 @@ function csvWriter(out: Writable, opts: RowWriterOptions, fields: { names: strin
   };
   const format: FormatWriter['row'] = (row) => {
     if (!started) return header().then(() => format(row));
-    const values = fieldValues(row);
+    const values = fieldValues(row, changes);
     const record: string[] = [];
     for (let i = 0; i < width; i++) record.push(theirs(row.cells[i] ?? ''));
     for (const f of fields.names) record.push(ours(csvCell(renderList(values[f] ?? null))));
@@ -169,15 +163,26 @@ function csvCell(value: FlatValue): string {
 
 function jsonWriter(out: Writable, opts: RowWriterOptions, fields: { names: string[]; chosen: boolean }): FormatWriter {
   const keys = new InputKeys(opts.shape);
+  const changes = opts.changes === true;
   const objectFor = (row: EnrichedRow): Record<string, unknown> => {
     if (fields.chosen) {
-      const values = fieldValues(row);
+      const values = fieldValues(row, changes);
       const flat: Record<string, FieldValue> = { line: row.line };
       for (const f of fields.names) flat[f] = values[f] ?? null;
       return flat;
     }
     const input = opts.shape.format === 'lines' ? (row.cells[0] ?? '') : keys.object(row.cells);
-    return { line: row.line, input, status: row.status, host: row.host, reason: row.reason, data: row.data, fetched_at: fetchedAtText(row.fetchedAt) };
+    const whole: Record<string, unknown> = {
+      line: row.line,
+      input,
+      status: row.status,
+      host: row.host,
+      reason: row.reason,
+      data: row.data,
+      fetched_at: fetchedAtText(row.fetchedAt),
+    };
+    if (changes) whole.changes = changesObject(row);
+    return whole;
   };
   const sink = new Sink(out);
   let count = 0;

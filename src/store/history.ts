@@ -41,7 +41,7 @@ export interface PastAnswer {
 /** An answer as `held` returns it: a past one, or the one held now (`replacedAt` null). */
 export type HeldAnswer = Omit<PastAnswer, 'replacedAt'> & { replacedAt: number | null };
 
-export interface HistoryReads extends FeedReads {
+export interface HistoryReads extends FeedReads, RowChangeReads {
   /** Every answer held before the current one, newest first; [] when the answer never changed. */
   history(endpoint: string, host: string): PastAnswer[];
   /**
@@ -90,6 +90,7 @@ export function historyReads(db: Database.Database): HistoryReads {
 
   return {
     ...feedReads(db),
+    ...rowChangeReads(db),
     history: (endpoint, host) => all.all(endpoint, host).map((r) => held(r) as PastAnswer),
     previous(endpoint, host, at) {
       if (at === undefined) {
@@ -181,5 +182,33 @@ function feedReads(db: Database.Database): FeedReads {
     },
     // '' sorts before every host name.
     hostsWithHistory: (endpoint, after, limit) => page.all(endpoint, after ?? '', limit),
+  };
+}
+
+// batch --changes (issue 17, part B): the history rule for a row answered from the cache.
+
+/** The reads batch --changes makes of the history (part of HistoryReads, so `cache.past` has them). */
+export interface RowChangeReads {
+  /**
+   * The answer that a fetch at `at` (epoch ms) replaced, when that fetch changed it: the past answer whose
+   * `replaced_at` falls in the same second as `at`; null when the fetch changed nothing the cache kept.
+   */
+  replacedBy(endpoint: string, host: string, at: number): PastAnswer | null;
+}
+
+function rowChangeReads(db: Database.Database): RowChangeReads {
+  // A second, not the millisecond: a row's fetched_at is shown to the second, and the repeat of a host the
+  // service does not hold knows its time only to the second (pipeline/seen.ts). Two changes of one host
+  // within one second are not told apart: the later one is taken.
+  const within = db.prepare<[string, string, number, number], Row>(
+    `SELECT status, body, fetched_at, replaced_at FROM history
+     WHERE endpoint = ? AND host = ? AND replaced_at >= ? AND replaced_at < ? ORDER BY replaced_at DESC, rowid DESC LIMIT 1`,
+  );
+  return {
+    replacedBy(endpoint, host, at) {
+      const second = Math.floor(at / 1000) * 1000;
+      const r = within.get(endpoint, host, second, second + 1000);
+      return r === undefined ? null : { status: r.status, body: parse(r.body), fetchedAt: r.fetched_at, replacedAt: r.replaced_at as number };
+    },
   };
 }

@@ -11,5 +11,7 @@ export default async function employees(ctx: Context<'employees'>): Promise<numb
   if (input !== undefined && host !== undefined) throw new UsageError('give either a host or --input, not both');
   if (input !== undefined) return (await import('../list.js')).runList(ctx, { kind: 'employees', source: { file: input } });
   if (host === undefined) throw new UsageError('employees needs a host, or --input FILE (- for stdin)');
+  // One host is shown, not written as a row: the change columns belong to a list's output.
+  if (ctx.opts.changes) throw new UsageError('--changes needs --input FILE (one host is shown, not written as rows)');
   return single(ctx, { kind: 'employees', raw: host, fetch: (client, h, o) => client.employees(h, o), view: (e) => employeesView(e, ctx.outStyle) });
 }

@@ -11,5 +11,7 @@ export default async function traffic(ctx: Context<'traffic'>): Promise<number> 
   if (input !== undefined && host !== undefined) throw new UsageError('give either a host or --input, not both');
   if (input !== undefined) return (await import('../list.js')).runList(ctx, { kind: 'traffic', source: { file: input } });
   if (host === undefined) throw new UsageError('traffic needs a host, or --input FILE (- for stdin)');
+  // One host is shown, not written as a row: the change columns belong to a list's output.
+  if (ctx.opts.changes) throw new UsageError('--changes needs --input FILE (one host is shown, not written as rows)');
   return single(ctx, { kind: 'traffic', raw: host, fetch: (client, h, o) => client.traffic(h, o), view: (t) => trafficView(t, ctx.outStyle) });
 }
