@@ -6,6 +6,7 @@ import { PassThrough, type Readable } from 'node:stream';
 import { InputError, UsageError } from '../api/errors.js';
 import type { AnswerStore } from '../pipeline/answer-store.js';
 import { ourColumnLists } from '../pipeline/earlier.js';
+import { CHANGE_COLUMNS } from '../pipeline/row-change.js';
 import type { JobInput } from '../pipeline/job.js';
 import type { Context } from './context.js';
 import type { ListSpec } from './list.js';
@@ -21,7 +22,8 @@ export async function openSource(ctx: Context<EnrichCommand>, spec: ListSpec): P
   const file = spec.source.file;
   // Columns an earlier run appended (this file is our own output, as in the nightly pattern) are dropped on
   // reading and written afresh: the lists are those this command writes, and every kind's defaults.
-  const earlier = ourColumnLists(o.prefix ?? '', o.fields ?? []);
+  // (with or without batch --changes' columns after them: a file kept with --changes may be run without it)
+  const earlier = ourColumnLists(o.prefix ?? '', o.fields ?? [], [CHANGE_COLUMNS]);
   const common = { ...(o.column === undefined ? {} : { column: o.column }), format: o.inputFormat, earlier };
   const csvOut = (o.format ?? 'csv') === 'csv';
   if (file === '-') {

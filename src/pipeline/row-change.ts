@@ -26,7 +26,7 @@ import type { EnrichedRow, RowStatus } from './types.js';
 export const CHANGE_COLUMNS = ['change', 'changed_fields', 'tech_added', 'tech_removed', 'traffic_band_was', 'previous_fetched_at'] as const;
 
 /** Keys looked up in this run whose change is kept for their repeats (see the top of this file). */
-export const SETTLED_CAP = 65_536;
+const SETTLED_CAP = 65_536;
 
 /** What a row's answer changed: one object per key and answer, shared by the key's rows. */
 export interface RowChange {

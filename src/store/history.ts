@@ -188,7 +188,7 @@ function feedReads(db: Database.Database): FeedReads {
 // batch --changes (issue 17, part B): the history rule for a row answered from the cache.
 
 /** The reads batch --changes makes of the history (part of HistoryReads, so `cache.past` has them). */
-export interface RowChangeReads {
+interface RowChangeReads {
   /**
    * The answer that a fetch at `at` (epoch ms) replaced, when that fetch changed it: the past answer whose
    * `replaced_at` falls in the same second as `at`; null when the fetch changed nothing the cache kept.
