@@ -163,6 +163,33 @@ describe('batch --changes', () => {
     expect(rows.every((row) => row.change !== 'same' && row.change !== 'new')).toBe(true);
   });
 
+  it('kept in place night after night, writes one set of columns, the change columns with them', async () => {
+    sb.setRelease(FIRST_RELEASE);
+    const moved = changesBetween(FIRST_RELEASE, '2025-11', { hosts: HOSTS }).find((c) => c.field === 'technologies') as ReleaseChange;
+    const dir = tempDir('di-changes-');
+    const crm = join(dir, 'crm.csv');
+    writeFileSync(crm, `name,website\nA,${moved.host}\nB,${sb.hostList()[1]}\n`);
+    const env = cliEnv({ DOMAIN_INTEL_BASE_URL: sb.baseUrl, DOMAIN_INTEL_API_KEY: sb.key });
+    const night = async (...flags: string[]) => {
+      const r = await runInProcess(['batch', crm, '--changes', '-o', crm, '--quiet', ...flags], { env });
+      expect(r.code, r.stderr).toBe(0);
+      return readFileSync(crm, 'utf8');
+    };
+    await night();
+    sb.setRelease('2025-11');
+    const text = await night('--refresh');
+    const header = text.split('\n')[0]?.split(',') ?? [];
+    expect(header.slice(0, 2)).toEqual(['name', 'website']);
+    expect(header.slice(-7)).toEqual(['fetched_at', ...CHANGE_COLUMNS]);
+    expect(header.filter((h) => h === 'change')).toHaveLength(1);
+    const rows = parse(text, { columns: true }) as Row[];
+    expect(rows.map((r) => [r.name, r.change])).toEqual([
+      ['A', 'changed'],
+      ['B', 'same'],
+    ]);
+    expect(rows[0]?.changed_fields?.split(';')).toContain('technologies');
+  });
+
   it('leaves error rows empty, and refuses --changes where it writes nothing', async () => {
     const dir = tempDir('di-changes-');
     const input = join(dir, 'list.txt');
