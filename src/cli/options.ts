@@ -99,7 +99,12 @@ export const OPTIONS = {
   bom: { flags: '--bom', help: 'start CSV output with a UTF-8 BOM, for Excel (kept anyway when the input has one)', commands: ENRICH },
   column: { flags: '--column <name|index>', help: 'the host column, by header name or 1-based index', commands: READS_FILE },
   inputFormat: { flags: '--input-format <format>', help: 'how to read the input', commands: READS_FILE, choices: INPUT_FORMATS, default: 'auto' },
-  prefix: { flags: '--prefix <text>', help: 'prefix for the appended columns, to avoid clashes with yours', commands: FROM_FILE, default: '' },
+  prefix: {
+    flags: '--prefix <text>',
+    help: 'prefix for our appended columns, to avoid clashes (changes: the one its input has)',
+    commands: READS_FILE,
+    default: '',
+  },
   fields: { flags: '--fields <list>', help: 'appended columns to write, comma-separated (see --help)', commands: FROM_FILE, parse: list },
   strict: { flags: '--strict', help: 'exit 3 when any row is invalid', commands: FROM_FILE },
   changes: {

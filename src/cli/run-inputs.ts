@@ -38,16 +38,7 @@ export async function openSource(ctx: Context<EnrichCommand>, spec: ListSpec): P
       return { stream: ctx.io.stdin, fileName: 'stdin', ...common };
     };
   }
-  // Opened here, before anything is spent, rather than only looked at: a file that cannot be read (missing,
-  // a directory, no permission) is a usage error naming it, never a failure met mid-run.
-  const handle = await open(file, 'r').catch((err: NodeJS.ErrnoException) => {
-    throw new UsageError(`${file}: ${readFailure(err)}`);
-  });
-  const st = await handle.stat();
-  if (st.isDirectory()) {
-    await handle.close();
-    throw new UsageError(`${file}: is a directory`);
-  }
+  const { handle, st } = await openInputFile(file);
   await refuseSameFile(o.output, st, csvOut, () => handle.close());
   let first: FileHandle | null = handle;
   ctx.onClose(async () => {
@@ -62,6 +53,22 @@ export async function openSource(ctx: Context<EnrichCommand>, spec: ListSpec): P
   };
 }
 
+/**
+ * Opens an input file before anything is done with it, rather than only looking at it: a file that cannot be
+ * read (missing, a directory, no permission) is a usage error naming it, never a failure met mid-run.
+ */
+export async function openInputFile(file: string): Promise<{ handle: FileHandle; st: Stats }> {
+  const handle = await open(file, 'r').catch((err: NodeJS.ErrnoException) => {
+    throw new UsageError(`${file}: ${readFailure(err)}`);
+  });
+  const st = await handle.stat();
+  if (st.isDirectory()) {
+    await handle.close();
+    throw new UsageError(`${file}: is a directory`);
+  }
+  return { handle, st };
+}
+
 /** What went wrong opening or reading an input file, in words. */
 function readFailure(err: NodeJS.ErrnoException): string {
   const words: Record<string, string> = { ENOENT: 'no such file', EACCES: 'permission denied', EPERM: 'permission denied', EISDIR: 'is a directory' };
@@ -69,7 +76,7 @@ function readFailure(err: NodeJS.ErrnoException): string {
 }
 
 /** `source`, with a read error met mid-file (EIO, EISDIR, a file gone) becoming a usage error that names the file. */
-function readingOf(file: string, source: Readable): Readable {
+export function readingOf(file: string, source: Readable): Readable {
   const out = new PassThrough();
   source.on('error', (err: NodeJS.ErrnoException) => out.destroy(new InputError(`${file}: ${readFailure(err)}`, file, null, 'unreadable_input')));
   // A run that stops reading early (interrupted, refused) closes `out`; pipe() does not pass that upstream, and

@@ -1,7 +1,6 @@
 // `domain-intel changes [FILE|-]` (issue 17): what changed, per host of the input or of the whole cache
 // (--all), between the answer held at --since (default: the one the latest replaced) and the latest. Reads the
 // cache only: no client is opened, no key is needed, nothing is spent.
-import { open } from 'node:fs/promises';
 import { UsageError } from '../../api/errors.js';
 import type { ChangeEvent } from '../../changes/events.js';
 import { changeFeed, FEED_ENDPOINT, type FeedStats } from '../../changes/feed.js';
@@ -10,10 +9,13 @@ import { hostsWithHistory, type InputCounts, inputHosts } from '../../changes/ho
 import { sinceMoment } from '../../changes/since.js';
 import { createEventWriter, EVENT_COLUMNS } from '../../changes/write.js';
 import { fetchedAtText, renderList } from '../../pipeline/flatten.js';
+import { ourColumnLists } from '../../pipeline/earlier.js';
 import { openInput } from '../../pipeline/read.js';
+import { CHANGE_COLUMNS } from '../../pipeline/row-change.js';
 import type { AnswerCache } from '../../store/cache.js';
 import type { Context } from '../context.js';
 import { EXIT } from '../exit-codes.js';
+import { openInputFile, readingOf } from '../run-inputs.js';
 import { groupedNumber } from '../output/format.js';
 import { renderTable } from '../output/table.js';
 import { sanitizeForTerminal } from '../output/terminal.js';
@@ -70,16 +72,18 @@ export default async function changes(ctx: Context<'changes'>): Promise<number> 
   return EXIT.OK;
 }
 
-/** The input, opened up front so a file that cannot be read is a usage error naming it. */
+/**
+ * The input, opened up front so a file that cannot be read is a usage error naming it. Read as batch reads
+ * it, including a file batch wrote (the nightly pattern's crm.csv): the columns a run appended, with its
+ * --prefix and with or without --changes' after them, are dropped so the user's host column is found.
+ */
 async function readInput(ctx: Context<'changes'>, file: string) {
-  const common = { ...(ctx.opts.column === undefined ? {} : { column: ctx.opts.column }), format: ctx.opts.inputFormat };
+  const earlier = ourColumnLists(ctx.opts.prefix ?? '', [], [CHANGE_COLUMNS]);
+  const common = { ...(ctx.opts.column === undefined ? {} : { column: ctx.opts.column }), format: ctx.opts.inputFormat, earlier };
   if (file === '-') return records(await openInput(ctx.io.stdin, { fileName: 'stdin', ...common }));
-  const handle = await open(file, 'r').catch((err: NodeJS.ErrnoException) => {
-    throw new UsageError(`${file}: ${err.code === 'ENOENT' ? 'no such file' : `cannot be read (${err.code ?? err.message})`}`);
-  });
+  const { handle } = await openInputFile(file);
   ctx.onClose(() => handle.close());
-  if ((await handle.stat()).isDirectory()) throw new UsageError(`${file}: is a directory`);
-  return records(await openInput(handle.createReadStream({ autoClose: false }), { fileName: file, ...common }));
+  return records(await openInput(readingOf(file, handle.createReadStream({ autoClose: false })), { fileName: file, ...common }));
 }
 
 function records(opened: Awaited<ReturnType<typeof openInput>>) {
