@@ -19,7 +19,7 @@ export interface Compared {
 export type ChangeKind = 'new' | 'same' | 'changed' | 'gone' | 'back';
 
 /** One field that differs: `field` is a column name (technologies, traffic_band, ...), or `status` for gone/back. */
-export interface FieldChange {
+interface FieldChange {
   field: string;
   from: FieldValue;
   to: FieldValue;

@@ -31,7 +31,7 @@ export const HISTORY_SCHEMA = `
     END;`;
 
 /** An answer held before the one held now. `fetchedAt`: when it was last fetched; `replacedAt`: when its successor was. */
-export interface PastAnswer {
+interface PastAnswer {
   status: 'found' | 'missing';
   body: unknown;
   fetchedAt: number;
@@ -39,7 +39,7 @@ export interface PastAnswer {
 }
 
 /** An answer as `held` returns it: a past one, or the one held now (`replacedAt` null). */
-export type HeldAnswer = Omit<PastAnswer, 'replacedAt'> & { replacedAt: number | null };
+type HeldAnswer = Omit<PastAnswer, 'replacedAt'> & { replacedAt: number | null };
 
 export interface HistoryReads extends FeedReads, RowChangeReads {
   /** Every answer held before the current one, newest first; [] when the answer never changed. */
