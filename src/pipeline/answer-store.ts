@@ -7,6 +7,11 @@ export interface StoredAnswer {
   status: 'found' | 'missing';
   body: unknown;
   fetchedAt: number;
+  /**
+   * When the host was fetched before this answer (epoch ms): null, never (the answer was the first); absent,
+   * not known (a store that does not keep it, or an answer not yet merged). batch --changes reads it.
+   */
+  previousAt?: number | null;
 }
 
 /** The part of the answer cache a run needs (store/cache.ts implements it). */
@@ -57,7 +62,10 @@ export function memoryStore(): AnswerStore {
     },
     putMany(entries) {
       const now = Date.now();
-      for (const e of entries) map.set(`${e.endpoint} ${e.host}`, { status: e.status, body: e.body, fetchedAt: now });
+      for (const e of entries) {
+        const key = `${e.endpoint} ${e.host}`;
+        map.set(key, { status: e.status, body: e.body, fetchedAt: now, previousAt: map.get(key)?.fetchedAt ?? null });
+      }
       return now;
     },
     holdsAny(endpoint) {

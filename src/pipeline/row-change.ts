@@ -5,10 +5,10 @@
 //   process bought meanwhile (found just before sending, ledger.ts) is judged the same way: it too replaced
 //   the answer held at planning.
 // - From the cache: the history rule. The past answer whose `replaced_at` is the answer's `fetched_at` (to the
-//   second, store/history.ts replacedBy) is what that fetch replaced; with none, the fetch changed nothing the
-//   cache can see: `same`, with no previous time. The cache cannot tell a first fetch by an earlier run from
-//   a refetch that changed nothing (it keeps when an answer was last fetched, not first), so an answer first
-//   fetched by an earlier run reads `same` here, not `new`.
+//   second, store/history.ts replacedBy) is what that fetch replaced; with none, the fetch changed nothing:
+//   `new` when the cache says the host was never fetched before it (`prev_fetched_at` empty), else `same`
+//   since the fetch before. An answer the cache does not know that of (one still in this connection's
+//   journal, or a store without the column) reads `same` with no previous time.
 // Repeats of a key this run looked up must say what its first row said, but the history sees merged answers
 // only (this run's wait in the journal for up to MERGE_EVERY = 10,000 answers), and a `new` leaves no history
 // at all. So the records of keys looked up in this run are kept, one shared object per key, in a map bounded
@@ -92,10 +92,15 @@ export class ChangeTracker {
   looked(key: string, host: string, held: StoredAnswer | undefined, status: RowStatus, body: unknown, at: number): RowChange | undefined {
     if (status !== 'found' && status !== 'missing') return undefined;
     const change = rowChange(this.#spec, host, held ?? null, { status, body }, at);
+    this.#keep(key, change);
+    return change;
+  }
+
+  /** Keeps `change` for the repeats of `key`, the oldest key out past the cap. */
+  #keep(key: string, change: RowChange): void {
     this.#settled.delete(key);
     this.#settled.set(key, change);
     if (this.#settled.size > this.#cap) this.#settled.delete(this.#settled.keys().next().value as string);
-    return change;
   }
 
   /**
@@ -115,8 +120,15 @@ export class ChangeTracker {
       return undefined;
     }
     const change = rowChange(this.#spec, host, before, answer, answer.fetchedAt);
-    // Without a past answer the fetch changed nothing the cache kept (see the top): `same`, not `new`.
-    if (before === null) change.change = 'same';
+    // Without a past answer replaced at that fetch, the fetch changed nothing: `new` when the store says the
+    // host was never fetched before it, else `same` since the fetch before (when the store knows it).
+    if (before === null) {
+      change.change = answer.previousAt === null ? 'new' : 'same';
+      change.previousAt = answer.previousAt ?? null;
+    }
+    // Kept for the key's repeats too: a repeat of a host the service does not hold is answered from the run's
+    // seen-set, which keeps the time and nothing else, and must say what its first row said.
+    this.#keep(key, change);
     return change;
   }
 }

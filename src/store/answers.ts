@@ -16,6 +16,8 @@ interface CacheEntry {
   status: CacheStatus;
   body: unknown;
   fetchedAt: number;
+  /** When the host was fetched before this answer: null, never; absent, not known (an unmerged answer). */
+  previousAt?: number | null;
 }
 
 /** One answer to store. */
@@ -93,7 +95,9 @@ export function answerCache(db: Database.Database, file: string, clock: () => nu
     let stmt = inLists.get(n);
     if (!stmt) {
       const marks = Array.from({ length: n }, () => '?').join(', ');
-      stmt = db.prepare<unknown[], Row>(`SELECT host, status, body, fetched_at FROM answers WHERE endpoint = ? AND fetched_at >= ? AND host IN (${marks})`);
+      stmt = db.prepare<unknown[], Row>(
+        `SELECT host, status, body, fetched_at, prev_fetched_at FROM answers WHERE endpoint = ? AND fetched_at >= ? AND host IN (${marks})`,
+      );
       inLists.set(n, stmt);
     }
     return stmt;
@@ -107,7 +111,7 @@ export function answerCache(db: Database.Database, file: string, clock: () => nu
   // so the answer it replaced would not reach the history.
   const putOne = db.prepare<[string, string, CacheStatus, string | null, number]>(
     `INSERT INTO answers (endpoint, host, status, body, fetched_at) VALUES (?, ?, ?, ?, ?)
-     ON CONFLICT (endpoint, host) DO UPDATE SET status = excluded.status, body = excluded.body, fetched_at = excluded.fetched_at`,
+     ON CONFLICT (endpoint, host) DO UPDATE SET status = excluded.status, body = excluded.body, fetched_at = excluded.fetched_at, prev_fetched_at = answers.fetched_at`,
   );
   const anyFor = db
     .prepare<[string, string], number>('SELECT 1 FROM answers WHERE endpoint = ? UNION ALL SELECT 1 FROM recent WHERE endpoint = ? LIMIT 1')
@@ -255,7 +259,7 @@ function encode(body: unknown): string | null {
   return body === null || body === undefined ? null : JSON.stringify(body);
 }
 
-function decode(row: { status: CacheStatus; body: string | null; fetched_at: number }): CacheEntry | null {
+function decode(row: { status: CacheStatus; body: string | null; fetched_at: number; prev_fetched_at?: number | null }): CacheEntry | null {
   let body: unknown = null;
   if (row.body !== null) {
     try {
@@ -266,7 +270,9 @@ function decode(row: { status: CacheStatus; body: string | null; fetched_at: num
       throw err;
     }
   }
-  return { status: row.status, body, fetchedAt: row.fetched_at };
+  return row.prev_fetched_at === undefined
+    ? { status: row.status, body, fetchedAt: row.fetched_at }
+    : { status: row.status, body, fetchedAt: row.fetched_at, previousAt: row.prev_fetched_at };
 }
 
 function stats(db: Database.Database, file: string): Omit<CacheStats, 'history'> {

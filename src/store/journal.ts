@@ -22,8 +22,11 @@ interface StoredAnswer {
   fetched_at: number;
 }
 
-/** A row of `answers`, which keys it by endpoint. */
-export type StoredRow = Omit<StoredAnswer, 'endpoint'>;
+/**
+ * A row of `answers`, which keys it by endpoint. `prev_fetched_at`: when the host was fetched before this
+ * answer (null: never; absent: not known, as for an answer still in the journal).
+ */
+export type StoredRow = Omit<StoredAnswer, 'endpoint'> & { prev_fetched_at?: number | null };
 
 /** Answers appended before they are moved into `answers`; bounds the overlay's memory too. */
 export const MERGE_EVERY = 10_000;
@@ -60,7 +63,8 @@ export function openJournal(db: Database.Database): Journal {
   // ("WHERE true" lets SQLite parse an upsert after a SELECT.)
   const moveRecent = db.prepare(
     `INSERT INTO answers (endpoint, host, status, body, fetched_at) SELECT endpoint, host, status, body, fetched_at FROM recent WHERE true ORDER BY rowid
-     ON CONFLICT (endpoint, host) DO UPDATE SET status = excluded.status, body = excluded.body, fetched_at = excluded.fetched_at
+     ON CONFLICT (endpoint, host) DO UPDATE SET status = excluded.status, body = excluded.body, fetched_at = excluded.fetched_at,
+       prev_fetched_at = answers.fetched_at
      WHERE excluded.fetched_at >= answers.fetched_at`,
   );
   const emptyRecent = db.prepare('DELETE FROM recent');

@@ -145,6 +145,7 @@ function prepareSchema(db: Database.Database, file: string): void {
       status     TEXT    NOT NULL CHECK (status IN ('found', 'missing')),
       body       TEXT,
       fetched_at INTEGER NOT NULL,
+      prev_fetched_at INTEGER,
       PRIMARY KEY (endpoint, host)
     ) WITHOUT ROWID;
     CREATE TABLE IF NOT EXISTS meta (
@@ -162,6 +163,12 @@ function prepareSchema(db: Database.Database, file: string): void {
     ${HISTORY_SCHEMA}
     PRAGMA user_version = ${SCHEMA_VERSION};
   `);
+  // When each host was fetched before its current answer (batch --changes tells `new` from `same` by it).
+  // Added to a file of an older build in place, with no new version: an older build reads and writes the
+  // file as before (its statements name their columns); a lone answer it replaces leaves the column empty,
+  // which reads as a host never fetched before (`new`), the one thing it costs.
+  const columns = db.pragma('table_info(answers)') as { name: string }[];
+  if (!columns.some((c) => c.name === 'prev_fetched_at')) db.exec('ALTER TABLE answers ADD COLUMN prev_fetched_at INTEGER');
 }
 
 /** Deletes the cache file and its journal files without opening them: the way out of a damaged cache. */

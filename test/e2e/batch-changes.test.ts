@@ -77,6 +77,14 @@ describe('batch --changes', () => {
       else expect(row, row.website).toMatchObject({ change: 'new', changed_fields: '', tech_added: '', previous_fetched_at: '' });
     }
 
+    // Answered from the cache now (as a run resumed after Ctrl-C is): still new, for that fetch was the first.
+    sb.resetCounters();
+    const again = await run('again.csv');
+    expect(sb.charges().total).toBe(0);
+    again.forEach((row, i) => {
+      for (const c of CHANGE_COLUMNS) expect(row[c], `${row.website} ${c}`).toBe((first[i] as Row)[c]);
+    });
+
     sb.setRelease('2025-11');
     sb.resetCounters();
     const second = await run('second.csv', '--refresh');
@@ -109,8 +117,8 @@ describe('batch --changes', () => {
       if (row.status === 'invalid') return;
       const kept = expected(byHost.get(row.host as string) ?? []);
       expect(row, row.website).toMatchObject(kept);
-      // A fetch that changed nothing leaves no trace but its time: `same`, no previous time (row-change.ts).
-      expect(row.previous_fetched_at).toBe(kept.change === 'same' ? '' : was.previous_fetched_at);
+      // What the refresh said, previous time included: the cache keeps when each host was fetched before.
+      expect(row.previous_fetched_at).toBe(was.previous_fetched_at);
     });
 
     // JSON: a `changes` object with the same names, lists as arrays; null for invalid rows.

@@ -103,7 +103,7 @@ describe('ChangeTracker', () => {
     expect(t.looked('c.example', 'c.example', held, 'error', null, T0)).toBeUndefined();
   });
 
-  it('past its bound, answers a repeat by the history rule: changes stay exact, new reads as same', () => {
+  it("past its bound, answers a repeat by the history rule and the store's previous fetch: changes stay exact", () => {
     const past = new Map([['a.example', { ...held, replacedAt: T0 }]]);
     const t = new ChangeTracker(spec, { replacedBy: (_e, host, at) => (Math.floor(at / 1000) === Math.floor(T0 / 1000) ? (past.get(host) ?? null) : null) }, 2);
     const a = t.looked('a.example', 'a.example', held, 'found', body(['Shopify']), T0);
@@ -113,10 +113,18 @@ describe('ChangeTracker', () => {
     expect(again).not.toBe(a);
     expect(again).toEqual(a);
     expect(t.fromStore('c.example', 'c.example', { status: 'found', body: body(['Nginx']), fetchedAt: T0 })?.change).toBe('new');
-    expect(t.fromStore('b.example', 'b.example', { status: 'found', body: body(['Nginx']), fetchedAt: T0 })?.change).toBe('new');
-    t.looked('d.example', 'd.example', undefined, 'found', body(['Nginx']), T0); // b leaves the map
-    // A first fetch leaves no history: past the bound, the cache cannot tell it from a refetch.
-    expect(t.fromStore('b.example', 'b.example', { status: 'found', body: body(['Nginx']), fetchedAt: T0 })?.change).toBe('same');
+    // b has left the map (a came back into it): the store's own record decides. Never fetched before: new.
+    expect(t.fromStore('b.example', 'b.example', { status: 'found', body: body(['Nginx']), fetchedAt: T0, previousAt: null })?.change).toBe('new');
+    // Fetched before, at a time the store knows: same since then.
+    expect(t.fromStore('e.example', 'e.example', { status: 'found', body: body(['Nginx']), fetchedAt: T0, previousAt: T0 - DAY })).toMatchObject({
+      change: 'same',
+      previousAt: T0 - DAY,
+    });
+    // A store that does not know (an answer still in the journal): same, no previous time.
+    expect(t.fromStore('f.example', 'f.example', { status: 'found', body: body(['Nginx']), fetchedAt: T0 })).toMatchObject({
+      change: 'same',
+      previousAt: null,
+    });
   });
 
   it('leaves the cells empty once the history cannot be read, and stops asking', () => {
@@ -152,8 +160,9 @@ describe('ChangeTracker', () => {
       const t = new ChangeTracker(spec, reopened.past);
       const now = reopened.getMany('domain', ['a.example'], Number.POSITIVE_INFINITY).get('a.example');
       expect(now?.fetchedAt).toBe(T0 + DAY);
-      // The answer held now was fetched at T0 + DAY and changed nothing: same, no previous time.
-      expect(t.fromStore('a.example', 'a.example', now as NonNullable<typeof now>)).toMatchObject({ change: 'same', previousAt: null });
+      // The answer held now was fetched at T0 + DAY and changed nothing: same since the fetch before, at T0.
+      expect(now?.previousAt).toBe(T0);
+      expect(t.fromStore('a.example', 'a.example', now as NonNullable<typeof now>)).toMatchObject({ change: 'same', previousAt: T0 });
       const changedAt = { status: 'found' as const, body: body(['Nginx', 'Shopify']), fetchedAt: T0 };
       expect(t.fromStore('a.example', 'a.example', changedAt)).toMatchObject({ change: 'changed', techAdded: ['Shopify'], previousAt: T0 - DAY });
     } finally {

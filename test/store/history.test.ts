@@ -151,8 +151,33 @@ describe('history in the cache', () => {
     old.prepare('INSERT INTO answers VALUES (?, ?, ?, ?, ?)').run('domain', 'o.example', 'found', JSON.stringify(profile('o.example')), 1000);
     old.close();
     const cache = await openCache({ dir, clock: () => 2000 });
+    // Its answers say nothing of a fetch before them (the column is new): read as never fetched before.
+    expect(cache.get('domain', 'o.example', Number.POSITIVE_INFINITY)?.previousAt).toBeNull();
     putOne(cache, 'domain', 'o.example', 'missing', null);
     expect(cache.past.history('domain', 'o.example')).toEqual([{ status: 'found', body: profile('o.example'), fetchedAt: 1000, replacedAt: 2000 }]);
+    expect(cache.get('domain', 'o.example', Number.POSITIVE_INFINITY)?.previousAt).toBe(1000);
     cache.close();
+  });
+
+  it('keeps when each host was fetched before its answer, changed or not, through a lone answer and the journal', async () => {
+    const { cache, clock, dir } = await clockedCache();
+    const t0 = clock.now;
+    const previous = (c: typeof cache, host: string) => c.get('domain', host, Number.POSITIVE_INFINITY)?.previousAt;
+    // Lone answers go straight into the table.
+    putOne(cache, 'domain', 'a.example', 'found', profile('a.example'));
+    expect(previous(cache, 'a.example')).toBeNull(); // a first fetch
+    clock.now += DAY;
+    putOne(cache, 'domain', 'a.example', 'found', profile('a.example')); // the same again
+    expect(previous(cache, 'a.example')).toBe(t0);
+    clock.now = t0;
+    cache.putMany(batch(['b.example', 'c.example'], profile));
+    clock.now += DAY;
+    cache.putMany(batch(['b.example', 'c.example'], (h) => (h === 'b.example' ? withTech(h, ['Shopify']) : profile(h))));
+    // Not merged yet: this connection knows the answer, not the fetch before it.
+    expect(previous(cache, 'b.example')).toBeUndefined();
+    cache.close();
+    const again = await openCache({ dir });
+    for (const host of ['a.example', 'b.example', 'c.example']) expect(previous(again, host)).toBe(t0);
+    again.close();
   });
 });
