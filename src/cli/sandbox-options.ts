@@ -60,5 +60,11 @@ export const SANDBOX_OPTIONS = {
     commands: ['sandbox'],
     parse: counts,
   },
+  ageDrift: {
+    flags: '--age-drift <days>',
+    help: "days added to every age_days served, as a service counting to today answers that much later (default: 0, the dataset's own)",
+    commands: ['sandbox'],
+    parse: intOption(0),
+  },
   slowMs: { flags: '--slow-ms <n>', help: 'how long a held-back answer waits', commands: ['sandbox'], parse: intOption(0), default: 2000 },
 } as const satisfies Record<string, OptionRow>;

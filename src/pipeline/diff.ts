@@ -31,8 +31,12 @@ export interface AnswerDiff {
   fields: FieldChange[];
 }
 
-/** The row's own fields, which say nothing about the host's data. */
-const NOT_DATA = new Set(['status', 'host', 'reason', 'fetched_at']);
+/**
+ * The row's own fields, which say nothing about the host's data, and `age_days`: "days since registration"
+ * (spec §2.1) grows by one a day at a service that counts to the day it answers, a change of the calendar, not
+ * of the site (the cache's history leaves it out too, store/history.ts).
+ */
+const NOT_DATA = new Set(['status', 'host', 'reason', 'fetched_at', 'age_days']);
 
 /** The data columns of an answer about `host`, as the kind's rows carry them. */
 export function answerColumns(spec: KindSpec, host: string, answer: Compared): Record<string, FieldValue> {

@@ -32,18 +32,23 @@ export interface BatchBody {
 }
 
 /** The batch result for the served entries, in the order and spelling the readings ask for. */
-export function batchBody(entries: readonly BatchEntry[], dataset: Dataset, readings: Pick<Readings, 'order' | 'missingCase'>): BatchBody {
+export function batchBody(entries: readonly BatchEntry[], dataset: Dataset, readings: Pick<Readings, 'order' | 'missingCase' | 'ageDrift'>): BatchBody {
   let ordered = [...entries];
   if (readings.order === 'reversed') ordered.reverse();
   else if (readings.order === 'sorted') ordered = ordered.sort((a, b) => (a.host < b.host ? -1 : a.host > b.host ? 1 : 0));
   const data: DomainProfile[] = [];
   const missing: string[] = [];
   for (const { host, given } of ordered) {
-    const profile = dataset.profile(host);
+    const profile = aged(dataset.profile(host), readings.ageDrift);
     if (profile !== null) data.push(profile);
     else missing.push(readings.missingCase === 'lower' ? host : given);
   }
   return { data, missing };
+}
+
+/** `profile` as served `drift` days later by a service whose age_days counts to today (the ageDrift reading). */
+export function aged(profile: DomainProfile | null, drift: number): DomainProfile | null {
+  return profile === null || drift === 0 || profile.age_days === null ? profile : { ...profile, age_days: profile.age_days + drift };
 }
 
 /** Drops the host at `fraction` of the submitted list from a batch answer (the omitHost fault). */

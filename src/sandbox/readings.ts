@@ -65,6 +65,12 @@ export interface Readings {
    * Default [].
    */
   slowRequests: number[];
+  /**
+   * Days added to every age_days served (default 0). §2.1 says "days since registration", which a real
+   * service counts to the day it answers: a test sets this to play an answer fetched that many days later,
+   * in which age_days alone moved (the sandbox's dataset keeps it fixed, one reading of the spec).
+   */
+  ageDrift: number;
 }
 
 /** The default readings (the first choice of each). */
@@ -81,6 +87,7 @@ export const DEFAULT_READINGS: Readonly<Readings> = Object.freeze({
   freeQuotaHeaders: false,
   revokeAfter: null,
   slowRequests: [],
+  ageDrift: 0,
 });
 
 const isChoice = (key: string): key is keyof typeof READING_CHOICES => Object.hasOwn(READING_CHOICES, key);
@@ -97,6 +104,8 @@ export function applyReadings(base: Readonly<Readings>, changes: object): Readin
         throw new RangeError(`${key} must be one of ${choices.join(', ')}, got ${JSON.stringify(value)}`);
     } else if (key === 'freeLimited' || key === 'freeQuotaHeaders') {
       if (typeof value !== 'boolean') throw new RangeError(`${key} must be true or false, got ${JSON.stringify(value)}`);
+    } else if (key === 'ageDrift') {
+      if (!positiveInt(value)) throw new RangeError(`ageDrift must be a non-negative integer (days), got ${JSON.stringify(value)}`);
     } else if (key === 'revokeAfter') {
       if (value !== null && !positiveInt(value)) throw new RangeError(`revokeAfter must be a non-negative integer or null, got ${JSON.stringify(value)}`);
     } else if (key === 'slowRequests') {

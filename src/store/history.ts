@@ -8,6 +8,13 @@
 import type Database from 'better-sqlite3';
 
 /**
+ * A profile's `age_days` is left out of the comparison: "days since registration" (spec §2.1) grows by one a
+ * day at a service that counts to the day it answers, so every nightly refresh would otherwise keep every
+ * host's answer (~570 bytes each) and report a change that is only the calendar. A registration that truly
+ * changed moves other fields too (registrar, technologies). The trigger before this rule (`answers_history`,
+ * from the first build with history) is replaced when the file is opened; the new one is created first, so a
+ * write in between is never missed (at worst kept twice).
+ *
  * `replaced_at` is the `fetched_at` of the answer that replaced it (not when it was merged: a killed run's
  * answers are merged at the next open, maybe days later). No unique key: three answers for one host within
  * the same millisecond could repeat one, and a failed insert would fail the whole merge. The index serves a
@@ -23,12 +30,13 @@ export const HISTORY_SCHEMA = `
       replaced_at INTEGER NOT NULL
     );
     CREATE INDEX IF NOT EXISTS history_by_host ON history (endpoint, host, replaced_at);
-    CREATE TRIGGER IF NOT EXISTS answers_history AFTER UPDATE OF status, body ON answers
-    WHEN old.status IS NOT new.status OR old.body IS NOT new.body
+    CREATE TRIGGER IF NOT EXISTS answers_history_2 AFTER UPDATE OF status, body ON answers
+    WHEN old.status IS NOT new.status OR json_remove(old.body, '$.age_days') IS NOT json_remove(new.body, '$.age_days')
     BEGIN
       INSERT INTO history (endpoint, host, status, body, fetched_at, replaced_at)
       VALUES (old.endpoint, old.host, old.status, old.body, old.fetched_at, new.fetched_at);
-    END;`;
+    END;
+    DROP TRIGGER IF EXISTS answers_history;`;
 
 /** An answer held before the one held now. `fetchedAt`: when it was last fetched; `replacedAt`: when its successor was. */
 interface PastAnswer {

@@ -7,6 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openCache } from '../../src/store/cache.js';
 import { changesBetween, FIRST_RELEASE, type ReleaseChange, type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import { cliEnv, runInProcess } from '../helpers/cli.js';
 import { tempDir } from '../store/helpers.js';
@@ -41,6 +42,39 @@ function expected(changes: ReleaseChange[]): Pick<Row, 'change' | 'changed_field
 }
 
 describe('batch --changes', () => {
+  it('a day later, a service counting age_days to the day it answers: the refresh is the same, nothing kept in the history', async () => {
+    const dir = tempDir('di-age-');
+    const input = join(dir, 'list.txt');
+    const hosts = sb.hostList().slice(0, 30);
+    writeFileSync(input, `${hosts.join('\n')}\n`);
+    const env = cliEnv({ DOMAIN_INTEL_BASE_URL: sb.baseUrl, DOMAIN_INTEL_API_KEY: sb.key });
+    const run = async (...flags: string[]): Promise<Row[]> => {
+      const r = await runInProcess(['batch', input, '--changes', '--format', 'csv', '--quiet', ...flags], { env });
+      expect(r.code, r.stderr).toBe(0);
+      return parse(r.stdout, { columns: true }) as Row[];
+    };
+    const before = await run();
+    sb.setReadings({ ageDrift: 1 });
+    try {
+      const after = await run('--refresh');
+      after.forEach((row, i) => {
+        const was = before[i] as Row;
+        // The service said something else (age_days moved on by a day), which is no change of the site.
+        if (was.age_days !== '') expect(Number(row.age_days)).toBe(Number(was.age_days) + 1);
+        expect(row, row.input).toMatchObject({ change: 'same', changed_fields: '' });
+      });
+      expect(after.some((row) => row.age_days !== '')).toBe(true);
+    } finally {
+      sb.setReadings({ ageDrift: 0 });
+    }
+    const cache = await openCache({ dir: env.DOMAIN_INTEL_CACHE_DIR as string });
+    try {
+      expect(hosts.filter((h) => cache.past.history('domain', h).length > 0)).toEqual([]);
+    } finally {
+      cache.close();
+    }
+  });
+
   it('reports every change the sandbox made between two releases once, with its fields, and nothing else', async () => {
     const changes = changesBetween(FIRST_RELEASE, '2025-11', { hosts: HOSTS });
     const byHost = new Map<string, ReleaseChange[]>();

@@ -38,7 +38,20 @@ describe('domain-intel sandbox', () => {
   it('passes its flags to the sandbox, which reports them at /__sandbox/readings', async () => {
     const args = ['sandbox', '--port', '0', '--hosts', '20', '--all-absent', 'not-found', '--over-quota', 'partial', '--order', 'sorted'];
     args.push('--missing-case', 'submitted', '--upper-case', 'reject', '--reset-style', 'none', '--quota-reset-style', 'http-date');
-    args.push('--window', 'sliding', '--free-limited', '--free-quota-headers', '--revoke-after', '3', '--slow-requests', '2,5', '--slow-ms', '10');
+    args.push(
+      '--window',
+      'sliding',
+      '--free-limited',
+      '--free-quota-headers',
+      '--revoke-after',
+      '3',
+      '--slow-requests',
+      '2,5',
+      '--slow-ms',
+      '10',
+      '--age-drift',
+      '2',
+    );
     const fake = fakeIo(args, { env: cliEnv() });
     const done = main(fake.io);
     while (!fake.stdout().includes('DOMAIN_INTEL_API_KEY=')) await new Promise((resolve) => setImmediate(resolve));
@@ -57,6 +70,7 @@ describe('domain-intel sandbox', () => {
       freeQuotaHeaders: true,
       revokeAfter: 3,
       slowRequests: [2, 5],
+      ageDrift: 2,
     };
     expect(readings).toEqual(expected);
     expect(fake.stderr()).toContain('readings: allAbsent=not-found overQuota=partial');

@@ -180,4 +180,31 @@ describe('history in the cache', () => {
     for (const host of ['a.example', 'b.example', 'c.example']) expect(previous(again, host)).toBe(t0);
     again.close();
   });
+  it("a profile's age_days alone moving (a service counting it to today) keeps nothing; the first build's trigger is replaced", async () => {
+    const { cache, clock, dir } = await clockedCache();
+    const aged = (host: string, days: number, technologies?: string[]) => ({ ...profile(host), age_days: days, ...(technologies ? { technologies } : {}) });
+    putOne(cache, 'domain', 'a.example', 'found', aged('a.example', 100));
+    cache.close();
+    // A file the first build with history wrote: its trigger compared whole bodies.
+    const raw = new Sqlite(path.join(dir, 'cache.sqlite'));
+    raw.exec(`CREATE TRIGGER answers_history AFTER UPDATE OF status, body ON answers WHEN old.body IS NOT new.body
+      BEGIN INSERT INTO history (endpoint, host, status, body, fetched_at, replaced_at) VALUES (old.endpoint, old.host, old.status, old.body, old.fetched_at, new.fetched_at); END;`);
+    raw.close();
+    const again = await openCache({ dir, clock: () => clock.now });
+    const triggers = () => {
+      const db = new Sqlite(path.join(dir, 'cache.sqlite'), { readonly: true });
+      const names = db.prepare("SELECT name FROM sqlite_master WHERE type = 'trigger' ORDER BY name").pluck().all();
+      db.close();
+      return names;
+    };
+    expect(triggers()).toEqual(['answers_history_2']);
+    clock.now += DAY;
+    putOne(again, 'domain', 'a.example', 'found', aged('a.example', 101));
+    expect(again.past.history('domain', 'a.example')).toEqual([]);
+    expect(again.get('domain', 'a.example', Number.POSITIVE_INFINITY)?.body).toMatchObject({ age_days: 101 });
+    clock.now += DAY;
+    putOne(again, 'domain', 'a.example', 'found', aged('a.example', 102, ['Shopify']));
+    expect(again.past.history('domain', 'a.example')).toMatchObject([{ body: { age_days: 101 } }]);
+    again.close();
+  });
 });

@@ -29,6 +29,7 @@ export default async function sandbox(ctx: Context<'sandbox'>): Promise<number> 
     freeQuotaHeaders: o.freeQuotaHeaders === true,
     revokeAfter: o.revokeAfter ?? null,
     slowRequests: o.slowRequests ?? [],
+    ageDrift: o.ageDrift ?? 0,
   });
   const hosts = sb.hostList().slice(0, 3).join(' ');
   // What the user needs to point the CLI at it goes to stdout (it is this command's data); the rest to stderr.
