@@ -2,6 +2,7 @@
 // input and output, asks before overspending, draws progress, prints the summary, picks the exit code.
 import { UsageError } from '../api/errors.js';
 import { openJobInput, runJob } from '../pipeline/job.js';
+import { inputNotes } from '../pipeline/dialect.js';
 import { enrich } from '../pipeline/run.js';
 import { RateLimiter } from '../pipeline/schedule.js';
 import { type RunStats, stopCause } from '../pipeline/stats.js';
@@ -138,6 +139,7 @@ export async function runList(ctx: Context<EnrichCommand>, spec: ListSpec): Prom
     for await (const row of run.rows()) rows.push(row);
     progress.stop();
     stats = run.stats;
+    noteInput(ctx, spec, opened.shape);
     ctx.io.stdout.write(`${renderRowsTable(rows, spec.kind, ctx.outStyle, ctx.io.stdout.columns)}\n`);
   } else {
     const out = await openOutput(target, ctx.io.stdout, { signal: ctx.interrupted, onWait: (what) => ctx.logger.info(what) });
@@ -159,6 +161,7 @@ export async function runList(ctx: Context<EnrichCommand>, spec: ListSpec): Prom
         { ...runOptions, onProgress, onEvent },
       ));
       progress.stop();
+      noteInput(ctx, spec, shape);
       if (shape.earlier)
         ctx.logger.info(
           `${'file' in spec.source ? spec.source.file : 'input'}: the ${shape.earlier.length} columns an earlier run appended are written afresh`,
@@ -180,6 +183,11 @@ export async function runList(ctx: Context<EnrichCommand>, spec: ListSpec): Prom
 
   summarize(ctx, stats, ended.line);
   return exitFor(ctx, stats, quota.short(), ended.partial);
+}
+
+/** What the reader found out about the input (ragged rows, an encoding guessed), said once the run has read it. */
+function noteInput(ctx: Context, spec: ListSpec, shape: InputShape): void {
+  for (const note of inputNotes(shape, 'file' in spec.source ? spec.source.file : 'input')) ctx.logger.warn(note);
 }
 
 /** The summary on stderr (unless --quiet); why the run stopped in the words its rows use, not the reason's code. */

@@ -8,6 +8,8 @@ import { type Command, Option } from 'commander';
 import { PLAN_NAMES } from '../api/types.js';
 import { DEFAULT_MAX_AGE_MS, durationText } from '../store/values.js';
 import { duration, intOption, list, rate } from './option-parsers.js';
+import { parseDelimiter } from '../pipeline/dialect.js';
+import { ENCODINGS } from '../pipeline/encoding.js';
 import { CHANGES_OPTIONS } from './changes-options.js';
 import { SANDBOX_OPTIONS } from './sandbox-options.js';
 
@@ -99,6 +101,18 @@ export const OPTIONS = {
   bom: { flags: '--bom', help: 'start CSV output with a UTF-8 BOM, for Excel (kept anyway when the input has one)', commands: ENRICH },
   column: { flags: '--column <name|index>', help: 'the host column, by header name or 1-based index', commands: READS_FILE },
   inputFormat: { flags: '--input-format <format>', help: 'how to read the input', commands: READS_FILE, choices: INPUT_FORMATS, default: 'auto' },
+  delimiter: {
+    flags: '--delimiter <char>',
+    help: "the input's delimiter: , ; tab or | (default: sniffed from the header and first rows; CSV output keeps it)",
+    commands: READS_FILE,
+    parse: parseDelimiter,
+  },
+  encoding: {
+    flags: '--encoding <name>',
+    help: "the input's encoding (default: UTF-8, UTF-16 by its BOM, else Windows-1252 when it looks like it); output is UTF-8",
+    commands: READS_FILE,
+    choices: ENCODINGS,
+  },
   prefix: {
     flags: '--prefix <text>',
     help: 'prefix for our appended columns, to avoid clashes (changes: the one its input has)',

@@ -5,6 +5,8 @@ import { type FileHandle, open, stat } from 'node:fs/promises';
 import { PassThrough, type Readable } from 'node:stream';
 import { InputError, UsageError } from '../api/errors.js';
 import type { AnswerStore } from '../pipeline/answer-store.js';
+import type { Delimiter } from '../pipeline/dialect.js';
+import type { Encoding } from '../pipeline/encoding.js';
 import { ourColumnLists } from '../pipeline/earlier.js';
 import { CHANGE_COLUMNS } from '../pipeline/row-change.js';
 import type { JobInput } from '../pipeline/job.js';
@@ -24,7 +26,7 @@ export async function openSource(ctx: Context<EnrichCommand>, spec: ListSpec): P
   // reading and written afresh: the lists are those this command writes, and every kind's defaults.
   // (with or without batch --changes' columns after them: a file kept with --changes may be run without it)
   const earlier = ourColumnLists(o.prefix ?? '', o.fields ?? [], [CHANGE_COLUMNS]);
-  const common = { ...(o.column === undefined ? {} : { column: o.column }), format: o.inputFormat, earlier };
+  const common = { ...(o.column === undefined ? {} : { column: o.column }), format: o.inputFormat, ...dialectOf(o), earlier };
   const csvOut = (o.format ?? 'csv') === 'csv';
   if (file === '-') {
     // `batch - -o in.csv < in.csv` would replace the file stdin reads, as -o naming the input would.
@@ -51,6 +53,11 @@ export async function openSource(ctx: Context<EnrichCommand>, spec: ListSpec): P
     first = null;
     return { stream: readingOf(file, source), fileName: file, ...common };
   };
+}
+
+/** --delimiter and --encoding as the reader takes them: only when given. */
+export function dialectOf(o: { delimiter?: Delimiter | undefined; encoding?: Encoding | undefined }): { delimiter?: Delimiter; encoding?: Encoding } {
+  return { ...(o.delimiter === undefined ? {} : { delimiter: o.delimiter }), ...(o.encoding === undefined ? {} : { encoding: o.encoding }) };
 }
 
 /**

@@ -1,6 +1,8 @@
 // A whole job as a library call: read an input stream, enrich it, write the rows to an output stream.
 // The CLI wraps this with files, progress and exit codes; other programs can call it directly.
 import type { Writable } from 'node:stream';
+import type { Delimiter } from './dialect.js';
+import type { Encoding } from './encoding.js';
 import { openInput, type InputFormat } from './read.js';
 import { enrich, type EnrichOptions, type RecordSource } from './run.js';
 import type { RunStats } from './stats.js';
@@ -15,6 +17,9 @@ export interface JobInput {
   fileName: string;
   column?: string;
   format?: InputFormat;
+  /** The input's delimiter and encoding, when the user said them (read.ts sniffs and detects otherwise). */
+  delimiter?: Delimiter;
+  encoding?: Encoding;
   /** Column lists an earlier run of ours may have appended, dropped on reading (read.ts, earlier.ts). */
   earlier?: readonly (readonly string[])[];
 }
@@ -47,6 +52,8 @@ export async function openJobInput(input: JobInput): Promise<{ shape: InputShape
     fileName: input.fileName,
     ...(input.column === undefined ? {} : { column: input.column }),
     ...(input.format === undefined ? {} : { format: input.format }),
+    ...(input.delimiter === undefined ? {} : { delimiter: input.delimiter }),
+    ...(input.encoding === undefined ? {} : { encoding: input.encoding }),
     ...(input.earlier === undefined ? {} : { earlier: input.earlier }),
   });
   return { shape: opened.shape, records: opened.chunks ?? opened.records };

@@ -6,21 +6,25 @@
 // - a header and nothing else: zero records, the header's shape.
 // - NUL bytes in the first 8 KiB, or undecodable bytes in a file full of control characters:
 //   InputError code `binary_input` ("looks like a binary file"); a ZIP/XLSX signature says so.
-// - UTF-16 (BOM): InputError `bad_encoding` with the iconv command.
-// - invalid UTF-8 in text (typically Latin-1): InputError `bad_encoding` on the first bad line, with the
-//   iconv command. No silent Latin-1 fallback: guessing an encoding would change host names unseen.
+// - encodings (encoding.ts, decode.ts): UTF-16 by its BOM, or --encoding; bytes that are not UTF-8 read as
+//   Windows-1252 when nothing before them was other than ASCII and they look like it (the run says so once),
+//   else InputError `bad_encoding` on the first bad line naming the --encoding to pass. Cells become UTF-8.
+// - delimiter (dialect.ts): `,` `;` tab `|` sniffed from the header and the first rows, or --delimiter.
+// - line ends: LF, CRLF, or CR alone (lines.ts), by the first line break; line numbers count them.
 // - a line (or CSV row) over 1 MiB: InputError `line_too_long`, raised once 1 MiB is buffered, so a
 //   5 MB line neither hangs nor fills memory. If the row holds a quote, an open quote is suggested.
-// - unclosed quote: InputError `bad_quote` on the line where the quoted field starts.
+// - unclosed quote: InputError `bad_quote` on the line where the quoted field starts; so is a quote left
+//   open mid-file that a later quote closes mid-cell (it would swallow the rows between: lines.ts RowStarts).
 // - stray quotes inside an unquoted field (`ab"c`, `"a"b`): kept as data (relax_quotes), because a
 //   broken cell becomes one invalid row instead of failing the whole file.
 // - ragged rows: never an error. A short row without the host column gets value '' (the pipeline marks
-//   it invalid); longer rows keep their extra cells.
+//   it invalid); longer rows keep their extra cells. Counted in the shape (`ragged`, with the first lines)
+//   for one warning at the end of the run (dialect.ts inputNotes).
 // - CSV/TSV: blank lines and, before the header only, '#' lines are skipped; a row whose only cell is
 //   whitespace is skipped too (it carries nothing). Inside the data '#' has no meaning in CSV.
 // - host column not found, or more than one candidate: UsageError listing the headers.
 // - a UTF-8 BOM is not data: dropped, and noted in the shape (`bom`) with how the first row ends (`eol`,
-//   CRLF or LF; a file mixing both is taken by its first row), so the output can be written the same way.
+//   CRLF, LF or CR; a file mixing them is taken by its first row), so the output can be written the same way.
 import type { Readable } from 'node:stream';
 import { Readable as ReadableStream } from 'node:stream';
 import { parse, CsvError } from 'csv-parse';
@@ -28,8 +32,10 @@ import { UsageError } from '../api/errors.js';
 import type { InputRecord, InputShape } from './types.js';
 import { earlierColumns } from './earlier.js';
 import { type ByteFacts, inputError, MAX_LINE_BYTES, utf8Chunks } from './decode.js';
+import { type Delimiter, RAGGED_LINES, sniffTable } from './dialect.js';
+import type { Encoding } from './encoding.js';
+import { findHostColumn, HOST_HEADERS } from './host-column.js';
 import { LineReader, lineText, RowStarts, tooLong } from './lines.js';
-import { showValue } from './show.js';
 
 export type InputFormat = 'auto' | 'csv' | 'tsv' | 'lines';
 
@@ -39,6 +45,10 @@ export interface OpenInputOptions {
   /** Host column: a header name (case-insensitive) or a 1-based index. */
   column?: string;
   format?: InputFormat;
+  /** The delimiter, forced (a table then); else sniffed (dialect.ts). */
+  delimiter?: Delimiter;
+  /** The input's encoding, forced; else a BOM decides and UTF-8 is expected (encoding.ts). */
+  encoding?: Encoding;
   /**
    * Column lists an earlier run of ours may have appended (earlier.ts ourColumnLists): when the header ends
    * with one, those columns are dropped from the header and every row, and named in the shape (`earlier`).
@@ -56,45 +66,62 @@ export interface OpenedInput {
   chunks?: AsyncIterable<InputRecord[]>;
 }
 
-/** Header names that identify the host column, matched case-insensitively after trimming. */
-export const HOST_HEADERS = ['domain', 'host', 'hostname', 'website', 'url', 'site', 'email'] as const;
+export { HOST_HEADERS } from './host-column.js';
 
 /** Opens a CSV, TSV or newline-list input as a stream of records; its shape is known on return. */
 export async function openInput(source: NodeJS.ReadableStream | Readable, opts: OpenInputOptions): Promise<OpenedInput> {
   const file = opts.fileName;
   const facts: ByteFacts = { bom: false };
-  const reader = new LineReader(utf8Chunks(source as AsyncIterable<Buffer>, file, facts), file);
+  const reader = new LineReader(utf8Chunks(source as AsyncIterable<Buffer>, file, facts, opts.encoding), file);
   const first = await firstSignificantLine(reader);
   // The BOM is known once the first bytes are through: before any line came back, or at the end of input.
   const bom = facts.bom;
+  const encoding = facts.encoding !== undefined && facts.encoding !== 'utf-8' ? { encoding: facts.encoding } : {};
   if (first === null) {
-    return { shape: { format: 'lines', headers: null, hostColumn: 0, bom, eol: '\n' }, records: empty() };
+    return { shape: { format: 'lines', headers: null, hostColumn: 0, bom, eol: '\n', ...encoding }, records: empty() };
   }
-  const format = opts.format === undefined || opts.format === 'auto' ? detect(first.text) : opts.format;
+  const asked = opts.format ?? 'auto';
+  if (asked === 'lines' && opts.delimiter !== undefined) {
+    await reader.close();
+    throw new UsageError(`${file}: --delimiter applies to CSV or TSV input, not --input-format lines`);
+  }
+  const format = asked === 'auto' ? (opts.delimiter === undefined ? detect(first.text) : 'csv') : asked;
   if (format === 'lines') {
     if (opts.column !== undefined && opts.column.trim() !== '1') {
       await reader.close();
       throw new UsageError(`${file}: --column applies to CSV or TSV input; this file is a plain list of names`);
     }
-    // A list's first line decides its line ends (its LF, and the CR before it if any).
-    const eol = first.bytes.at(-1) === 0x0d ? '\r\n' : '\n';
-    return { shape: { format, headers: null, hostColumn: 0, bom, eol }, records: listRecords(reader, first) };
+    // A list's first line decides its line ends (its LF, and the CR before it if any; or CR alone).
+    const eol = reader.crOnly ? '\r' : first.bytes.at(-1) === 0x0d ? '\r\n' : '\n';
+    const shape: InputShape = { format, headers: null, hostColumn: 0, bom, eol, ...encoding };
+    return { shape, records: listRecords(reader, first, () => noteFacts(shape, facts)) };
   }
-  const opened = await openTable(reader, first, format, opts);
+  const delimiter = opts.delimiter ?? (format === 'tsv' ? '\t' : format === 'csv' && asked === 'csv' ? ',' : await sniffTable(reader, first.text, first.more));
+  const opened = await openTable(reader, first, delimiter, opts, facts);
   opened.shape.bom = bom;
+  Object.assign(opened.shape, encoding);
   return opened;
+}
+
+// What the byte layer learnt while reading on (a guess of Windows-1252 mid-file), put in the shape at the end.
+function noteFacts(shape: InputShape, facts: ByteFacts): void {
+  if (facts.guessedAt === undefined) return;
+  shape.encoding = 'windows-1252';
+  shape.guessedAt = facts.guessedAt;
 }
 
 interface FirstLine {
   bytes: Buffer;
   text: string;
   line: number;
+  /** Lines after it read to sniff the delimiter, to be parsed after it. */
+  more: Buffer[];
 }
 
 async function firstSignificantLine(reader: LineReader): Promise<FirstLine | null> {
   for (let bytes = await reader.next(); bytes !== null; bytes = await reader.next()) {
     const text = lineText(bytes);
-    if (!skippable(text)) return { bytes, text, line: reader.line };
+    if (!skippable(text)) return { bytes, text, line: reader.line, more: [] };
   }
   return null;
 }
@@ -104,35 +131,44 @@ function skippable(text: string): boolean {
   return t === '' || t.startsWith('#');
 }
 
-function detect(line: string): 'csv' | 'tsv' | 'lines' {
-  if (line.includes('\t')) return 'tsv';
-  if (line.includes(',')) return 'csv';
+// A table when the first line holds a delimiter or is a known host header alone; else a plain list. A `;`
+// or `|` in a line with a `/` is taken for part of a URL in a list (`https://a.example/x;y`), as before.
+function detect(line: string): 'csv' | 'lines' {
+  if (line.includes(',') || line.includes('\t')) return 'csv';
+  if ((line.includes(';') || line.includes('|')) && !line.includes('/')) return 'csv';
   const name = line.trim().toLowerCase();
   return (HOST_HEADERS as readonly string[]).includes(name) ? 'csv' : 'lines';
 }
 
 async function* empty(): AsyncGenerator<InputRecord> {}
 
-async function* listRecords(reader: LineReader, first: FirstLine): AsyncGenerator<InputRecord> {
+async function* listRecords(reader: LineReader, first: FirstLine, done: () => void): AsyncGenerator<InputRecord> {
   try {
     yield { line: first.line, cells: [first.text], value: first.text.trim() };
     for (let bytes = await reader.next(); bytes !== null; bytes = await reader.next()) {
       const text = lineText(bytes);
       if (!skippable(text)) yield { line: reader.line, cells: [text], value: text.trim() };
     }
+    done();
   } finally {
     await reader.close();
   }
 }
 
-async function openTable(reader: LineReader, first: FirstLine, format: 'csv' | 'tsv', opts: OpenInputOptions): Promise<OpenedInput> {
+async function openTable(reader: LineReader, first: FirstLine, delimiter: Delimiter, opts: OpenInputOptions, facts: ByteFacts): Promise<OpenedInput> {
   const file = opts.fileName;
-  const starts = new RowStarts(first.line, format === 'tsv' ? 0x09 : 0x2c);
+  const format = delimiter === '\t' ? 'tsv' : 'csv';
+  const crOnly = reader.crOnly;
+  const nl = Buffer.from(crOnly ? '\r' : '\n');
+  const starts = new RowStarts(first.line, delimiter.charCodeAt(0), file, crOnly);
   async function* bytes(): AsyncGenerator<Buffer> {
-    // The first line was consumed by format detection; its LF is put back (harmless at end of input).
-    for (const b of [first.bytes, Buffer.from('\n')]) {
-      starts.push(b);
-      yield b;
+    // The lines consumed by format detection and sniffing go first, their line ends put back (harmless at the
+    // end of input).
+    for (const line of [first.bytes, ...first.more]) {
+      for (const b of [line, nl]) {
+        starts.push(b);
+        yield b;
+      }
     }
     for await (const b of reader.rest()) {
       starts.push(b);
@@ -140,8 +176,8 @@ async function openTable(reader: LineReader, first: FirstLine, format: 'csv' | '
     }
   }
   const parser = parse({
-    delimiter: format === 'tsv' ? '\t' : ',',
-    record_delimiter: ['\r\n', '\n'],
+    delimiter,
+    record_delimiter: crOnly ? ['\r'] : ['\r\n', '\n'],
     relax_column_count: true,
     relax_quotes: true,
     skip_empty_lines: true,
@@ -213,11 +249,13 @@ async function openTable(reader: LineReader, first: FirstLine, format: 'csv' | '
     throw err;
   }
   const headers = opening?.[0]?.cells ?? [];
+  const ragged = { rows: 0, lines: [] as number[] };
   const withValues = (batch: InputRecord[]): InputRecord[] => {
     for (const r of batch) {
       // Cells past the header (a ragged row's) were written after our columns: they stay, ours go.
       if (cut !== -1) r.cells.splice(cut, ours);
       r.value = r.cells[hostColumn] ?? '';
+      if (r.cells.length !== headers.length && ragged.rows++ < RAGGED_LINES) ragged.lines.push(r.line);
     }
     return batch;
   };
@@ -227,6 +265,7 @@ async function openTable(reader: LineReader, first: FirstLine, format: 'csv' | '
       opening = null;
       if (rest.length > 0) yield withValues(rest);
       for (let batch = await pull(); batch !== null; batch = await pull()) yield withValues(batch);
+      noteFacts(shape, facts);
     } finally {
       close();
     }
@@ -237,7 +276,8 @@ async function openTable(reader: LineReader, first: FirstLine, format: 'csv' | '
   // The header has been scanned to its end by now (the parser emitted it), so its line end is known; a file
   // that is a header without a line break ends in the LF put back above, after a CR if it had one.
   const eol = starts.eol ?? '\n';
-  return { shape: { format, headers, hostColumn, eol, ...(cut === -1 ? {} : { earlier }) }, records: records(), chunks: chunks() };
+  const shape: InputShape = { format, headers, hostColumn, delimiter, eol, ragged, ...(cut === -1 ? {} : { earlier }) };
+  return { shape, records: records(), chunks: chunks() };
 }
 
 // csv-parse's messages name its own (miscounted) line; ours name the line where the row starts.
@@ -251,32 +291,4 @@ function translate(err: unknown, file: string, line: number, inQuotes: boolean):
     default:
       return inputError(file, line, `malformed row (${err.code})`, 'bad_row');
   }
-}
-
-/** Index of the host column: from --column, else the one header among HOST_HEADERS. */
-function findHostColumn(headers: string[], column: string | undefined, file: string): number {
-  const key = (h: string): string => h.trim().toLowerCase();
-  const listed = `headers are: ${headers.map((h) => showValue(h)).join(', ') || '(none)'}`;
-  const choose = 'choose one with --column NAME or --column NUMBER (1-based)';
-  if (column !== undefined) {
-    const wanted = key(column);
-    const named = headers.flatMap((h, i) => (key(h) === wanted ? [i] : []));
-    if (named.length === 1) return named[0]!;
-    if (named.length > 1) {
-      throw new UsageError(`${file}: more than one column is named ${showValue(column)}; use its number instead; ${listed}`);
-    }
-    if (/^\d+$/.test(wanted)) {
-      const index = Number(wanted);
-      if (index >= 1 && index <= headers.length) return index - 1;
-      throw new UsageError(`${file}: --column ${index} is out of range (1 to ${headers.length}); ${listed}`);
-    }
-    throw new UsageError(`${file}: no column named ${showValue(column)}; ${listed}`);
-  }
-  const known = headers.flatMap((h, i) => ((HOST_HEADERS as readonly string[]).includes(key(h)) ? [i] : []));
-  if (known.length === 1) return known[0]!;
-  if (known.length > 1) {
-    const which = known.map((i) => `${showValue(headers[i]!)} (${i + 1})`).join(', ');
-    throw new UsageError(`${file}: more than one column could hold the host: ${which}; ${choose}; ${listed}`);
-  }
-  throw new UsageError(`${file}: no host column found (looked for ${HOST_HEADERS.join(', ')}); ${choose}; ${listed}`);
 }

@@ -1,5 +1,7 @@
 // The records that flow through the pipeline (see ARCHITECTURE.md "The flow").
 import type { DomainProfile, EmployeesResult, TrafficHistory } from '../api/types.js';
+import type { Delimiter, Ragged } from './dialect.js';
+import type { Encoding } from './encoding.js';
 import type { RowChange } from './row-change.js';
 
 /** One input row as read: its physical line number (1-based) and its cells, exactly as in the file. */
@@ -19,13 +21,21 @@ export interface InputShape {
   headers: string[] | null;
   /** Index of the host column in `cells`. 0 for newline lists. */
   hostColumn: number;
+  /** The delimiter of a CSV/TSV input (sniffed or forced, dialect.ts); CSV output keeps it. Absent: by format. */
+  delimiter?: Delimiter;
   /** The input started with a UTF-8 BOM (CSV output keeps it). Absent: no BOM. */
   bom?: boolean;
   /**
    * How the input's rows end, so CSV output ends its rows the same way: decided by the first row's ending
    * (the header of a CSV/TSV, outside quotes; the first line of a list). Absent: LF.
    */
-  eol?: '\n' | '\r\n';
+  eol?: '\n' | '\r\n' | '\r';
+  /** The input's encoding when it was not UTF-8 (its cells were decoded to UTF-8); absent: UTF-8. */
+  encoding?: Encoding;
+  /** Set at the end of reading when bytes that were not UTF-8 made the input read as Windows-1252: their line. */
+  guessedAt?: number;
+  /** CSV/TSV: rows of another width than the header, counted while reading (complete once read to its end). */
+  ragged?: Ragged;
   /** The columns an earlier run of ours appended, dropped on reading (earlier.ts); absent when none were. */
   earlier?: string[];
 }

@@ -103,7 +103,7 @@ function csvWriter(out: Writable, opts: RowWriterOptions, fields: { names: strin
   const clean = opts.cleanCell;
   const ours = withClean(opts.raw ? same : neutraliseCell, clean);
   const theirs = withClean(opts.raw || !opts.neutraliseInput ? same : neutraliseCell, clean);
-  const render = csvLine(shape.format === 'tsv' ? '\t' : ',', shape.eol ?? '\n');
+  const render = csvLine(shape.delimiter ?? (shape.format === 'tsv' ? '\t' : ','), shape.eol ?? '\n');
   const changes = opts.changes === true;
   const sink = new Sink(out);
   let started = false;
@@ -140,8 +140,8 @@ function csvWriter(out: Writable, opts: RowWriterOptions, fields: { names: strin
  * A cell is quoted when it holds the delimiter, a quote, LF or CR (a cell ending in CR would lose it on
  * reading back, CRLF being a row end); quotes inside are doubled.
  */
-export function csvLine(delimiter: ',' | '\t', eol: '\n' | '\r\n' = '\n'): (record: string[]) => string {
-  const special = delimiter === ',' ? /[",\r\n]/ : /["\t\r\n]/;
+export function csvLine(delimiter: ',' | ';' | '\t' | '|', eol: '\n' | '\r\n' | '\r' = '\n'): (record: string[]) => string {
+  const special = delimiter === ',' ? /[",\r\n]/ : delimiter === '\t' ? /["\t\r\n]/ : delimiter === ';' ? /[";\r\n]/ : /["|\r\n]/;
   const quote = (c: string): string => (special.test(c) ? `"${c.replaceAll('"', '""')}"` : c);
   // Cells joined once (one string, not one per cell); a row with a cell to quote takes the longer way.
   return (record) => {

@@ -28,7 +28,7 @@ describe('openInput: bad input', () => {
 
   it('a header alone: zero records', async () => {
     expect(await readAll('id,domain\n')).toEqual({
-      shape: { format: 'csv', headers: ['id', 'domain'], hostColumn: 1, bom: false, eol: '\n' },
+      shape: { format: 'csv', headers: ['id', 'domain'], hostColumn: 1, delimiter: ',', bom: false, eol: '\n', ragged: { rows: 0, lines: [] } },
       records: [],
     });
     expect((await readAll('domain')).records).toEqual([]);
@@ -63,27 +63,49 @@ describe('openInput: bad input', () => {
     for (const chunk of [0, 1]) expectInputError(await readError(xlsx, {}, chunk), 1, 'binary_input', /Excel workbook.*save it as CSV/);
   });
 
-  it('UTF-16: names the encoding and the conversion', async () => {
+  it('UTF-16 without its byte-order mark: names the --encoding to pass', async () => {
+    expectInputError(
+      await readError(Buffer.from('domain\nx.com\n', 'utf16le')),
+      1,
+      'bad_encoding',
+      /UTF-16LE text without a byte-order mark; pass --encoding utf-16le/,
+    );
+    const be = Buffer.from('domain\nx.com\n', 'utf16le').swap16();
+    expectInputError(await readError(be), 1, 'bad_encoding', /pass --encoding utf-16be/);
+  });
+
+  it('a BOM that says another encoding than --encoding: refused', async () => {
     const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('domain\nx.com\n', 'utf16le')]);
-    expectInputError(await readError(utf16), 1, 'bad_encoding', /UTF-16.*iconv -f utf-16 -t utf-8/);
+    expectInputError(await readError(utf16, { encoding: 'utf-8' }), 1, 'bad_encoding', /UTF-16LE byte-order mark, but --encoding utf-8/);
   });
 
-  it('Latin-1 text: not valid UTF-8, on the right line, with the iconv command', async () => {
-    const text = latin1('domain,city\na.com,Paris\ncafé.fr,Besançon\n');
+  it('bytes that are not UTF-8 after UTF-8 text: the file mixes encodings, refused on the right line', async () => {
+    const text = Buffer.concat([Buffer.from('domain,city\na.com,Zürich\n'), latin1('café.fr,Besançon\n')]);
     for (const chunk of [0, 1, 2, 5]) {
-      expectInputError(await readError(text, {}, chunk), 3, 'bad_encoding', /not valid UTF-8 \(byte 0xE9\).*iconv -f latin1 -t utf-8/);
+      expectInputError(await readError(text, {}, chunk), 3, 'bad_encoding', /not valid UTF-8 \(byte 0xE9\).*mixes encodings.*--encoding windows-1252/);
     }
-    expectInputError(await readError(latin1('a.com\nb.com\nmünchen.de\n')), 3, 'bad_encoding', /0xFC/);
   });
 
-  it('Latin-1 far into a large file: found while streaming, line still exact', async () => {
+  it('--encoding utf-8 far into a large file: found while streaming, line still exact, naming windows-1252', async () => {
     const head = Buffer.from(`domain\n${'example.com\n'.repeat(50_000)}`);
-    const err = await readError(Buffer.concat([head, latin1('zürich.ch\n')]), {}, 65536);
-    expectInputError(err, 50_002, 'bad_encoding', /0xFC/);
+    const err = await readError(Buffer.concat([head, latin1('zürich.ch\n')]), { encoding: 'utf-8' }, 65536);
+    expectInputError(err, 50_002, 'bad_encoding', /0xFC.*pass --encoding windows-1252/);
   });
 
-  it('a multi-byte character cut off at the end of the file', async () => {
-    expectInputError(await readError(Buffer.concat([Buffer.from('a.com\nb'), Buffer.from([0xc3])])), 2, 'bad_encoding', /not valid UTF-8/);
+  it('a multi-byte character cut off at the end of a UTF-8 file', async () => {
+    expectInputError(await readError(Buffer.concat([Buffer.from('é.com\nb'), Buffer.from([0xc3])])), 2, 'bad_encoding', /not valid UTF-8/);
+  });
+
+  it('high bytes in runs (a legacy Cyrillic file) are not taken for Windows-1252', async () => {
+    const cp1251 = Buffer.concat([Buffer.from('domain,name\na.com,'), Buffer.from([0xcf, 0xf0, 0xe8, 0xe2, 0xe5, 0xf2]), Buffer.from('\n')]);
+    expectInputError(await readError(cp1251), 2, 'bad_encoding', /nor like Windows-1252 text; pass --encoding/);
+  });
+
+  it('a quote left open mid-file that a later quote closes mid-cell: refused where it opens', async () => {
+    const text = 'domain,note\na.com,ok\nb.com,"open\nc.com,x\nd.com,"y"\ne.com,z\n';
+    for (const chunk of [0, 1, 7]) expectInputError(await readError(text, {}, chunk), 3, 'bad_quote', /unbalanced quote.*runs to line 5/);
+    // In the host column too (today's "empty value" row), and under CR-only line ends.
+    expectInputError(await readError('domain,n\r"a.com,1\rb.com,2\r"c.com",3\r'), 2, 'bad_quote', /unbalanced quote.*line 4/);
   });
 
   it('a 5 MB line: refused, in lists and in CSV, without waiting for the end', async () => {

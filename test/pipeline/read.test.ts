@@ -44,7 +44,15 @@ describe('openInput: newline lists', () => {
 describe('openInput: CSV and TSV', () => {
   it('detects CSV with a header and finds the host column by name, case-insensitively', async () => {
     const r = await readAll('id, Website ,name\n1,example.com,Acme\n2,foo.org,"Foo, Inc."\n');
-    expect(r.shape).toEqual({ format: 'csv', headers: ['id', ' Website ', 'name'], hostColumn: 1, bom: false, eol: '\n' });
+    expect(r.shape).toEqual({
+      format: 'csv',
+      headers: ['id', ' Website ', 'name'],
+      hostColumn: 1,
+      delimiter: ',',
+      bom: false,
+      eol: '\n',
+      ragged: { rows: 0, lines: [] },
+    });
     expect(r.records).toEqual([
       { line: 2, cells: ['1', 'example.com', 'Acme'], value: 'example.com' },
       { line: 3, cells: ['2', 'foo.org', 'Foo, Inc.'], value: 'foo.org' },
@@ -53,14 +61,14 @@ describe('openInput: CSV and TSV', () => {
 
   it('detects TSV when the first line has a tab', async () => {
     const r = await readAll('name\tURL\nAcme\thttps://example.com/\n');
-    expect(r.shape).toEqual({ format: 'tsv', headers: ['name', 'URL'], hostColumn: 1, bom: false, eol: '\n' });
+    expect(r.shape).toEqual({ format: 'tsv', headers: ['name', 'URL'], hostColumn: 1, delimiter: '\t', bom: false, eol: '\n', ragged: { rows: 0, lines: [] } });
     expect(r.records[0]!.cells).toEqual(['Acme', 'https://example.com/']);
   });
 
   it('reads a lone known header as a one-column CSV', async () => {
     for (const h of ['domain', 'Email', '  HOST  ', 'url']) {
       const r = await readAll(`${h}\nexample.com\n`);
-      expect(r.shape).toEqual({ format: 'csv', headers: [h], hostColumn: 0, bom: false, eol: '\n' });
+      expect(r.shape).toEqual({ format: 'csv', headers: [h], hostColumn: 0, delimiter: ',', bom: false, eol: '\n', ragged: { rows: 0, lines: [] } });
       expect(r.records).toEqual([{ line: 2, cells: ['example.com'], value: 'example.com' }]);
     }
   });
@@ -124,7 +132,7 @@ describe('openInput: CSV and TSV', () => {
     const tsv = await readAll('domain\ta,b\nx.com\t1,2\n', { format: 'tsv' });
     expect(tsv.records[0]!.cells).toEqual(['x.com', '1,2']);
     const csv = await readAll('site\na.com\n', { format: 'csv' });
-    expect(csv.shape).toEqual({ format: 'csv', headers: ['site'], hostColumn: 0, bom: false, eol: '\n' });
+    expect(csv.shape).toEqual({ format: 'csv', headers: ['site'], hostColumn: 0, delimiter: ',', bom: false, eol: '\n', ragged: { rows: 0, lines: [] } });
   });
 });
 

@@ -43,7 +43,16 @@ describe('CSV round trip', () => {
 
         const opened = await openInput(source(text, t.chunk), { fileName: 't.csv', format: t.tsv ? 'tsv' : 'csv' });
         const eol = t.crlf ? '\r\n' : '\n';
-        expect(opened.shape).toEqual({ format: t.tsv ? 'tsv' : 'csv', headers: t.headers, hostColumn: t.hostAt, bom: t.bom, eol });
+        const delimiter = t.tsv ? '\t' : ',';
+        expect(opened.shape).toEqual({
+          format: t.tsv ? 'tsv' : 'csv',
+          headers: t.headers,
+          hostColumn: t.hostAt,
+          delimiter,
+          bom: t.bom,
+          eol,
+          ragged: { rows: 0, lines: [] },
+        });
         const records: InputRecord[] = [];
         for await (const r of opened.records) records.push(r);
 

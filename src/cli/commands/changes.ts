@@ -15,7 +15,7 @@ import { CHANGE_COLUMNS } from '../../pipeline/row-change.js';
 import type { AnswerCache } from '../../store/cache.js';
 import type { Context } from '../context.js';
 import { EXIT } from '../exit-codes.js';
-import { openInputFile, readingOf } from '../run-inputs.js';
+import { dialectOf, openInputFile, readingOf } from '../run-inputs.js';
 import { groupedNumber } from '../output/format.js';
 import { renderTable } from '../output/table.js';
 import { sanitizeForTerminal } from '../output/terminal.js';
@@ -79,7 +79,7 @@ export default async function changes(ctx: Context<'changes'>): Promise<number> 
  */
 async function readInput(ctx: Context<'changes'>, file: string) {
   const earlier = ourColumnLists(ctx.opts.prefix ?? '', [], [CHANGE_COLUMNS]);
-  const common = { ...(ctx.opts.column === undefined ? {} : { column: ctx.opts.column }), format: ctx.opts.inputFormat, earlier };
+  const common = { ...(ctx.opts.column === undefined ? {} : { column: ctx.opts.column }), format: ctx.opts.inputFormat, ...dialectOf(ctx.opts), earlier };
   if (file === '-') return records(await openInput(ctx.io.stdin, { fileName: 'stdin', ...common }));
   const { handle } = await openInputFile(file);
   ctx.onClose(() => handle.close());
