@@ -23,9 +23,11 @@ export interface FeedFilter {
 export function checkFields(fields: readonly string[]): ReadonlySet<string> {
   const choices = `fields: ${FEED_FIELDS.join(', ')}`;
   if (fields.length === 0) throw new UsageError(`--field needs at least one field; ${choices}`);
-  const unknown = fields.filter((f) => !FEED_FIELDS.includes(f));
+  // Column names are lower-case: `Technologies` is taken as `technologies`, as --tech ignores case too.
+  const named = fields.map((f) => f.trim().toLowerCase());
+  const unknown = named.filter((f) => !FEED_FIELDS.includes(f));
   if (unknown.length > 0) throw new UsageError(`unknown field${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}; ${choices}`);
-  return new Set(fields);
+  return new Set(named);
 }
 
 /**

@@ -49,8 +49,8 @@ Re-running the same command resumes: answers already fetched come from the cache
     'domain-intel employees --input crm.csv --column website -o headcounts.csv   # one lookup per organisation',
   ]),
   changes: block([
-    'domain-intel changes crm.csv                         # the last refresh against the answers it replaced',
-    'domain-intel changes crm.csv --since 1d --format ndjson | curl -s -d @- https://hooks.example/crm',
+    "domain-intel changes crm.csv                         # each host's latest answer against the one it replaced",
+    'domain-intel changes crm.csv --since 1d --format ndjson | curl -s --data-binary @- https://hooks.example/crm',
     'domain-intel changes --all --tech Shopify --since 2026-11-01',
     'domain-intel changes crm.csv --field technologies,traffic_band,redirect_to --format csv > moved.csv',
   ]),

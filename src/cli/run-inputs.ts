@@ -37,7 +37,7 @@ export async function openSource(ctx: Context<EnrichCommand>, spec: ListSpec): P
     return () => {
       if (used) throw new UsageError('stdin can be read only once');
       used = true;
-      return { stream: ctx.io.stdin, fileName: 'stdin', ...common };
+      return { stream: stdinInput(ctx), fileName: 'stdin', ...common };
     };
   }
   const { handle, st } = await openInputFile(file);
@@ -58,6 +58,30 @@ export async function openSource(ctx: Context<EnrichCommand>, spec: ListSpec): P
 /** --delimiter and --encoding as the reader takes them: only when given. */
 export function dialectOf(o: { delimiter?: Delimiter | undefined; encoding?: Encoding | undefined }): { delimiter?: Delimiter; encoding?: Encoding } {
   return { ...(o.delimiter === undefined ? {} : { delimiter: o.delimiter }), ...(o.encoding === undefined ? {} : { encoding: o.encoding }) };
+}
+
+/**
+ * Standard input as a command's input. On a terminal it says it waits for hosts, and Ctrl-C ends the read:
+ * a terminal's read never ends by itself, and a command still waiting for its first line would not see the
+ * stop (the first Ctrl-C was lost, and the next lines typed were read as hosts). The read ends as at Ctrl-D;
+ * the command then sees it was interrupted.
+ */
+export function stdinInput(ctx: Context): NodeJS.ReadableStream {
+  const stdin = ctx.io.stdin;
+  if (stdin.isTTY !== true) return stdin;
+  ctx.logger.info('reading hosts from the terminal, one a line (Ctrl-D ends the list, Ctrl-C stops)');
+  const out = new PassThrough();
+  stdin.pipe(out);
+  ctx.interrupted.addEventListener(
+    'abort',
+    () => {
+      stdin.unpipe(out);
+      stdin.pause();
+      out.end();
+    },
+    { once: true },
+  );
+  return out;
 }
 
 /**

@@ -6,10 +6,16 @@ import { showValue } from './show.js';
 /** Header names that identify the host column, matched case-insensitively after trimming. */
 export const HOST_HEADERS = ['domain', 'host', 'hostname', 'website', 'url', 'site', 'email'] as const;
 
-export /** Index of the host column: from --column, else the one header among HOST_HEADERS. */
-function findHostColumn(headers: string[], column: string | undefined, file: string): number {
+/** Header cells named in a message about the host column. */
+const LISTED = 12;
+
+/** Index of the host column: from --column, else the one header among HOST_HEADERS. */
+export function findHostColumn(headers: string[], column: string | undefined, file: string): number {
   const key = (h: string): string => h.trim().toLowerCase();
-  const listed = `headers are: ${headers.map((h) => showValue(h)).join(', ') || '(none)'}`;
+  // A file that is no table (a JSON list, a log) has a "header" of thousands of cells: the first few say enough.
+  const shown = headers.slice(0, LISTED).map((h) => showValue(h));
+  if (headers.length > LISTED) shown.push(`... and ${headers.length - LISTED} more`);
+  const listed = `headers are: ${shown.join(', ') || '(none)'}`;
   const choose = 'choose one with --column NAME or --column NUMBER (1-based)';
   if (column !== undefined) {
     const wanted = key(column);

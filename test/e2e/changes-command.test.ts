@@ -113,6 +113,9 @@ describe('domain-intel changes', () => {
     const want = expected('2025-10', '2025-11').filter((c) => c.field === 'traffic_band' || c.field === 'status');
     expect(want.length).toBeGreaterThan(0);
     expect(keys(ndjson(r.stdout))).toEqual(keys(want));
+    // Column names in another case are the same names.
+    const upper = await runInProcess(['changes', input, '--field', 'Traffic_Band,STATUS', '--format', 'ndjson'], { env: noKey });
+    expect(keys(ndjson(upper.stdout))).toEqual(keys(want));
     const bad = await runInProcess(['changes', input, '--field', 'traffic_band,tech'], { env: noKey });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/unknown field tech; fields: status, resolves, technologies/);
@@ -132,6 +135,8 @@ describe('domain-intel changes', () => {
       const r = await runInProcess(['changes', input, '--tech', asked, '--format', 'ndjson'], { env: noKey });
       expect(r.code, r.stderr).toBe(0);
       expect(keys(ndjson(r.stdout)), asked).toEqual(keys(moved));
+      // No catalog cached to check the name against (the feed never fetches one): said, with the free way.
+      expect(r.stderr).toContain('no catalog in the cache to check --tech');
     }
     // With the catalog cached (free), a name is checked against it.
     expect((await runInProcess(['catalog', '--format', 'json'], { env })).code).toBe(0);
@@ -160,10 +165,22 @@ describe('domain-intel changes', () => {
     expect(table.code).toBe(0);
     expect(table.stdout.split('\n')[0]).toMatch(/^host\s+field\s+from\s+to\s+at/);
     const line = table.stdout.split('\n').find((l) => l.startsWith(`${tech.host} `) && l.includes('technologies'));
-    // Cells are two spaces apart: host, field, from (nothing dropped), to (+each adopted), at.
-    expect(line?.trim().split(/\s{2,}/)).toEqual([tech.host, 'technologies', '—', (tech.added ?? []).map((t) => `+${t}`).join(' '), tech.at]);
+    // Cells are two spaces apart: host, field, from (nothing dropped: blank, not the null sign, which would read
+    // as "had no technologies"), to (+each adopted), at.
+    expect(line).not.toContain('—');
+    expect(line?.trim().split(/\s{2,}/)).toEqual([tech.host, 'technologies', (tech.added ?? []).map((t) => `+${t}`).join(' '), tech.at]);
     // Off a terminal the default is NDJSON.
     expect((await runInProcess(['changes', input], { env: noKey })).stdout).toBe(lines);
+  });
+
+  it('refuses a --since in the future, and warns when none of the hosts is in the cache (another cache: nothing to compare)', async () => {
+    const future = await runInProcess(['changes', input, '--since', '2999-01-01'], { env: noKey });
+    expect(future.code).toBe(2);
+    expect(future.stderr).toContain('--since 2999-01-01T00:00:00Z is in the future');
+    const elsewhere = cliEnv({});
+    const r = await runInProcess(['changes', input, '--format', 'ndjson'], { env: elsewhere });
+    expect([r.code, r.stdout]).toEqual([0, '']);
+    expect(r.stderr).toMatch(/warning: none of the \d+ hosts is in the cache in .*: nothing to compare/);
   });
 
   it('--since picks the answer held then: three releases, the net change from the one held at that moment', async () => {
@@ -190,7 +207,7 @@ describe('domain-intel changes', () => {
     // A day ago, before any answer: the oldest answer known stands for it, the net change of all three.
     expect(await feed('--since', '1d')).toEqual(keys(expected('2025-10', '2025-12')));
     // After the last refresh: nothing changed since.
-    expect(await feed('--since', new Date(Date.now() + 1000).toISOString())).toEqual([]);
+    expect(await feed('--since', new Date(Date.now()).toISOString())).toEqual([]);
     expect(keys(expected('2025-10', '2025-12'))).not.toEqual(keys(expected('2025-11', '2025-12')));
     expect(sb.charges()).toMatchObject({ total: 0, requests: 0 });
     const bad = await runInProcess(['changes', input, '--since', 'yesterday'], { env: noKey });

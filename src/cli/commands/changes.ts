@@ -15,7 +15,7 @@ import { CHANGE_COLUMNS } from '../../pipeline/row-change.js';
 import type { AnswerCache } from '../../store/cache.js';
 import type { Context } from '../context.js';
 import { EXIT } from '../exit-codes.js';
-import { dialectOf, openInputFile, readingOf } from '../run-inputs.js';
+import { dialectOf, openInputFile, readingOf, stdinInput } from '../run-inputs.js';
 import { groupedNumber } from '../output/format.js';
 import { renderTable } from '../output/table.js';
 import { sanitizeForTerminal } from '../output/terminal.js';
@@ -30,12 +30,21 @@ export default async function changes(ctx: Context<'changes'>): Promise<number> 
   }
   const store = await ctx.store();
   if (store === null) throw new UsageError('changes reads the cache, which is turned off');
-  const filter: FeedFilter = { fields, tech: o.tech === undefined ? null : techMatcher(o.tech, catalogNames(store)) };
+  const catalog = o.tech === undefined ? null : catalogNames(store);
+  // The feed spends nothing, so it never fetches the catalog: without one cached, a misspelt name would match
+  // nothing, silently, night after night. Said, with the free way to have it checked.
+  if (o.tech !== undefined && catalog === null) {
+    ctx.logger.warn(`no catalog in the cache to check --tech ${JSON.stringify(o.tech)} against; run \`domain-intel catalog\` once (free) to have it checked`);
+  }
+  const filter: FeedFilter = { fields, tech: o.tech === undefined ? null : techMatcher(o.tech, catalog) };
+  const now = ctx.io.clock.now();
+  const since = o.since === undefined ? null : sinceMoment(o.since, now);
+  if (since !== null && since > now) throw new UsageError(`--since ${new Date(since).toISOString().slice(0, 19)}Z is in the future`, 'bad_since');
   const counts: InputCounts = { invalid: 0, duplicates: 0 };
   const hosts = o.all ? hostsWithHistory(store.past, FEED_ENDPOINT) : inputHosts(await readInput(ctx, file ?? '-'), counts);
   const format = o.format ?? (ctx.io.stdout.isTTY ? 'table' : 'ndjson');
   const stats: FeedStats = { compared: 0, notHeld: 0, changed: 0, events: 0 };
-  const feed = changeFeed({ reads: store.past, hosts, since: o.since === undefined ? null : sinceMoment(o.since, ctx.io.clock.now()), filter }, stats);
+  const feed = changeFeed({ reads: store.past, hosts, since, filter }, stats);
 
   // Ctrl-C, or the reader of stdout gone (`| head`): the feed stops at the next host; runAction turns a closed
   // pipe into its own exit code.
@@ -68,7 +77,7 @@ export default async function changes(ctx: Context<'changes'>): Promise<number> 
     return EXIT.INTERRUPTED;
   }
   // With the reader gone, a summary of a feed cut short would mislead: runAction gives the pipe's exit code.
-  if (!stop.aborted) summarise(ctx, stats, counts);
+  if (!stop.aborted) await summarise(ctx, stats, counts);
   return EXIT.OK;
 }
 
@@ -80,7 +89,7 @@ export default async function changes(ctx: Context<'changes'>): Promise<number> 
 async function readInput(ctx: Context<'changes'>, file: string) {
   const earlier = ourColumnLists(ctx.opts.prefix ?? '', [], [CHANGE_COLUMNS]);
   const common = { ...(ctx.opts.column === undefined ? {} : { column: ctx.opts.column }), format: ctx.opts.inputFormat, ...dialectOf(ctx.opts), earlier };
-  if (file === '-') return records(await openInput(ctx.io.stdin, { fileName: 'stdin', ...common }));
+  if (file === '-') return records(await openInput(stdinInput(ctx), { fileName: 'stdin', ...common }));
   const { handle } = await openInputFile(file);
   ctx.onClose(() => handle.close());
   return records(await openInput(readingOf(file, handle.createReadStream({ autoClose: false })), { fileName: file, ...common }));
@@ -99,7 +108,7 @@ function catalogNames(store: AnswerCache): string[] | null {
 
 /** The events as a table: technologies as +adopted and -dropped, other lists as CSV joins them. */
 function eventTable(ctx: Context, events: ChangeEvent[]): string {
-  const names = (prefix: string, list: string[] | undefined) => (list && list.length > 0 ? list.map((n) => `${prefix}${n}`).join(' ') : null);
+  const names = (prefix: string, list: string[] | undefined) => (list && list.length > 0 ? list.map((n) => `${prefix}${n}`).join(' ') : '');
   const rows = events.map((e) => ({
     host: e.host,
     field: e.field,
@@ -112,13 +121,21 @@ function eventTable(ctx: Context, events: ChangeEvent[]): string {
 }
 
 /** The stderr summary (not under --quiet, as batch's): what was compared, what changed, what was skipped. */
-function summarise(ctx: Context, stats: FeedStats, counts: InputCounts): void {
+async function summarise(ctx: Context, stats: FeedStats, counts: InputCounts): Promise<void> {
   const n = groupedNumber;
   const plural = (count: number, word: string) => `${n(count)} ${word}${count === 1 ? '' : 's'}`;
   const notes = [stats.notHeld > 0 ? `${n(stats.notHeld)} not in the cache` : '', counts.invalid > 0 ? `${plural(counts.invalid, 'invalid row')} skipped` : '']
     .filter((x) => x !== '')
     .join(', ');
   const compared = `compared ${plural(stats.compared, 'host')}${notes === '' ? '' : ` (${notes})`}`;
+  // Nothing to compare is not "no changes": a cron job under the wrong HOME (another cache) would say that for
+  // ever. Said as a warning, naming the cache read.
+  if (stats.compared === 0 && stats.notHeld > 0) {
+    ctx.logger.warn(
+      `none of the ${plural(stats.notHeld, 'host')} is in the cache in ${(await ctx.config()).cacheDir}: nothing to compare (is this the cache the batch runs use?)`,
+    );
+    return;
+  }
   if (stats.events === 0) ctx.logger.info(`no changes; ${compared}`);
   else ctx.logger.info(`${compared}: ${n(stats.changed)} changed, ${plural(stats.events, 'event')}`);
 }
