@@ -65,6 +65,8 @@ export interface InProcessOptions {
   env: Record<string, string | undefined>;
   /** What stdin holds; it ends after this (empty by default, like `< /dev/null`). */
   input?: string | Buffer;
+  /** Stdin is a terminal nobody types into: it never ends (`input` is then ignored). */
+  stdinTTY?: boolean;
   stdoutTTY?: boolean;
   stderrTTY?: boolean;
   /** Terminal width reported by stdout and stderr (when they are terminals). */
@@ -126,7 +128,8 @@ export function fakeIo(args: string[], opts: InProcessOptions): FakeIo {
   const out = captureStream(opts.stdoutTTY === true, columns);
   const err = captureStream(opts.stderrTTY === true, columns);
   const stdin = new PassThrough();
-  stdin.end(opts.input ?? '');
+  if (opts.stdinTTY === true) Object.assign(stdin, { isTTY: true });
+  else stdin.end(opts.input ?? '');
   const signals = new EventEmitter();
   let exit: (code: number) => void = () => {};
   const exited = new Promise<number>((resolve) => (exit = resolve));
