@@ -49,12 +49,22 @@ export function createEventWriter(out: Writable, options: EventWriterOptions): E
     const rule = options.raw ? (s: string) => s : neutraliseCell;
     const clean = options.cleanCell ?? ((s: string) => s);
     const cell = (v: FlatValue): string => clean(rule(v === null ? '' : String(v)));
-    const header = () => line([...EVENT_COLUMNS]);
+    // CSV adds what NDJSON carries for technologies (adopted, dropped), so a spreadsheet need not diff lists.
+    const header = () => line([...EVENT_COLUMNS, 'added', 'removed']);
     return {
       async write(events) {
         let text = started ? '' : header();
         started = true;
-        for (const e of events) text += line([cell(e.host), cell(e.field), cell(renderList(e.from)), cell(renderList(e.to)), cell(fetchedAtText(e.at))]);
+        for (const e of events)
+          text += line([
+            cell(e.host),
+            cell(e.field),
+            cell(renderList(e.from)),
+            cell(renderList(e.to)),
+            cell(fetchedAtText(e.at)),
+            cell(renderList(e.added ?? null)),
+            cell(renderList(e.removed ?? null)),
+          ]);
         await send(text);
       },
       async end() {

@@ -40,12 +40,12 @@ describe('event formats', () => {
     expect(await written('json', [])).toBe('[]\n');
   });
 
-  it('CSV: host, field, from, to, at; lists joined with ";"; formula cells neutralised unless raw', async () => {
+  it('CSV: host, field, from, to, at, added, removed; lists joined with ";"; formula cells neutralised unless raw', async () => {
     expect(await written('csv', [events])).toBe(
-      'host,field,from,to,at\na.example,technologies,Nginx,Nginx;Shopify,2026-11-24T03:04:05Z\na.example,redirect_to,,"\'=HYPERLINK(""x"")",2026-11-24T03:04:05Z\n',
+      'host,field,from,to,at,added,removed\na.example,technologies,Nginx,Nginx;Shopify,2026-11-24T03:04:05Z,Shopify,\na.example,redirect_to,,"\'=HYPERLINK(""x"")",2026-11-24T03:04:05Z,,\n',
     );
     expect(await written('csv', [events], true)).toContain(',"=HYPERLINK(""x"")",');
-    expect(await written('csv', [])).toBe('host,field,from,to,at\n');
+    expect(await written('csv', [])).toBe('host,field,from,to,at,added,removed\n');
   });
 
   it('reads the input as batch does: the host column, URLs cut down to hosts, repeats once, invalid rows counted', async () => {

@@ -156,11 +156,15 @@ describe('domain-intel changes', () => {
     expect(JSON.parse(json.stdout)).toEqual(all);
     const csv = await runInProcess(['changes', input, '--format', 'csv'], { env: noKey });
     const rows = parse(csv.stdout, { columns: true }) as Record<string, string>[];
-    expect(Object.keys(rows[0] ?? {})).toEqual(['host', 'field', 'from', 'to', 'at']);
+    expect(Object.keys(rows[0] ?? {})).toEqual(['host', 'field', 'from', 'to', 'at', 'added', 'removed']);
     expect(rows.map((row) => `${row.host} ${row.field} ${row.at}`)).toEqual(all.map((e) => `${e.host} ${e.field} ${e.at}`));
     const tech = all.find((e) => e.field === 'technologies' && (e.added?.length ?? 0) > 0 && (e.removed?.length ?? 0) === 0);
     if (tech === undefined) throw new Error('the release adopts no technology among the input hosts');
-    expect(rows.find((row) => row.host === tech.host && row.field === 'technologies')?.to).toBe((tech.to as string[]).join(';'));
+    expect(rows.find((row) => row.host === tech.host && row.field === 'technologies')).toMatchObject({
+      to: (tech.to as string[]).join(';'),
+      added: (tech.added ?? []).join(';'),
+      removed: '',
+    });
     const table = await runInProcess(['changes', input], { env: noKey, stdoutTTY: true, columns: 200 });
     expect(table.code).toBe(0);
     expect(table.stdout.split('\n')[0]).toMatch(/^host\s+field\s+from\s+to\s+at/);
