@@ -18,7 +18,7 @@ import { argsFormat } from './output/render.js';
 import { renderSummary, staleAnswers } from './output/summary.js';
 import { checkQuota, type QuotaShort } from './quota-check.js';
 import { renderRowsTable, terminalCells } from './rows.js';
-import { openRunStore, openSource } from './run-inputs.js';
+import { fileRunFormat, openRunStore, openSource } from './run-inputs.js';
 
 export interface ListSpec {
   kind: RunKind;
@@ -30,8 +30,12 @@ export async function runList(ctx: Context<EnrichCommand>, spec: ListSpec): Prom
   const o = ctx.opts;
   const input = await openSource(ctx, spec);
   const requested = o.format;
-  // Lists from the command line default like single lookups; files default to CSV (any size streams).
-  const format = 'args' in spec.source ? argsFormat(requested, o.output, ctx.io.stdout.isTTY) : (requested ?? 'csv');
+  // Lists from the command line default like single lookups; files default to CSV (any size streams), or
+  // xlsx when -o names a workbook.
+  const format = 'args' in spec.source ? argsFormat(requested, o.output, ctx.io.stdout.isTTY) : fileRunFormat(requested, o.output);
+  // A workbook is binary: into a pipe or a file, never onto a terminal.
+  if (format === 'xlsx' && (o.output === undefined || o.output === '-') && ctx.io.stdout.isTTY === true)
+    throw new UsageError('--format xlsx is binary and stdout is a terminal: write it with -o FILE.xlsx, or into a pipe');
   const changes = o.changes === true;
   // The change columns are data for a file or a script; a table for the eyes has no room for them.
   if (changes && format === 'table') throw new UsageError('--changes writes csv, json or ndjson; choose one with --format');
@@ -156,7 +160,7 @@ export async function runList(ctx: Context<EnrichCommand>, spec: ListSpec): Prom
           neutraliseInput: o.neutraliseInput === true,
           bom: o.bom === true,
           changes,
-          ...terminalCells(ctx, out.stream),
+          ...(format === 'xlsx' ? {} : terminalCells(ctx, out.stream)),
         },
         { ...runOptions, onProgress, onEvent },
       ));

@@ -13,8 +13,10 @@ import { ENCODINGS } from '../pipeline/encoding.js';
 import { CHANGES_OPTIONS } from './changes-options.js';
 import { SANDBOX_OPTIONS } from './sandbox-options.js';
 
-const FORMATS = ['table', 'json', 'ndjson', 'csv'] as const;
-const BATCH_FORMATS = ['csv', 'json', 'ndjson'] as const;
+const FORMATS = ['table', 'json', 'ndjson', 'csv', 'xlsx'] as const;
+// xlsx is a file run's rows only: neither a single answer nor the listings have it.
+const SHOWN_FORMATS = ['table', 'json', 'ndjson', 'csv'] as const;
+const BATCH_FORMATS = ['csv', 'json', 'ndjson', 'xlsx'] as const;
 const INPUT_FORMATS = ['auto', 'csv', 'tsv', 'lines'] as const;
 
 /** The commands that take options of their own, by path; every command takes the global options. */
@@ -88,7 +90,15 @@ export const OPTIONS = {
     help: 'output format',
     commands: [...ENRICH, 'tech', 'catalog', 'changes'],
     choices: FORMATS,
-    per: { batch: { choices: BATCH_FORMATS }, changes: { help: 'output format (default: table on a terminal, else ndjson)' } },
+    per: {
+      batch: { choices: BATCH_FORMATS, help: 'output format (default: xlsx for -o FILE.xlsx, else csv)' },
+      traffic: { help: 'output format (xlsx: with --input, default for -o FILE.xlsx)' },
+      employees: { help: 'output format (xlsx: with --input, default for -o FILE.xlsx)' },
+      lookup: { choices: SHOWN_FORMATS },
+      tech: { choices: SHOWN_FORMATS },
+      catalog: { choices: SHOWN_FORMATS },
+      changes: { choices: SHOWN_FORMATS, help: 'output format (default: table on a terminal, else ndjson)' },
+    },
   },
   output: { flags: '-o, --output <file>', help: 'write to FILE, replaced only when complete (- for stdout)', commands: ENRICH },
   replaceIncomplete: {
@@ -100,6 +110,7 @@ export const OPTIONS = {
   neutraliseInput: { flags: '--neutralise-input', help: 'neutralise formulas in your own input cells too (default: only ours)', commands: ENRICH },
   bom: { flags: '--bom', help: 'start CSV output with a UTF-8 BOM, for Excel (kept anyway when the input has one)', commands: ENRICH },
   column: { flags: '--column <name|index>', help: 'the host column, by header name or 1-based index', commands: READS_FILE },
+  sheet: { flags: '--sheet <name>', help: 'the sheet of an .xlsx input to read (default: the first)', commands: FROM_FILE },
   inputFormat: { flags: '--input-format <format>', help: 'how to read the input', commands: READS_FILE, choices: INPUT_FORMATS, default: 'auto' },
   delimiter: {
     flags: '--delimiter <char>',

@@ -12,7 +12,8 @@ import { CHANGE_COLUMNS } from '../pipeline/row-change.js';
 import type { JobInput } from '../pipeline/job.js';
 import type { Context } from './context.js';
 import type { ListSpec } from './list.js';
-import type { EnrichCommand } from './options.js';
+import { isWorkbookName } from '../pipeline/workbook-sniff.js';
+import type { EnrichCommand, Opts } from './options.js';
 
 /** The input of a run, as a function that gives its records (called once by the run, once more by a quota check). */
 export async function openSource(ctx: Context<EnrichCommand>, spec: ListSpec): Promise<() => JobInput> {
@@ -26,8 +27,15 @@ export async function openSource(ctx: Context<EnrichCommand>, spec: ListSpec): P
   // reading and written afresh: the lists are those this command writes, and every kind's defaults.
   // (with or without batch --changes' columns after them: a file kept with --changes may be run without it)
   const earlier = ourColumnLists(o.prefix ?? '', o.fields ?? [], [CHANGE_COLUMNS]);
-  const common = { ...(o.column === undefined ? {} : { column: o.column }), format: o.inputFormat, ...dialectOf(o), earlier };
-  const csvOut = (o.format ?? 'csv') === 'csv';
+  const common = {
+    ...(o.column === undefined ? {} : { column: o.column }),
+    ...(o.sheet === undefined ? {} : { sheet: o.sheet }),
+    format: o.inputFormat,
+    ...dialectOf(o),
+    earlier,
+  };
+  // Only CSV out of CSV in may replace its input: a workbook replaced by one sheet would lose the others.
+  const csvOut = fileRunFormat(o.format, o.output) === 'csv' && !isWorkbookName(file);
   if (file === '-') {
     // `batch - -o in.csv < in.csv` would replace the file stdin reads, as -o naming the input would.
     const fd = (ctx.io.stdin as { fd?: unknown }).fd;
@@ -58,6 +66,11 @@ export async function openSource(ctx: Context<EnrichCommand>, spec: ListSpec): P
 /** --delimiter and --encoding as the reader takes them: only when given. */
 export function dialectOf(o: { delimiter?: Delimiter | undefined; encoding?: Encoding | undefined }): { delimiter?: Delimiter; encoding?: Encoding } {
   return { ...(o.delimiter === undefined ? {} : { delimiter: o.delimiter }), ...(o.encoding === undefined ? {} : { encoding: o.encoding }) };
+}
+
+/** The format of a file run's rows: as asked, else xlsx for -o FILE.xlsx, else CSV. */
+export function fileRunFormat(requested: Opts<EnrichCommand>['format'], output: string | undefined): 'csv' | 'json' | 'ndjson' | 'xlsx' | 'table' {
+  return requested ?? (isWorkbookName(output) ? 'xlsx' : 'csv');
 }
 
 /**

@@ -3,11 +3,13 @@
 import type { Writable } from 'node:stream';
 import type { Delimiter } from './dialect.js';
 import type { Encoding } from './encoding.js';
+import { UsageError } from '../api/errors.js';
 import { openInput, type InputFormat } from './read.js';
 import { enrich, type EnrichOptions, type RecordSource } from './run.js';
 import type { RunStats } from './stats.js';
 import type { InputRecord, InputShape, RunKind } from './types.js';
 import { createRowWriter } from './write.js';
+import { sniffWorkbook } from './workbook-sniff.js';
 
 export interface JobInput {
   /** An input stream (file or stdin), or records already in hand (e.g. hosts from the command line). */
@@ -22,11 +24,13 @@ export interface JobInput {
   encoding?: Encoding;
   /** Column lists an earlier run of ours may have appended, dropped on reading (read.ts, earlier.ts). */
   earlier?: readonly (readonly string[])[];
+  /** The sheet of an .xlsx input to read (the first when absent). */
+  sheet?: string;
 }
 
 export interface JobOutput {
   stream: Writable;
-  format: 'csv' | 'json' | 'ndjson';
+  format: 'csv' | 'json' | 'ndjson' | 'xlsx';
   prefix?: string;
   fields?: string[];
   raw?: boolean;
@@ -48,7 +52,11 @@ export interface JobResult {
 export async function openJobInput(input: JobInput): Promise<{ shape: InputShape; records: RecordSource }> {
   if (input.records) return { shape: { format: 'lines', headers: null, hostColumn: 0 }, records: input.records };
   if (!input.stream) throw new TypeError('a job needs an input stream or records');
-  const opened = await openInput(input.stream, {
+  // A workbook goes to the spreadsheet reader (loaded only then); read.ts refuses what neither takes.
+  const { workbook, stream } = await sniffWorkbook(input.stream, input.fileName);
+  if (workbook) return openWorkbook(input, stream);
+  if (input.sheet !== undefined) throw new UsageError(`${input.fileName}: --sheet applies to an .xlsx workbook; this input is text`);
+  const opened = await openInput(stream, {
     fileName: input.fileName,
     ...(input.column === undefined ? {} : { column: input.column }),
     ...(input.format === undefined ? {} : { format: input.format }),
@@ -57,6 +65,24 @@ export async function openJobInput(input: JobInput): Promise<{ shape: InputShape
     ...(input.earlier === undefined ? {} : { earlier: input.earlier }),
   });
   return { shape: opened.shape, records: opened.chunks ?? opened.records };
+}
+
+/** A workbook through the spreadsheet reader, loaded only now; the options of text input are refused. */
+async function openWorkbook(input: JobInput, stream: NodeJS.ReadableStream): Promise<{ shape: InputShape; records: RecordSource }> {
+  const given = [
+    input.format !== undefined && input.format !== 'auto' ? '--input-format' : null,
+    input.delimiter === undefined ? null : '--delimiter',
+    input.encoding === undefined ? null : '--encoding',
+  ].filter((flag) => flag !== null);
+  if (given.length > 0) throw new UsageError(`${input.fileName}: is an .xlsx workbook; ${given.join(' and ')} only apply to text input`);
+  const { openXlsxInput } = await import('../xlsx/read.js');
+  const opened = await openXlsxInput(stream, {
+    fileName: input.fileName,
+    ...(input.column === undefined ? {} : { column: input.column }),
+    ...(input.sheet === undefined ? {} : { sheet: input.sheet }),
+    ...(input.earlier === undefined ? {} : { earlier: input.earlier }),
+  });
+  return { shape: opened.shape, records: opened.records };
 }
 
 /** Runs a job to the end (or until stopped); output rows are in input order. */
@@ -69,8 +95,7 @@ export async function runJob<K extends RunKind>(input: JobInput, output: JobOutp
     }
     return { shape, stats: run.stats };
   }
-  const writer = createRowWriter(output.stream, {
-    format: output.format,
+  const writerOptions = {
     kind: options.kind,
     shape,
     ...(output.prefix === undefined ? {} : { prefix: output.prefix }),
@@ -80,7 +105,12 @@ export async function runJob<K extends RunKind>(input: JobInput, output: JobOutp
     ...(output.bom === undefined ? {} : { bom: output.bom }),
     ...(output.cleanCell === undefined ? {} : { cleanCell: output.cleanCell }),
     ...(output.changes === undefined ? {} : { changes: output.changes }),
-  });
+  };
+  // The spreadsheet writer (and exceljs) loads only when a run writes xlsx.
+  const writer =
+    output.format === 'xlsx'
+      ? (await import('../xlsx/write.js')).createXlsxWriter(output.stream, writerOptions)
+      : createRowWriter(output.stream, { ...writerOptions, format: output.format });
   for await (const batch of run.batches()) for (const row of batch) await writer.write(row);
   await writer.end();
   return { shape, stats: run.stats };

@@ -58,6 +58,7 @@ export class OrderedBuffer<K extends RunKind> {
         kind: this.#o.kind as K,
         line: record.line,
         cells: record.cells,
+        typed: record.typed,
         value: record.value,
         status,
         host,

@@ -12,7 +12,12 @@ export interface InputRecord {
   cells: string[];
   /** The raw value of the host column (cells[hostColumn]), or '' when the row is too short. */
   value: string;
+  /** Spreadsheet input only (xlsx/read.ts): each cell as the sheet held it, so xlsx output keeps a number a number. */
+  typed?: SheetValue[];
 }
+
+/** A cell as a spreadsheet holds it, once read: formulas by their result, rich text as plain text. */
+export type SheetValue = string | number | boolean | Date | null;
 
 /** What the input looked like, known after the first row was read. */
 export interface InputShape {
@@ -38,6 +43,8 @@ export interface InputShape {
   ragged?: Ragged;
   /** The columns an earlier run of ours appended, dropped on reading (earlier.ts); absent when none were. */
   earlier?: string[];
+  /** Spreadsheet input: the sheet read (xlsx output names its sheet after it). */
+  sheet?: string;
 }
 
 /** Which endpoint a run enriches from; decides the result type and the appended columns. */
@@ -57,6 +64,8 @@ export interface EnrichedRow<K extends RunKind = RunKind> {
   kind: K;
   line: number;
   cells: string[];
+  /** The input's cells as a spreadsheet held them (InputRecord.typed); absent for text input. */
+  typed?: SheetValue[];
   value: string;
   status: RowStatus;
   /** The normalised host, or null when the value could not be normalised. */

@@ -152,7 +152,7 @@ describe('the option table', () => {
 
   it('types ctx.opts from the table', () => {
     expectTypeOf<Opts<'batch'>['maxAge']>().toEqualTypeOf<number>();
-    expectTypeOf<Opts<'batch'>['format']>().toEqualTypeOf<'table' | 'json' | 'ndjson' | 'csv' | undefined>();
+    expectTypeOf<Opts<'batch'>['format']>().toEqualTypeOf<'table' | 'json' | 'ndjson' | 'csv' | 'xlsx' | undefined>();
     expectTypeOf<Opts<'batch'>['cache']>().toEqualTypeOf<boolean>();
     expectTypeOf<Opts<'batch'>['fields']>().toEqualTypeOf<string[] | undefined>();
     expectTypeOf<Opts<'sandbox'>['failRate']>().toEqualTypeOf<number>();

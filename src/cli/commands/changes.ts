@@ -42,7 +42,8 @@ export default async function changes(ctx: Context<'changes'>): Promise<number> 
   if (since !== null && since > now) throw new UsageError(`--since ${new Date(since).toISOString().slice(0, 19)}Z is in the future`, 'bad_since');
   const counts: InputCounts = { invalid: 0, duplicates: 0 };
   const hosts = o.all ? hostsWithHistory(store.past, FEED_ENDPOINT) : inputHosts(await readInput(ctx, file ?? '-'), counts);
-  const format = o.format ?? (ctx.io.stdout.isTTY ? 'table' : 'ndjson');
+  // commander offers changes no xlsx (options.ts); the option's type is the union of every command's choices.
+  const format = (o.format ?? (ctx.io.stdout.isTTY ? 'table' : 'ndjson')) as Exclude<typeof o.format, 'xlsx' | undefined>;
   const stats: FeedStats = { compared: 0, notHeld: 0, changed: 0, events: 0 };
   const feed = changeFeed({ reads: store.past, hosts, since, filter }, stats);
 

@@ -20,6 +20,7 @@ export function pickFormat(requested: unknown, stdoutIsTTY: boolean | undefined)
  * refused with -o FILE.
  */
 export function argsFormat(requested: unknown, output: string | undefined, stdoutIsTTY: boolean | undefined): Format {
+  if (requested === 'xlsx') throw new UsageError('--format xlsx writes the rows of a file run (batch FILE, --input FILE)');
   const toFile = output !== undefined && output !== '-';
   if (toFile && requested === 'table') throw new UsageError('--format table is drawn for the terminal; with -o FILE use csv, json or ndjson');
   return pickFormat(requested, !toFile && stdoutIsTTY);
