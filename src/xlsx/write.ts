@@ -80,6 +80,7 @@ export function createXlsxWriter(out: Writable, opts: Omit<RowWriterOptions, 'fo
       }
       for (let i = width; i < row.cells.length; i++) record.push(inputCell(row, i));
       sheet.addRow(record).commit();
+      await entryDrained(sheet);
       await drained(zip, out);
       if (failure) throw failure;
     },
@@ -93,6 +94,32 @@ export function createXlsxWriter(out: Writable, opts: Omit<RowWriterOptions, 'fo
       if (failure) throw failure;
     },
   };
+}
+
+type Buffered = NodeJS.EventEmitter & { _writableState?: { length?: number; highWaterMark?: number } };
+
+/**
+ * The stream the sheet's XML goes into on its way to the compressor, as exceljs 4.4.0 keeps it (the sheet's
+ * `stream`, a StreamBuf, and the zip entry it pipes to); null when a version keeps it elsewhere
+ * (test/xlsx/write.test.ts fails then, and exceljs is pinned to the version it was read from).
+ */
+export function sheetEntry(sheet: unknown): Buffered | null {
+  const pipes = (sheet as { stream?: { pipes?: unknown[] } }).stream?.pipes;
+  const entry = Array.isArray(pipes) ? (pipes[0] as Buffered | undefined) : undefined;
+  return entry?._writableState?.length === undefined ? null : entry;
+}
+
+/**
+ * Waits while the sheet's zip entry holds more than its buffer. exceljs's StreamBuf writes to it without
+ * heeding its back-pressure, so rows committed faster than the compressor takes them queue up there: the
+ * whole sheet, at worst (744 MB of peak RSS for 1,000,000 rows before this wait, 1.5 GB of XML queued;
+ * measured, BENCHMARKS.md). Waiting here gives the flat memory the other writers have.
+ */
+async function entryDrained(sheet: unknown): Promise<void> {
+  const entry = sheetEntry(sheet);
+  const state = entry?._writableState;
+  if (!entry || !state || (state.length ?? 0) <= (state.highWaterMark ?? 16_384)) return;
+  await once(entry, 'drain');
 }
 
 /** A sheet name Excel accepts: at most 31 characters, none of : \ / ? * [ ]. */
