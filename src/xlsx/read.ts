@@ -155,7 +155,9 @@ async function nextRow(rows: AsyncGenerator<Row>): Promise<Row | null> {
 /** An exceljs (or unzip) failure as one line naming the file; our own errors pass through. */
 function unreadable(err: unknown, file: string, line: number | null): unknown {
   if (err instanceof UsageError || err instanceof InputError) return err;
-  const what = err instanceof Error ? err.message.split('\n')[0] : String(err);
+  const message = err instanceof Error ? (err.message.split('\n')[0] ?? '') : String(err);
+  // unzipper's own words, said plainly.
+  const what = /invalid signature/i.test(message) ? 'not a ZIP file' : message === 'FILE_ENDED' ? 'the file ends mid-entry: cut short?' : message;
   const where = line === null ? file : `${file}:${line}`;
   return new InputError(`${where}: not a readable .xlsx workbook (${what})`, file, line, 'bad_xlsx');
 }
