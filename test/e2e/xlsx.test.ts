@@ -183,6 +183,19 @@ describe('xlsx output', () => {
     expect(sb.charges().total).toBe(0);
   });
 
+  it('never replaces the workbook it reads (its other sheets would be lost), nor goes to a single lookup', async () => {
+    const book = join(dir, 'in-place.xlsx');
+    writeFileSync(book, readFileSync(FIXTURE));
+    const r = await runInProcess(['batch', book, '-o', book], { env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`-o ${book} is the input file`);
+    expect(readFileSync(book)).toEqual(readFileSync(FIXTURE));
+    const single = await runInProcess(['traffic', sb.hostList()[0] as string, '--format', 'xlsx', '-o', join(dir, 'one.xlsx')], { env });
+    expect(single.code).toBe(2);
+    expect(single.stderr).toContain('--format xlsx writes the rows of a file run');
+    expect(sb.charges().total).toBe(0);
+  });
+
   it('an incomplete run keeps FILE and leaves a complete workbook in FILE.partial', async () => {
     const out = join(dir, 'budget.xlsx');
     writeFileSync(out, 'before');
