@@ -121,7 +121,8 @@ async function pickSheet(sheets: AsyncIterator<Sheet>, wanted: string | undefine
       // read through: the workbook's next sheet comes only after this one
     }
   }
-  if (wanted === undefined) throw new InputError(`${file}: the workbook has no sheet`, file, null, 'bad_xlsx');
+  if (wanted === undefined)
+    throw new InputError(`${file}: a ZIP file with no worksheet in it, so not an .xlsx workbook (save it as .xlsx or CSV)`, file, null, 'bad_xlsx');
   throw new UsageError(`${file}: no sheet named ${showValue(wanted)}; sheets are: ${seen.map((s) => showValue(s)).join(', ') || '(none)'}`);
 }
 

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { InputError, UsageError } from '../../src/api/errors.js';
 import type { InputRecord } from '../../src/pipeline/types.js';
 import { openXlsxInput } from '../../src/xlsx/read.js';
+import { storedZip } from '../helpers/xlsx.js';
 
 async function workbook(rows: unknown[][], name = 'Sheet1'): Promise<Buffer> {
   const book = new ExcelJS.Workbook();
@@ -69,5 +70,12 @@ describe('openXlsxInput', () => {
       expect((err as InputError).message).toMatch(/^in\.xlsx(:\d+)?: not a readable \.xlsx workbook \(/);
       expect((err as InputError).message).not.toContain('\n');
     }
+  });
+
+  it('a ZIP holding no worksheet (a .docx, an .ods) says it is no workbook', async () => {
+    const zip = storedZip({ mimetype: 'application/vnd.oasis.opendocument.spreadsheet', 'content.xml': '<office:document-content/>' });
+    await expect(openXlsxInput(Readable.from([zip]), { fileName: 'in.ods' })).rejects.toThrow(
+      new InputError('in.ods: a ZIP file with no worksheet in it, so not an .xlsx workbook (save it as .xlsx or CSV)', 'in.ods', null, 'bad_xlsx'),
+    );
   });
 });
