@@ -63,9 +63,10 @@ export function createXlsxWriter(out: Writable, opts: Omit<RowWriterOptions, 'fo
     }
     return value;
   };
+  // An empty cell is left out rather than written as an empty text (which ISBLANK would not call blank).
   const inputCell = (row: EnrichedRow, i: number): SheetValue => {
-    const value = row.typed?.[i] ?? row.cells[i] ?? null;
-    return typeof value === 'string' ? text(value, row, i) : value;
+    const value = row.typed ? (row.typed[i] ?? null) : (row.cells[i] ?? null);
+    return typeof value === 'string' ? (value === '' ? null : text(value, row, i)) : value;
   };
   return {
     async write(row) {
@@ -76,7 +77,7 @@ export function createXlsxWriter(out: Writable, opts: Omit<RowWriterOptions, 'fo
       for (let i = 0; i < width; i++) record.push(inputCell(row, i));
       for (const [j, f] of fields.names.entries()) {
         const value = renderList(values[f] ?? null);
-        record.push(typeof value === 'number' || value === null ? value : text(String(value), row, width + j));
+        record.push(value === null || value === '' ? null : typeof value === 'number' ? value : text(String(value), row, width + j));
       }
       for (let i = width; i < row.cells.length; i++) record.push(inputCell(row, i));
       sheet.addRow(record).commit();

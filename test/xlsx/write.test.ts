@@ -38,17 +38,19 @@ describe('createXlsxWriter', () => {
     expect((err as Error).message).toBe('line 3: the notes cell holds 32768 characters; an .xlsx cell holds at most 32767: write csv instead');
   });
 
-  it('names the sheet after the input one, cleaned of what Excel refuses, and reads back', async () => {
-    const shape = { format: 'csv' as const, headers: ['website'], hostColumn: 0, sheet: 'Q3/Q4: [leads]*' };
+  it('names the sheet after the input one, cleaned of what Excel refuses; an empty cell is a blank one', async () => {
+    const shape = { format: 'csv' as const, headers: ['website', 'notes'], hostColumn: 0, sheet: 'Q3/Q4: [leads]*' };
     const bytes = await bytesOf(async (out) => {
       const writer = createXlsxWriter(out, { kind: 'profile', shape, fields: ['status', 'reason'] });
-      await writer.write(row(2, ['www']));
+      await writer.write(row(2, ['www', '']));
       await writer.end();
     });
     const book = new ExcelJS.Workbook();
     await book.xlsx.load(bytes as unknown as ArrayBuffer);
     const sheet = book.worksheets[0];
     expect(sheet?.name).toBe('Q3 Q4   leads');
-    expect(sheet?.getRow(2).values).toEqual([undefined, 'www', 'invalid', 'no dot']);
+    // The empty notes cell is left out, not an empty text: a blank cell to the spreadsheet.
+    expect(sheet?.getRow(2).getCell(2).type).toBe(ExcelJS.ValueType.Null);
+    expect(sheet?.getRow(2).values).toEqual([undefined, 'www', undefined, 'invalid', 'no dot']);
   });
 });
