@@ -74,7 +74,8 @@ async function openWorkbook(input: JobInput, stream: NodeJS.ReadableStream): Pro
     input.delimiter === undefined ? null : '--delimiter',
     input.encoding === undefined ? null : '--encoding',
   ].filter((flag) => flag !== null);
-  if (given.length > 0) throw new UsageError(`${input.fileName}: is an .xlsx workbook; ${given.join(' and ')} only apply to text input`);
+  if (given.length > 0)
+    throw new UsageError(`${input.fileName}: is an .xlsx workbook; ${given.join(' and ')} ${given.length === 1 ? 'applies' : 'apply'} only to text input`);
   const { openXlsxInput } = await import('../xlsx/read.js');
   const opened = await openXlsxInput(stream, {
     fileName: input.fileName,

@@ -145,6 +145,16 @@ describe('a workbook of two sheets', () => {
     expect(sb.charges().total).toBe(0);
   });
 
+  it('the options of text input are refused for a workbook, naming them', async () => {
+    const r = await runInProcess(['batch', book, '--delimiter', ';', '--encoding', 'latin1'], { env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('is an .xlsx workbook; --delimiter and --encoding apply only to text input');
+    const csv = await runInProcess(['batch', join(ROOT, 'fixtures', 'crm.csv'), '--sheet', 'crm'], { env });
+    expect(csv.code).toBe(2);
+    expect(csv.stderr).toContain('--sheet applies to an .xlsx workbook; this input is text');
+    expect(sb.charges().total).toBe(0);
+  });
+
   it('the first sheet is read by default: no host column there is the usual usage error', async () => {
     const r = await runInProcess(['batch', book, '--quiet'], { env });
     expect(r.code).toBe(2);
@@ -174,6 +184,13 @@ describe('xlsx output', () => {
       ['007', sb.hostList()[1], '=1+2', 'found', sb.hostList()[1]],
     ]);
     expect(await sheetXml(out)).not.toContain('<f');
+  });
+
+  it('goes into a pipe: stdout carries the workbook', async () => {
+    const r = await runInProcess(['batch', FIXTURE, '--format', 'xlsx', '--quiet', '--fields', 'status'], { env });
+    expect(r.code).toBe(0);
+    expect(r.stdout.startsWith('PK\u0003\u0004')).toBe(true);
+    expect(r.stderr).toBe('');
   });
 
   it('is refused on a terminal (binary), before anything is charged', async () => {
