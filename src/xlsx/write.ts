@@ -38,9 +38,19 @@ export function createXlsxWriter(out: Writable, opts: Omit<RowWriterOptions, 'fo
   const changes = opts.changes === true;
   const zip = new PassThrough();
   let failure: Error | null = null;
+  // Every wait below also ends when the output fails: a failed `out` stops taking bytes, and a drain
+  // awaited on the way to it would never come.
+  let failed: (err: Error) => void = () => undefined;
+  const failing = new Promise<never>((_, reject) => {
+    failed = reject;
+  });
+  failing.catch(() => undefined);
   const fail = (err: Error): void => {
-    failure ??= err;
+    if (failure) return;
+    failure = err;
+    failed(err);
   };
+  const guard = <T>(wait: Promise<T>): Promise<T> => Promise.race([wait, failing]);
   zip.on('error', fail);
   out.on('error', fail);
   zip.pipe(out, { end: false });
@@ -81,18 +91,16 @@ export function createXlsxWriter(out: Writable, opts: Omit<RowWriterOptions, 'fo
       }
       for (let i = width; i < row.cells.length; i++) record.push(inputCell(row, i));
       sheet.addRow(record).commit();
-      await entryDrained(sheet);
-      await drained(zip, out);
-      if (failure) throw failure;
+      await guard(entryDrained(sheet));
+      await guard(drained(zip, out));
     },
     async end() {
       if (ended) return;
       ended = true;
-      await sheet.commit();
-      await book.commit();
-      await finished(zip);
-      await drained(zip, out);
-      if (failure) throw failure;
+      sheet.commit();
+      await guard(book.commit());
+      await guard(finished(zip));
+      await guard(drained(zip, out));
     },
   };
 }

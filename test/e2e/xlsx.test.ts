@@ -193,6 +193,12 @@ describe('xlsx output', () => {
     expect(r.stderr).toBe('');
   });
 
+  it.skipIf(!existsSync('/dev/full'))('a write that fails (ENOSPC on /dev/full) is exit 10 in one line, as for CSV', async () => {
+    const r = await runInProcess(['batch', FIXTURE, '-o', '/dev/full', '--format', 'xlsx', '--quiet'], { env });
+    expect(r.code).toBe(10);
+    expect(r.stderr.trim().split('\n')).toEqual(['error: no space left on device writing /dev/full']);
+  });
+
   it('is refused on a terminal (binary), before anything is charged', async () => {
     const r = await runInProcess(['batch', FIXTURE, '--format', 'xlsx'], { env, stdoutTTY: true });
     expect(r.code).toBe(2);
