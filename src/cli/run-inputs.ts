@@ -68,9 +68,12 @@ export function dialectOf(o: { delimiter?: Delimiter | undefined; encoding?: Enc
   return { ...(o.delimiter === undefined ? {} : { delimiter: o.delimiter }), ...(o.encoding === undefined ? {} : { encoding: o.encoding }) };
 }
 
-/** The format of a file run's rows: as asked, else xlsx for -o FILE.xlsx, else CSV. */
+/**
+ * The format of a file run's rows: as asked, else xlsx for -o FILE.xlsx, else CSV. Not for FILE.xlsm, which is
+ * read as a workbook: Excel refuses an .xlsm holding no macro parts, which is what we would write.
+ */
 export function fileRunFormat(requested: Opts<EnrichCommand>['format'], output: string | undefined): 'csv' | 'json' | 'ndjson' | 'xlsx' | 'table' {
-  return requested ?? (isWorkbookName(output) ? 'xlsx' : 'csv');
+  return requested ?? (output !== undefined && /\.xlsx$/i.test(output) ? 'xlsx' : 'csv');
 }
 
 /**

@@ -4,7 +4,7 @@
 // Any ZIP is taken for a workbook: an .xlsx is one, and the spreadsheet reader says plainly when a ZIP holds
 // no workbook. read.ts keeps its refusal for the binary input nobody reads (an .xls, an .ods's ZIP is taken
 // here and refused by the reader as not a workbook).
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 
 const ZIP_SIGNATURE = Buffer.from([0x50, 0x4b, 0x03, 0x04]);
 
@@ -18,8 +18,11 @@ export async function sniffWorkbook(source: NodeJS.ReadableStream, fileName: str
   if (isWorkbookName(fileName)) return { workbook: true, stream: source };
   const readable = source as Readable;
   const head = await firstBytes(readable, ZIP_SIGNATURE.length);
-  if (head.length > 0) readable.unshift(head);
   const workbook = head.length >= ZIP_SIGNATURE.length && head.subarray(0, ZIP_SIGNATURE.length).equals(ZIP_SIGNATURE);
+  // An input shorter than a signature has ended by now, and a stream takes nothing back after its end: its
+  // bytes are handed on in a stream of their own.
+  if (readable.readableEnded) return { workbook, stream: Readable.from(head.length > 0 ? [head] : []) };
+  if (head.length > 0) readable.unshift(head);
   return { workbook, stream: readable };
 }
 
