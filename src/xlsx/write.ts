@@ -91,8 +91,8 @@ export function createXlsxWriter(out: Writable, opts: Omit<RowWriterOptions, 'fo
       }
       for (let i = width; i < row.cells.length; i++) record.push(inputCell(row, i));
       sheet.addRow(record).commit();
-      await guard(entryDrained(sheet));
-      await guard(drained(zip, out));
+      // A promise raced per row would be garbage on every row: only a wait that is needed is made.
+      for (let wait = pushedBack(sheet, zip, out); wait !== null; wait = pushedBack(sheet, zip, out)) await guard(wait);
     },
     async end() {
       if (ended) return;
@@ -100,7 +100,7 @@ export function createXlsxWriter(out: Writable, opts: Omit<RowWriterOptions, 'fo
       sheet.commit();
       await guard(book.commit());
       await guard(finished(zip));
-      await guard(drained(zip, out));
+      for (let wait = pushedBack(sheet, zip, out); wait !== null; wait = pushedBack(sheet, zip, out)) await guard(wait);
     },
   };
 }
@@ -119,16 +119,18 @@ export function sheetEntry(sheet: unknown): Buffered | null {
 }
 
 /**
- * Waits while the sheet's zip entry holds more than its buffer. exceljs's StreamBuf writes to it without
- * heeding its back-pressure, so rows committed faster than the compressor takes them queue up there: the
- * whole sheet, at worst (744 MB of peak RSS for 1,000,000 rows before this wait, 1.5 GB of XML queued;
- * measured, BENCHMARKS.md). Waiting here gives the flat memory the other writers have.
+ * A wait for the first of the sheet's zip entry, the pass-through and `out` holding more than its buffer, or
+ * null when none does. exceljs's StreamBuf writes to the zip entry without heeding its back-pressure, so rows
+ * committed faster than the compressor takes them queue up there: the whole sheet, at worst (744 MB of peak
+ * RSS for 1,000,000 rows before this wait, 1.5 GB of XML queued; measured, BENCHMARKS.md). Waiting on it too
+ * gives the flat memory the other writers have.
  */
-async function entryDrained(sheet: unknown): Promise<void> {
+function pushedBack(sheet: unknown, zip: PassThrough, out: Writable): Promise<void> | null {
   const entry = sheetEntry(sheet);
   const state = entry?._writableState;
-  if (!entry || !state || (state.length ?? 0) <= (state.highWaterMark ?? 16_384)) return;
-  await once(entry, 'drain');
+  if (entry && state && (state.length ?? 0) > (state.highWaterMark ?? 16_384)) return once(entry, 'drain');
+  for (const stream of [zip, out] as Writable[]) if (stream.writableNeedDrain && !stream.destroyed) return once(stream, 'drain');
+  return null;
 }
 
 /** A sheet name Excel accepts: at most 31 characters, none of : \ / ? * [ ]. */
@@ -138,13 +140,6 @@ function sheetName(name: string | undefined): string {
     .slice(0, 31)
     .trim();
   return clean === '' ? 'domains' : clean;
-}
-
-/** Resolves once neither the pass-through nor `out` holds more than its buffer. */
-async function drained(zip: PassThrough, out: Writable): Promise<void> {
-  for (const stream of [zip, out] as Writable[]) {
-    if (stream.writableNeedDrain && !stream.destroyed) await once(stream, 'drain');
-  }
 }
 
 /** Resolves when the zip stream has handed its last byte on. */
