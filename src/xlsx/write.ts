@@ -38,19 +38,9 @@ export function createXlsxWriter(out: Writable, opts: Omit<RowWriterOptions, 'fo
   const changes = opts.changes === true;
   const zip = new PassThrough();
   let failure: Error | null = null;
-  // Every wait below also ends when the output fails: a failed `out` stops taking bytes, and a drain
-  // awaited on the way to it would never come.
-  let failed: (err: Error) => void = () => undefined;
-  const failing = new Promise<never>((_, reject) => {
-    failed = reject;
-  });
-  failing.catch(() => undefined);
   const fail = (err: Error): void => {
-    if (failure) return;
-    failure = err;
-    failed(err);
+    failure ??= err;
   };
-  const guard = <T>(wait: Promise<T>): Promise<T> => Promise.race([wait, failing]);
   zip.on('error', fail);
   out.on('error', fail);
   zip.pipe(out, { end: false });
@@ -60,6 +50,17 @@ export function createXlsxWriter(out: Writable, opts: Omit<RowWriterOptions, 'fo
   sheet.autoFilter = { from: { row: 1, column: 1 }, to: { row: 1, column: names.length } };
   sheet.addRow(names).commit();
   let ended = false;
+  // Waits while anything on the way out holds more than its buffer (a wait is made only then: a promise per row
+  // would be garbage on every row); each wait also ends when `out` fails, as a drain awaited behind a failed
+  // stream would never come.
+  const caughtUp = async (): Promise<void> => {
+    for (let wait = pushedBack(sheet, zip, out); ; wait = pushedBack(sheet, zip, out)) {
+      if (failure) throw failure;
+      if (out.destroyed) throw new Error('output stream is closed');
+      if (wait === null) return;
+      await unlessFailed(wait, out);
+    }
+  };
 
   const text = (value: string, row: EnrichedRow, column: number): string => {
     if (value.length > MAX_CELL_CHARS) {
@@ -91,16 +92,15 @@ export function createXlsxWriter(out: Writable, opts: Omit<RowWriterOptions, 'fo
       }
       for (let i = width; i < row.cells.length; i++) record.push(inputCell(row, i));
       sheet.addRow(record).commit();
-      // A promise raced per row would be garbage on every row: only a wait that is needed is made.
-      for (let wait = pushedBack(sheet, zip, out); wait !== null; wait = pushedBack(sheet, zip, out)) await guard(wait);
+      await caughtUp();
     },
     async end() {
       if (ended) return;
       ended = true;
       sheet.commit();
-      await guard(book.commit());
-      await guard(finished(zip));
-      for (let wait = pushedBack(sheet, zip, out); wait !== null; wait = pushedBack(sheet, zip, out)) await guard(wait);
+      await unlessFailed(book.commit(), out);
+      if (!zip.readableEnded) await unlessFailed(once(zip, 'end'), out);
+      await caughtUp();
     },
   };
 }
@@ -142,10 +142,31 @@ function sheetName(name: string | undefined): string {
   return clean === '' ? 'domains' : clean;
 }
 
-/** Resolves when the zip stream has handed its last byte on. */
-function finished(zip: PassThrough): Promise<void> {
-  if (zip.readableEnded) return Promise.resolve();
-  return once(zip, 'end');
+/** `wait`, or the failure of `out` (an error, or closing) should that come first; no listener outlives it. */
+function unlessFailed<T>(wait: Promise<T>, out: Writable): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const done = (): void => {
+      out.off('error', onError);
+      out.off('close', onClose);
+    };
+    const onError = (err: Error): void => {
+      done();
+      reject(err);
+    };
+    const onClose = (): void => onError(new Error('output stream closed before the workbook was written'));
+    out.on('error', onError);
+    out.on('close', onClose);
+    wait.then(
+      (value) => {
+        done();
+        resolve(value);
+      },
+      (err: unknown) => {
+        done();
+        reject(err);
+      },
+    );
+  });
 }
 
 function once(stream: NodeJS.EventEmitter, event: string): Promise<void> {
