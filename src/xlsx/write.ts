@@ -122,7 +122,7 @@ export function sheetEntry(sheet: unknown): Buffered | null {
  * A wait for the first of the sheet's zip entry, the pass-through and `out` holding more than its buffer, or
  * null when none does. exceljs's StreamBuf writes to the zip entry without heeding its back-pressure, so rows
  * committed faster than the compressor takes them queue up there: the whole sheet, at worst (744 MB of peak
- * RSS for 1,000,000 rows before this wait, 1.5 GB of XML queued; measured, BENCHMARKS.md). Waiting on it too
+ * RSS for 1,000,000 rows before this wait, 150 MB of XML queued there at 200,000 in a probe; BENCHMARKS.md). Waiting on it too
  * gives the flat memory the other writers have.
  */
 function pushedBack(sheet: unknown, zip: PassThrough, out: Writable): Promise<void> | null {
