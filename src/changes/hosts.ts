@@ -3,7 +3,7 @@
 import { normaliseHost } from '../pipeline/normalise.js';
 import { KINDS } from '../pipeline/kinds.js';
 import { openSeenSet } from '../pipeline/seen.js';
-import type { InputRecord } from '../pipeline/types.js';
+import type { RecordSource } from '../pipeline/intake.js';
 import type { FeedReads } from '../store/history.js';
 
 /** What reading the input met besides hosts. */
@@ -14,15 +14,18 @@ export interface InputCounts {
   duplicates: number;
 }
 
-/** The distinct keys of `records` (arrays of them, as the reader's chunks come, or one by one), in input order. */
-export async function* inputHosts(records: AsyncIterable<InputRecord | InputRecord[]>, counts: InputCounts): AsyncGenerator<string> {
+/**
+ * The distinct keys of `records` (arrays of them, as the reader's chunks come, or one by one; a string is a
+ * value as a library caller hands one), in input order.
+ */
+export async function* inputHosts(records: RecordSource, counts: InputCounts): AsyncGenerator<string> {
   // The pipeline's set: flat memory however many distinct hosts (seen.ts), where a Set of strings would grow.
   const seen = openSeenSet();
   try {
     for await (const item of records) {
       const keys: string[] = [];
       for (const record of Array.isArray(item) ? item : [item]) {
-        const n = normaliseHost(record.value);
+        const n = normaliseHost(typeof record === 'string' ? record : record.value);
         if (n.ok) keys.push(KINDS.profile.keyOf(n.host));
         else counts.invalid++;
       }

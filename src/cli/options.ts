@@ -110,7 +110,7 @@ export const OPTIONS = {
   neutraliseInput: { flags: '--neutralise-input', help: 'neutralise formulas in your own input cells too (default: only ours)', commands: ENRICH },
   bom: { flags: '--bom', help: 'start CSV output with a UTF-8 BOM, for Excel (kept anyway when the input has one)', commands: ENRICH },
   column: { flags: '--column <name|index>', help: 'the host column, by header name or 1-based index', commands: READS_FILE },
-  sheet: { flags: '--sheet <name>', help: 'the sheet of an .xlsx input to read (default: the first)', commands: FROM_FILE },
+  sheet: { flags: '--sheet <name>', help: 'the sheet of an .xlsx input to read (default: the first)', commands: READS_FILE },
   inputFormat: { flags: '--input-format <format>', help: 'how to read the input', commands: READS_FILE, choices: INPUT_FORMATS, default: 'auto' },
   delimiter: {
     flags: '--delimiter <char>',

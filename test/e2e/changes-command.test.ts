@@ -107,6 +107,17 @@ describe('domain-intel changes', () => {
     expect(both.stderr).toMatch(/not both/);
   });
 
+  it('reads a workbook as batch does (an enriched .xlsx included): the same events as its CSV', async () => {
+    const book = join(dir, 'crm.xlsx');
+    const wrote = await runInProcess(['batch', input, '-o', book, '--quiet'], { env });
+    expect(wrote.code, wrote.stderr).toBe(0);
+    const fromCsv = await runInProcess(['changes', input, '--format', 'ndjson'], { env: noKey });
+    const fromBook = await runInProcess(['changes', book, '--format', 'ndjson'], { env: noKey });
+    expect(fromBook.code, fromBook.stderr).toBe(0);
+    expect(fromBook.stdout).not.toBe('');
+    expect(fromBook.stdout).toBe(fromCsv.stdout);
+  });
+
   it('--field keeps those fields only; an unknown field is a usage error naming the choices', async () => {
     const r = await runInProcess(['changes', input, '--field', 'traffic_band,status', '--format', 'ndjson'], { env: noKey });
     expect(r.code, r.stderr).toBe(0);

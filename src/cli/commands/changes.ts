@@ -10,7 +10,7 @@ import { sinceMoment } from '../../changes/since.js';
 import { createEventWriter, EVENT_COLUMNS } from '../../changes/write.js';
 import { fetchedAtText, renderList } from '../../pipeline/flatten.js';
 import { ourColumnLists } from '../../pipeline/earlier.js';
-import { openInput } from '../../pipeline/read.js';
+import { openJobInput } from '../../pipeline/job.js';
 import { CHANGE_COLUMNS } from '../../pipeline/row-change.js';
 import type { AnswerCache } from '../../store/cache.js';
 import type { Context } from '../context.js';
@@ -88,16 +88,20 @@ export default async function changes(ctx: Context<'changes'>): Promise<number> 
  * --prefix and with or without --changes' after them, are dropped so the user's host column is found.
  */
 async function readInput(ctx: Context<'changes'>, file: string) {
-  const earlier = ourColumnLists(ctx.opts.prefix ?? '', [], [CHANGE_COLUMNS]);
-  const common = { ...(ctx.opts.column === undefined ? {} : { column: ctx.opts.column }), format: ctx.opts.inputFormat, ...dialectOf(ctx.opts), earlier };
-  if (file === '-') return records(await openInput(stdinInput(ctx), { fileName: 'stdin', ...common }));
+  const o = ctx.opts;
+  const earlier = ourColumnLists(o.prefix ?? '', [], [CHANGE_COLUMNS]);
+  // Through the job's opening, as batch reads it: a workbook (by name or signature) too.
+  const common = {
+    ...(o.column === undefined ? {} : { column: o.column }),
+    ...(o.sheet === undefined ? {} : { sheet: o.sheet }),
+    format: o.inputFormat,
+    ...dialectOf(o),
+    earlier,
+  };
+  if (file === '-') return (await openJobInput({ stream: stdinInput(ctx), fileName: 'stdin', ...common })).records;
   const { handle } = await openInputFile(file);
   ctx.onClose(() => handle.close());
-  return records(await openInput(readingOf(file, handle.createReadStream({ autoClose: false })), { fileName: file, ...common }));
-}
-
-function records(opened: Awaited<ReturnType<typeof openInput>>) {
-  return opened.chunks ?? opened.records;
+  return (await openJobInput({ stream: readingOf(file, handle.createReadStream({ autoClose: false })), fileName: file, ...common })).records;
 }
 
 /** The technology names of the cached catalog, or null when the cache holds none (it is never fetched here). */
