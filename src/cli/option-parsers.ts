@@ -2,6 +2,7 @@
 // option's value or throws commander's InvalidArgumentError, so a bad value is a usage error before anything
 // is sent. Kept free of heavy imports: these load for every command, even --help.
 import { InvalidArgumentError } from 'commander';
+import { type Delimiter, parseDelimiter } from '../pipeline/dialect.js';
 import { parseDuration, parseRate } from '../store/values.js';
 
 /** A whole number >= min. */
@@ -49,4 +50,13 @@ export function probability(value: string): number {
   const n = Number(value);
   if (!Number.isFinite(n) || n < 0 || n > 1) throw new InvalidArgumentError('expected a number from 0 to 1');
   return n;
+}
+
+/** --delimiter: the character or its name (pipeline/dialect.ts); a bad one is a usage error, not a crash. */
+export function delimiter(value: string): Delimiter {
+  try {
+    return parseDelimiter(value);
+  } catch (err) {
+    throw new InvalidArgumentError((err as Error).message);
+  }
 }

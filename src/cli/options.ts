@@ -7,8 +7,7 @@
 import { type Command, Option } from 'commander';
 import { PLAN_NAMES } from '../api/types.js';
 import { DEFAULT_MAX_AGE_MS, durationText } from '../store/values.js';
-import { duration, intOption, list, rate } from './option-parsers.js';
-import { parseDelimiter } from '../pipeline/dialect.js';
+import { delimiter, duration, intOption, list, rate } from './option-parsers.js';
 import { ENCODINGS } from '../pipeline/encoding.js';
 import { CHANGES_OPTIONS } from './changes-options.js';
 import { SANDBOX_OPTIONS } from './sandbox-options.js';
@@ -116,7 +115,7 @@ export const OPTIONS = {
     flags: '--delimiter <char>',
     help: "the input's delimiter: , ; tab or | (default: sniffed from the header and first rows; CSV output keeps it)",
     commands: READS_FILE,
-    parse: parseDelimiter,
+    parse: delimiter,
   },
   encoding: {
     flags: '--encoding <name>',

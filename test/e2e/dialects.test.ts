@@ -82,6 +82,13 @@ describe('one export in every dialect', () => {
     const forced = await batch(writeExport(dir, 'semicolon', rows.slice(0, 4)), '--delimiter', ',');
     expect(forced.code).toBe(2);
     expect(forced.stderr).toMatch(/no host column found.*id;Company;Website;City/);
+    // A value that is no delimiter is a usage error naming the choices, not a crash.
+    for (const bad of ['x', '', ',,']) {
+      const r = await batch(writeExport(dir, 'semicolon', rows.slice(0, 4)), '--delimiter', bad);
+      expect({ code: r.code, stdout: r.stdout }).toEqual({ code: 2, stdout: '' });
+      expect(r.stderr).toMatch(/--delimiter.*expected one of , ; tab \|/);
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+    }
     const latin = await batch(writeExport(dir, 'windows-1252', rows.slice(0, 4)), '--encoding', 'latin1');
     expect({ code: latin.code, stderr: latin.stderr }).toEqual({ code: 0, stderr: '' });
     expect(latin.stdout).toContain('Zürich');
