@@ -3,7 +3,7 @@
 import type { Writable } from 'node:stream';
 import type { Delimiter } from './dialect.js';
 import type { Encoding } from './encoding.js';
-import { UsageError } from '../api/errors.js';
+import { InputError, UsageError } from '../api/errors.js';
 import { openInput, type InputFormat } from './read.js';
 import { enrich, type EnrichOptions, type RecordSource } from './run.js';
 import type { RunStats } from './stats.js';
@@ -112,7 +112,15 @@ export async function runJob<K extends RunKind>(input: JobInput, output: JobOutp
     output.format === 'xlsx'
       ? (await import('../xlsx/write.js')).createXlsxWriter(output.stream, writerOptions)
       : createRowWriter(output.stream, { ...writerOptions, format: output.format });
-  for await (const batch of run.batches()) for (const row of batch) await writer.write(row);
+  try {
+    for await (const batch of run.batches()) for (const row of batch) await writer.write(row);
+  } catch (err) {
+    // An input that fails mid-file (an unclosed quote, bytes in another encoding at line 3001): every row
+    // before it is written, answers paid for included, and the document is closed so they can be kept whole
+    // (the CLI keeps them in FILE.partial). Any other failure leaves the document as it was.
+    if (err instanceof InputError) await writer.end();
+    throw err;
+  }
   await writer.end();
   return { shape, stats: run.stats };
 }

@@ -136,6 +136,33 @@ describe('an incomplete run keeps FILE and writes FILE.partial', () => {
     expect(r.stderr).toContain(`${out} not written (incomplete: --max-lookups 5 reached); 30 rows in ${out}.partial`);
   });
 
+  it('an input that fails mid-file (an unclosed quote): exit 2 naming the line, FILE unchanged, the rows answered before it in FILE.partial', async () => {
+    const hosts = sb.hostList().slice(0, 1200);
+    const file = join(dir, 'in.csv');
+    const rows = hosts.map((h, i) => `${h},owner ${i}`);
+    // Line 1,002 opens a quote nothing closes: the reader fails there, after lookups for the rows before it.
+    rows.splice(1000, 0, `${hosts[0]},"never closed`);
+    writeFileSync(file, `website,owner\n${rows.join('\n')}\n`);
+    for (const format of ['csv', 'json']) {
+      rmSync(`${out}.partial`, { force: true });
+      sb.resetCounters();
+      const r = await runInProcess(['batch', file, '-o', out, '--format', format, '--rate', '100000/1m', '--no-cache'], { env });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(`${file}:1002: unclosed quote`);
+      expect(readFileSync(out).equals(BEFORE)).toBe(true);
+      const charged = sb.charges().total;
+      expect(charged).toBeGreaterThan(0);
+      // Every paid answer is in the partial (with --no-cache, nowhere else), as a whole document.
+      const partial = readFileSync(`${out}.partial`, 'utf8');
+      const answered =
+        format === 'csv' ? rowsOf(`${out}.partial`).answered : (JSON.parse(partial) as { status: string }[]).filter((x) => x.status === 'found').length;
+      expect(answered).toBe(charged);
+      expect(r.stderr).toMatch(
+        new RegExp(`${out.replaceAll('.', '\\.')} unchanged \\(incomplete: .*\\); [\\d,]+ rows in ${out.replaceAll('.', '\\.')}\\.partial`),
+      );
+    }
+  });
+
   it('--quiet still says FILE was kept, as a warning', async () => {
     const file = inputFile(sb.hostList().slice(400, 410));
     const r = await batch(file, '--max-lookups', '3', '--quiet');
