@@ -16,7 +16,9 @@ type ReadCell = SheetValue | undefined | { [key: string]: unknown };
 /** A read cell as the value xlsx output writes back. */
 export function sheetValue(cell: ReadCell): SheetValue {
   if (cell === undefined || cell === null) return null;
-  if (typeof cell === 'string' || typeof cell === 'number' || typeof cell === 'boolean' || cell instanceof Date) return cell;
+  // A numeric cell saved with an empty value (`<v></v>`) reads as NaN: it holds nothing, so it is blank.
+  if (typeof cell === 'number') return Number.isNaN(cell) ? null : cell;
+  if (typeof cell === 'string' || typeof cell === 'boolean' || cell instanceof Date) return cell;
   if ('result' in cell || 'formula' in cell || 'sharedFormula' in cell) return sheetValue(cell.result as ReadCell);
   if (Array.isArray(cell.richText)) return (cell.richText as { text?: unknown }[]).map((run) => String(run.text ?? '')).join('');
   if (typeof cell.error === 'string') return cell.error;

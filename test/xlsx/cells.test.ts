@@ -7,6 +7,8 @@ describe('sheetValue', () => {
   it('keeps plain values, reads formulas by their result, rich text and hyperlinks as their text, errors as their code', () => {
     const date = new Date('2021-03-04T00:00:00Z');
     expect([undefined, null, 'a', 42, true, date].map((v) => sheetValue(v))).toEqual([null, null, 'a', 42, true, date]);
+    // A numeric cell saved empty (`<v></v>`) comes from the reader as NaN: blank, never "NaN" in a cell.
+    expect(sheetValue(Number.NaN)).toBeNull();
     expect(sheetValue({ formula: 'A1*2', result: 84 })).toBe(84);
     expect(sheetValue({ sharedFormula: 'B2', result: 'x' })).toBe('x');
     expect(sheetValue({ formula: 'NOW()' })).toBeNull();
