@@ -34,13 +34,17 @@ export async function openSource(ctx: Context<EnrichCommand>, spec: ListSpec): P
     ...dialectOf(o),
     earlier,
   };
-  // Only CSV out of CSV in may replace its input: a workbook replaced by one sheet would lose the others.
-  const csvOut = fileRunFormat(o.format, o.output) === 'csv' && !isWorkbookName(file);
+  // Only CSV out of CSV in may replace its input: why not, when not.
+  const notInPlace = isWorkbookName(file)
+    ? 'a workbook written back would hold one sheet, and your others would be lost'
+    : fileRunFormat(o.format, o.output) === 'csv'
+      ? null
+      : 'only CSV output may replace its input (yours would become another format)';
   if (file === '-') {
     // `batch - -o in.csv < in.csv` would replace the file stdin reads, as -o naming the input would.
     const fd = (ctx.io.stdin as { fd?: unknown }).fd;
     const piped = typeof fd === 'number' ? await fstatOf(fd) : null;
-    if (piped?.isFile()) await refuseSameFile(o.output, piped, csvOut, async () => {});
+    if (piped?.isFile()) await refuseSameFile(o.output, piped, notInPlace, async () => {});
     let used = false;
     return () => {
       if (used) throw new UsageError('stdin can be read only once');
@@ -49,7 +53,7 @@ export async function openSource(ctx: Context<EnrichCommand>, spec: ListSpec): P
     };
   }
   const { handle, st } = await openInputFile(file);
-  await refuseSameFile(o.output, st, csvOut, () => handle.close());
+  await refuseSameFile(o.output, st, notInPlace, () => handle.close());
   let first: FileHandle | null = handle;
   ctx.onClose(async () => {
     await first?.close();
@@ -165,13 +169,11 @@ export async function openRunStore(ctx: Context): Promise<AnswerStore> {
  * is read from the file as it was). JSON or NDJSON over the input would replace the export with another
  * format: refused.
  */
-async function refuseSameFile(output: string | undefined, input: Stats, csvOut: boolean, close: () => Promise<void>): Promise<void> {
+async function refuseSameFile(output: string | undefined, input: Stats, why: string | null, close: () => Promise<void>): Promise<void> {
   const target = output === undefined || output === '-' ? null : await stat(output).catch(() => null);
-  if (!csvOut && target?.isFile() && target.ino === input.ino && target.dev === input.dev) {
+  if (why !== null && target?.isFile() && target.ino === input.ino && target.dev === input.dev) {
     await close();
-    throw new UsageError(
-      `-o ${output} is the input file: only CSV output may replace its input (yours would become another format); write this one to another file`,
-    );
+    throw new UsageError(`-o ${output} is the input file: ${why}; write this one to another file`);
   }
 }
 

@@ -209,9 +209,11 @@ describe('xlsx output', () => {
   it('never replaces the workbook it reads (its other sheets would be lost), nor goes to a single lookup', async () => {
     const book = join(dir, 'in-place.xlsx');
     writeFileSync(book, readFileSync(FIXTURE));
-    const r = await runInProcess(['batch', book, '-o', book], { env });
-    expect(r.code).toBe(2);
-    expect(r.stderr).toContain(`-o ${book} is the input file`);
+    for (const format of [[], ['-f', 'csv']]) {
+      const r = await runInProcess(['batch', book, '-o', book, ...format], { env });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(`-o ${book} is the input file: a workbook written back would hold one sheet, and your others would be lost`);
+    }
     expect(readFileSync(book)).toEqual(readFileSync(FIXTURE));
     const single = await runInProcess(['traffic', sb.hostList()[0] as string, '--format', 'xlsx', '-o', join(dir, 'one.xlsx')], { env });
     expect(single.code).toBe(2);
