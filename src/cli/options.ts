@@ -90,7 +90,7 @@ export const OPTIONS = {
     commands: [...ENRICH, 'tech', 'catalog', 'changes'],
     choices: FORMATS,
     per: {
-      batch: { choices: BATCH_FORMATS, help: 'output format (default: xlsx for -o FILE.xlsx, else csv)' },
+      batch: { choices: BATCH_FORMATS, help: 'output format (default: as -o's name says, .xlsx .json .ndjson .jsonl, else csv)' },
       traffic: { help: 'output format (xlsx: with --input, default for -o FILE.xlsx)' },
       employees: { help: 'output format (xlsx: with --input, default for -o FILE.xlsx)' },
       lookup: { choices: SHOWN_FORMATS },

@@ -73,11 +73,14 @@ export function dialectOf(o: { delimiter?: Delimiter | undefined; encoding?: Enc
 }
 
 /**
- * The format of a file run's rows: as asked, else xlsx for -o FILE.xlsx, else CSV. Not for FILE.xlsm, which is
+ * The format of a file run's rows: as asked, else as -o's name says (.xlsx, .json, .ndjson or .jsonl), else CSV. Not .xlsm, which is
  * read as a workbook: Excel refuses an .xlsm holding no macro parts, which is what we would write.
  */
 export function fileRunFormat(requested: Opts<EnrichCommand>['format'], output: string | undefined): 'csv' | 'json' | 'ndjson' | 'xlsx' | 'table' {
-  return requested ?? (output !== undefined && /\.xlsx$/i.test(output) ? 'xlsx' : 'csv');
+  if (requested !== undefined || output === undefined) return requested ?? 'csv';
+  // The name says what the file is meant to hold: out.json got CSV before (a tryout found it).
+  const ext = /\.([a-z]+)$/i.exec(output)?.[1]?.toLowerCase();
+  return ext === 'xlsx' ? 'xlsx' : ext === 'json' ? 'json' : ext === 'ndjson' || ext === 'jsonl' ? 'ndjson' : 'csv';
 }
 
 /**

@@ -186,6 +186,28 @@ describe('xlsx output', () => {
     expect(await sheetXml(out)).not.toContain('<f');
   });
 
+  it("-o's name picks the format when --format is not given: .json, .ndjson and .jsonl as well as .xlsx", async () => {
+    const csv = join(dir, 'names.csv');
+    writeFileSync(csv, `website\n${sb.hostList().slice(0, 3).join('\n')}\n`);
+    const json = join(dir, 'out.json');
+    expect((await runInProcess(['batch', csv, '-o', json, '--quiet'], { env })).code).toBe(0);
+    expect((JSON.parse(readFileSync(json, 'utf8')) as unknown[]).length).toBe(3);
+    for (const name of ['out.ndjson', 'out.jsonl']) {
+      const file = join(dir, name);
+      expect((await runInProcess(['batch', csv, '-o', file, '--quiet'], { env })).code).toBe(0);
+      expect(
+        readFileSync(file, 'utf8')
+          .trim()
+          .split('\n')
+          .map((line) => JSON.parse(line).host),
+      ).toEqual(sb.hostList().slice(0, 3));
+    }
+    // Asked for, the format wins over the name.
+    const asked = join(dir, 'asked.json');
+    expect((await runInProcess(['batch', csv, '-o', asked, '-f', 'csv', '--quiet'], { env })).code).toBe(0);
+    expect(readFileSync(asked, 'utf8').startsWith('website,status,host,')).toBe(true);
+  });
+
   it('goes into a pipe: stdout carries the workbook', async () => {
     const r = await runInProcess(['batch', FIXTURE, '--format', 'xlsx', '--quiet', '--fields', 'status'], { env });
     expect(r.code).toBe(0);
