@@ -90,9 +90,9 @@ export const OPTIONS = {
     commands: [...ENRICH, 'tech', 'catalog', 'changes'],
     choices: FORMATS,
     per: {
-      batch: { choices: BATCH_FORMATS, help: 'output format (default: as -o's name says, .xlsx .json .ndjson .jsonl, else csv)' },
-      traffic: { help: 'output format (xlsx: with --input, default for -o FILE.xlsx)' },
-      employees: { help: 'output format (xlsx: with --input, default for -o FILE.xlsx)' },
+      batch: { choices: BATCH_FORMATS, help: 'output format (default: by the -o name: .xlsx .json .ndjson .jsonl, else csv)' },
+      traffic: { help: 'output format (xlsx: with --input, default by the -o name, as for batch)' },
+      employees: { help: 'output format (xlsx: with --input, default by the -o name, as for batch)' },
       lookup: { choices: SHOWN_FORMATS },
       tech: { choices: SHOWN_FORMATS },
       catalog: { choices: SHOWN_FORMATS },
