@@ -123,7 +123,7 @@ export function inputNotes(shape: InputShape, file: string): string[] {
   const notes: string[] = [];
   if (shape.guessedAt !== undefined) {
     notes.push(
-      `${file}: not UTF-8 (from line ${shape.guessedAt}): read as Windows-1252, as Excel saves CSV on Windows; if the accented letters are wrong, pass --encoding with the file's encoding`,
+      `${file}: not UTF-8 (from line ${shape.guessedAt}): read as Windows-1252, as Excel saves CSV on Windows; if the accented letters are wrong, pass --encoding with the file's encoding. The output is UTF-8: for Excel to read it so, add --bom`,
     );
   }
   const ragged = shape.ragged;
