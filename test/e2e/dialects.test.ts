@@ -42,7 +42,8 @@ describe('one export in every dialect', () => {
       const r = await batch(writeExport(dir, form, rows), '--format', 'ndjson');
       expect({ form, code: r.code }).toEqual({ form, code: 0 });
       // Only the Windows-1252 file is said to be read as such (the one guess the reader makes).
-      if (form === 'windows-1252') expect(r.stderr).toMatch(/export-windows-1252\.csv: not UTF-8 \(from line 2\): read as Windows-1252.*for Excel to read it so, add --bom/);
+      if (form === 'windows-1252')
+        expect(r.stderr).toMatch(/export-windows-1252\.csv: not UTF-8 \(from line 2\): read as Windows-1252.*for Excel to read it so, add --bom/);
       else expect({ form, stderr: r.stderr }).toEqual({ form, stderr: '' });
       const out = r.stdout
         .trim()
