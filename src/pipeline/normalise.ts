@@ -31,7 +31,7 @@
 //   are different records. One trailing dot (the DNS root) is dropped. Lengths (2.9's 3 to 253, 63 a label)
 //   apply to the name sent, after punycode.
 import { isPlausibleHostname } from '../api/hostname.js';
-import { isPlaceholder } from './placeholders.js';
+import { isPlaceholder, isPlaceholderName } from './placeholders.js';
 import { escapeChar } from './show.js';
 
 export type NormaliseResult = { ok: true; host: string } | { ok: false; reason: string };
@@ -55,6 +55,9 @@ const AUTHORITY_END = /[/\\?#]/;
 // A last label the WHATWG parser reads as a number, making the host an IPv4 address (or refusing it).
 const NUMBER_LABEL = /^(\d+|0x[0-9a-f]*)$/i;
 const IPV4 = /^\d+\.\d+\.\d+\.\d+$/;
+// Two or more labels of 1 to 63 letters, digits and hyphens, none starting or ending with a hyphen.
+const SOUND_LABELS = /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+const PLAIN_NAME = /^[a-z0-9-]+(?:\.[a-z0-9-]+)*\.?$/i;
 // An IPv6 address pasted without its brackets ("2001:db8::1").
 const IPV6 = /^[\da-f]*:[\da-f]*:[\da-f:.]*$/i;
 
@@ -73,7 +76,7 @@ function normalise(value: string, anyName: boolean): NormaliseResult {
   if (cleaned === '') return fail('empty value');
   const r = read(cleaned, anyName);
   // Under anyName a placeholder is sent when 2.9 takes it; when it does not, its reason is still the clearest.
-  if ((!anyName || !r.ok) && (isPlaceholder(cleaned) || (r.ok && isPlaceholder(r.host)))) return fail('a placeholder, not a website');
+  if ((!anyName || !r.ok) && (isPlaceholder(cleaned) || (r.ok && isPlaceholderName(r.host)))) return fail('a placeholder, not a website');
   return r;
 }
 
@@ -99,16 +102,31 @@ function read(cleaned: string, anyName: boolean): NormaliseResult {
   if (/\s/.test(written)) return fail('contains spaces');
 
   let host: string;
-  try {
-    // Only the host is wanted: it alone is parsed, so a port out of range or an odd path costs nothing.
-    host = new URL(`http://${written}`).hostname;
-  } catch {
-    return refused(written.toLowerCase(), anyName);
+  if (plainName(written)) {
+    // What the WHATWG parser makes of a plain ASCII name (letters, digits, hyphens, dots) is the name lower-
+    // cased: parsing it would cost ~1.5 us a row, most of a 1,000,000-row run's normalising (measured: 2.1 s
+    // against 0.65 s). Numbers (an IPv4 form) and punycode, which the parser checks, take the long way.
+    host = written.toLowerCase();
+  } else {
+    try {
+      // Only the host is wanted: it alone is parsed, so a port out of range or an odd path costs nothing.
+      host = new URL(`http://${written}`).hostname;
+    } catch {
+      return refused(written.toLowerCase(), anyName);
+    }
   }
   if (IPV4.test(host)) return anyName ? judge(dropDot(written.toLowerCase())) : fail('an IP address, not a website');
   host = dropDot(host);
   const verdict = judge(host);
   return !verdict.ok || anyName ? verdict : plausible(host);
+}
+
+/** A name the parser would only lower-case: ASCII letters, digits and hyphens in dot-separated labels, its last
+ * label no number (the parser's IPv4 rule) and no label punycode (the parser decodes and checks those). */
+function plainName(written: string): boolean {
+  if (!PLAIN_NAME.test(written) || /xn--/i.test(written)) return false;
+  const name = written.endsWith('.') ? written.slice(0, -1) : written;
+  return !NUMBER_LABEL.test(name.slice(name.lastIndexOf('.') + 1));
 }
 
 // One trailing dot is the DNS root ("example.com."); the service's records never carry it.
@@ -159,6 +177,8 @@ function judge(host: string): NormaliseResult {
 /** The checks beyond rule 2.9, on a name that passed it. */
 function plausible(host: string): NormaliseResult {
   if (host === 'localhost' || host.endsWith('.localhost')) return fail('localhost, not a website');
+  // Most names pass every label rule: one expression says so; the loop below finds the reason otherwise.
+  if (SOUND_LABELS.test(host)) return { ok: true, host };
   if (!host.includes('.')) return fail('no dot: a single name, not a website');
   for (const label of host.split('.')) {
     if (label === '') return fail('an empty label (two dots together, or a leading dot)');

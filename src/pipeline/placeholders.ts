@@ -26,5 +26,15 @@ const PLACEHOLDERS = new Set([
 
 /** True when `value` is a known placeholder ("TBD", "n/a", "none"...), not a website. */
 export function isPlaceholder(value: string): boolean {
+  // Checked for every row: a value longer than every placeholder, with no space to fold away, is none of them
+  // (no need to fold and lower-case it to say so).
+  if (value.length > LONGEST && !/\s/.test(value)) return false;
   return PLACEHOLDERS.has(value.trim().replace(/\s+/g, ' ').toLowerCase());
 }
+
+/** isPlaceholder for a name already lower-cased and trimmed (a host as normalised). */
+export function isPlaceholderName(host: string): boolean {
+  return host.length <= LONGEST && PLACEHOLDERS.has(host);
+}
+
+const LONGEST = Math.max(...[...PLACEHOLDERS].map((p) => p.length));
