@@ -10,6 +10,7 @@ import type { Encoding } from '../pipeline/encoding.js';
 import { ourColumnLists } from '../pipeline/earlier.js';
 import { CHANGE_COLUMNS } from '../pipeline/row-change.js';
 import type { JobInput } from '../pipeline/job.js';
+import type { InputFormat } from '../pipeline/read.js';
 import type { Context } from './context.js';
 import type { ListSpec } from './list.js';
 import { isWorkbookName } from '../pipeline/workbook-sniff.js';
@@ -23,17 +24,7 @@ export async function openSource(ctx: Context<EnrichCommand>, spec: ListSpec): P
     return () => ({ records, fileName: 'arguments' });
   }
   const file = spec.source.file;
-  // Columns an earlier run appended (this file is our own output, as in the nightly pattern) are dropped on
-  // reading and written afresh: the lists are those this command writes, and every kind's defaults.
-  // (with or without batch --changes' columns after them: a file kept with --changes may be run without it)
-  const earlier = ourColumnLists(o.prefix ?? '', o.fields ?? [], [CHANGE_COLUMNS]);
-  const common = {
-    ...(o.column === undefined ? {} : { column: o.column }),
-    ...(o.sheet === undefined ? {} : { sheet: o.sheet }),
-    format: o.inputFormat,
-    ...dialectOf(o),
-    earlier,
-  };
+  const common = inputReading(o, o.fields ?? []);
   // Only CSV out of CSV in may replace its input: why not, when not.
   const notInPlace = isWorkbookName(file)
     ? 'a workbook written back would hold one sheet, and your others would be lost'
@@ -67,9 +58,32 @@ export async function openSource(ctx: Context<EnrichCommand>, spec: ListSpec): P
   };
 }
 
-/** --delimiter and --encoding as the reader takes them: only when given. */
-export function dialectOf(o: { delimiter?: Delimiter | undefined; encoding?: Encoding | undefined }): { delimiter?: Delimiter; encoding?: Encoding } {
-  return { ...(o.delimiter === undefined ? {} : { delimiter: o.delimiter }), ...(o.encoding === undefined ? {} : { encoding: o.encoding }) };
+/** The input options a command that reads a file takes (batch, traffic, employees, changes). */
+interface ReadingOptions {
+  column?: string | undefined;
+  sheet?: string | undefined;
+  inputFormat?: InputFormat | undefined;
+  delimiter?: Delimiter | undefined;
+  encoding?: Encoding | undefined;
+  prefix?: string | undefined;
+}
+
+/**
+ * How a command reads its input file, as the job takes it: the options given, and the columns an earlier run
+ * appended (this file is our own output, as in the nightly pattern), dropped on reading and written afresh.
+ * Those are the lists `written` (the columns this command writes, if it writes any) and every kind's
+ * defaults, each with or without batch --changes' columns after them (a file kept with --changes may be read
+ * without it).
+ */
+export function inputReading(o: ReadingOptions, written: readonly string[] = []): Omit<JobInput, 'stream' | 'records' | 'fileName'> {
+  return {
+    ...(o.column === undefined ? {} : { column: o.column }),
+    ...(o.sheet === undefined ? {} : { sheet: o.sheet }),
+    ...(o.inputFormat === undefined ? {} : { format: o.inputFormat }),
+    ...(o.delimiter === undefined ? {} : { delimiter: o.delimiter }),
+    ...(o.encoding === undefined ? {} : { encoding: o.encoding }),
+    earlier: ourColumnLists(o.prefix ?? '', written, [CHANGE_COLUMNS]),
+  };
 }
 
 /**

@@ -9,13 +9,11 @@ import { hostsWithHistory, type InputCounts, inputHosts } from '../../changes/ho
 import { sinceMoment } from '../../changes/since.js';
 import { createEventWriter, EVENT_COLUMNS } from '../../changes/write.js';
 import { fetchedAtText, renderList } from '../../pipeline/flatten.js';
-import { ourColumnLists } from '../../pipeline/earlier.js';
 import { openJobInput } from '../../pipeline/job.js';
-import { CHANGE_COLUMNS } from '../../pipeline/row-change.js';
 import type { AnswerCache } from '../../store/cache.js';
 import type { Context } from '../context.js';
 import { EXIT } from '../exit-codes.js';
-import { dialectOf, openInputFile, readingOf, stdinInput } from '../run-inputs.js';
+import { inputReading, openInputFile, readingOf, stdinInput } from '../run-inputs.js';
 import { groupedNumber } from '../output/format.js';
 import { renderTable } from '../output/table.js';
 import { sanitizeForTerminal } from '../output/terminal.js';
@@ -88,16 +86,8 @@ export default async function changes(ctx: Context<'changes'>): Promise<number> 
  * --prefix and with or without --changes' after them, are dropped so the user's host column is found.
  */
 async function readInput(ctx: Context<'changes'>, file: string) {
-  const o = ctx.opts;
-  const earlier = ourColumnLists(o.prefix ?? '', [], [CHANGE_COLUMNS]);
   // Through the job's opening, as batch reads it: a workbook (by name or signature) too.
-  const common = {
-    ...(o.column === undefined ? {} : { column: o.column }),
-    ...(o.sheet === undefined ? {} : { sheet: o.sheet }),
-    format: o.inputFormat,
-    ...dialectOf(o),
-    earlier,
-  };
+  const common = inputReading(ctx.opts);
   if (file === '-') return (await openJobInput({ stream: stdinInput(ctx), fileName: 'stdin', ...common })).records;
   const { handle } = await openInputFile(file);
   ctx.onClose(() => handle.close());
