@@ -133,6 +133,8 @@ export async function runList(ctx: Context<EnrichCommand>, spec: ListSpec): Prom
 
   const { openOutput } = await import('../pipeline/write.js');
   const target = o.output;
+  // How the output ends, whether the run completed or its input failed mid-file (output-end.ts).
+  const endChoice = { target, replaceIncomplete: o.replaceIncomplete === true, maxLookups: o.maxLookups ?? null };
   let stats: RunStats;
   let ended: OutputEnd = { line: null, partial: null };
   if (format === 'table') {
@@ -170,7 +172,7 @@ export async function runList(ctx: Context<EnrichCommand>, spec: ListSpec): Prom
         ctx.logger.info(
           `${'file' in spec.source ? spec.source.file : 'input'}: the ${shape.earlier.length} columns an earlier run appended are written afresh`,
         );
-      ended = await endOutput(out, stats, { target, replaceIncomplete: o.replaceIncomplete === true, maxLookups: o.maxLookups ?? null });
+      ended = await endOutput(out, stats, endChoice);
     } catch (err) {
       progress.stop();
       // A failed write is why the run ended (the row writer only saw its stream fail): said as such, exit 10.
@@ -180,7 +182,7 @@ export async function runList(ctx: Context<EnrichCommand>, spec: ListSpec): Prom
       // An input that failed mid-file after rows were answered: those rows (paid for) are whole in the
       // document the job closed, and kept as any incomplete run's are: FILE unchanged, rows in FILE.partial.
       if (err instanceof InputError && failed === null && seen !== null && !ctx.outputClosed.aborted) {
-        const kept = await endOutput(out, seen, { target, replaceIncomplete: o.replaceIncomplete === true, maxLookups: o.maxLookups ?? null });
+        const kept = await endOutput(out, seen, endChoice);
         summarize(ctx, seen, kept.line);
         throw err;
       }
