@@ -113,7 +113,9 @@ function createProgram(io: Io, runAction: RunAction): Command {
   addOptions(
     program
       .command('changes')
-      .description('what changed since the last refresh (or --since), per host of a file or of the whole cache; reads the cache only, spends nothing')
+      .description(
+        "what changed: each host's latest answer against the one it replaced (or the one held at --since), for a file or the whole cache; reads the cache only, spends nothing",
+      )
       .argument('[file]', 'input file read as batch reads it; - or nothing for stdin'),
   )
     .addHelpText('after', EXAMPLES.changes)
