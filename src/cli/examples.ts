@@ -54,6 +54,12 @@ Re-running the same command resumes: answers already fetched come from the cache
     'domain-intel changes --all --tech Shopify --since 2026-11-01',
     'domain-intel changes crm.csv --field technologies,traffic_band,redirect_to --format csv > moved.csv',
   ]),
+  summarize: block([
+    'domain-intel summarize crm-enriched.csv',
+    'domain-intel summarize crm-enriched.csv --by technologies          # every technology, not the top 10',
+    "domain-intel summarize crm-enriched.ndjson --format json | jq '.countries[:5]'",
+    'domain-intel summarize leads.txt --from-cache                      # what the cache knows, spending nothing',
+  ]),
   tech: block(['domain-intel tech "Node.js"', 'domain-intel tech "TCP/IP Stack" --format json | jq .domains']),
   catalog: block(['domain-intel catalog --category cms', "domain-intel catalog --format json | jq -r '.[].technologies[].tech'"]),
   keys: block(['domain-intel keys add work < ~/secrets/domain-intel.key', 'domain-intel keys list', 'domain-intel keys use work && domain-intel keys verify']),

@@ -16,6 +16,7 @@ const COMMANDS = {
   tech: () => import('./commands/tech.js'),
   catalog: () => import('./commands/catalog.js'),
   changes: () => import('./commands/changes.js'),
+  summarize: () => import('./commands/summarize.js'),
   keys: () => import('./commands/keys.js'),
   config: () => import('./commands/config.js'),
   quota: () => import('./commands/quota.js'),
@@ -120,6 +121,15 @@ function createProgram(io: Io, runAction: RunAction): Command {
   )
     .addHelpText('after', EXAMPLES.changes)
     .action((file: string | undefined, _o, cmd: Command) => runAction('changes', cmd, { file }));
+
+  addOptions(
+    program
+      .command('summarize')
+      .description('the picture of an enriched file: rows by status, technologies, platforms, countries, traffic, employees; spends nothing')
+      .argument('[file]', 'a file batch wrote (CSV, TSV, xlsx, NDJSON or JSON), or a host list with --from-cache; - or nothing for stdin'),
+  )
+    .addHelpText('after', EXAMPLES.summarize)
+    .action((file: string | undefined, _o, cmd: Command) => runAction('summarize', cmd, { file }));
 
   program.commandsGroup('Technologies (free):');
 

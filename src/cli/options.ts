@@ -11,6 +11,7 @@ import { delimiter, duration, intOption, list, rate } from './option-parsers.js'
 import { ENCODINGS } from '../pipeline/encoding.js';
 import { CHANGES_OPTIONS } from './changes-options.js';
 import { SANDBOX_OPTIONS } from './sandbox-options.js';
+import { SUMMARIZE_OPTIONS } from './summarize-options.js';
 
 const FORMATS = ['table', 'json', 'ndjson', 'csv', 'xlsx'] as const;
 // xlsx is a file run's rows only: neither a single answer nor the listings have it.
@@ -19,13 +20,13 @@ const BATCH_FORMATS = ['csv', 'json', 'ndjson', 'xlsx'] as const;
 const INPUT_FORMATS = ['auto', 'csv', 'tsv', 'lines'] as const;
 
 /** The commands that take options of their own, by path; every command takes the global options. */
-type CommandPath = 'lookup' | 'batch' | 'traffic' | 'employees' | 'tech' | 'catalog' | 'cache prune' | 'sandbox' | 'completion' | 'changes';
+type CommandPath = 'lookup' | 'batch' | 'traffic' | 'employees' | 'tech' | 'catalog' | 'cache prune' | 'sandbox' | 'completion' | 'changes' | 'summarize';
 const ENRICH = ['lookup', 'batch', 'traffic', 'employees'] as const;
 /** The commands that enrich hosts (cli/list.ts runs them on lists). */
 export type EnrichCommand = (typeof ENRICH)[number];
 const FROM_FILE = ['batch', 'traffic', 'employees'] as const;
 /** The commands that read an input file as batch does. */
-const READS_FILE = [...FROM_FILE, 'changes'] as const;
+const READS_FILE = [...FROM_FILE, 'changes', 'summarize'] as const;
 
 /** commander's flags for --version, which it declares itself (main.ts); completion offers them too. */
 export const VERSION_FLAGS = '-V, --version';
@@ -87,7 +88,7 @@ export const OPTIONS = {
   format: {
     flags: '-f, --format <format>',
     help: 'output format',
-    commands: [...ENRICH, 'tech', 'catalog', 'changes'],
+    commands: [...ENRICH, 'tech', 'catalog', 'changes', 'summarize'],
     choices: FORMATS,
     per: {
       batch: { choices: BATCH_FORMATS, help: 'output format (default: by the -o name: .xlsx .json .ndjson .jsonl, else csv)' },
@@ -97,6 +98,7 @@ export const OPTIONS = {
       tech: { choices: SHOWN_FORMATS },
       catalog: { choices: SHOWN_FORMATS },
       changes: { choices: SHOWN_FORMATS, help: 'output format (default: table on a terminal, else ndjson)' },
+      summarize: { choices: ['table', 'json'], help: 'output format: bar charts (table, the default) or the summary as JSON' },
     },
   },
   output: { flags: '-o, --output <file>', help: 'write to FILE, replaced only when complete (- for stdout)', commands: ENRICH },
@@ -177,6 +179,7 @@ export const OPTIONS = {
   progress: { flags: '--progress', help: 'show progress even when stderr is not a terminal', commands: ENRICH },
 
   ...CHANGES_OPTIONS,
+  ...SUMMARIZE_OPTIONS,
   ...SANDBOX_OPTIONS,
 
   names: {
