@@ -60,7 +60,8 @@ export function createAggregator(options: AggregatorOptions = {}): Aggregator {
     bump(tally.languages, row.language);
     bump(tally.trafficBands, row.band);
     if (row.visits !== null) visits.add(row.visits);
-    if (row.employeesLow !== null && row.employeesHigh !== null) bump(tally.employees, `${row.employeesLow}-${row.employeesHigh}`);
+    // The service's largest range is open-ended (high null): "10001+".
+    if (row.employeesLow !== null) bump(tally.employees, row.employeesHigh === null ? `${row.employeesLow}+` : `${row.employeesLow}-${row.employeesHigh}`);
     bump(tally.httpStatus, row.httpStatus === null ? null : String(row.httpStatus));
     if (row.redirect) redirects++;
     if (row.resolves === true) resolves.yes++;
@@ -131,9 +132,10 @@ function byBand(a: Count, b: Count): number {
   return rank(a) - rank(b) || byCount(a, b);
 }
 
-/** "low-high" ranges in numeric order, low first. */
+/** "low-high" ranges (and an open "low+") in numeric order, low first. */
 function byRange(a: Count, b: Count): number {
-  const [al = 0, ah = 0] = a.value.split('-').map(Number);
-  const [bl = 0, bh = 0] = b.value.split('-').map(Number);
+  const ends = (c: Count) => c.value.split('-').map((x) => Number.parseInt(x, 10));
+  const [al = 0, ah = Number.POSITIVE_INFINITY] = ends(a);
+  const [bl = 0, bh = Number.POSITIVE_INFINITY] = ends(b);
   return al - bl || ah - bh;
 }

@@ -40,7 +40,9 @@ export async function openEnriched(input: SummaryInput): Promise<SummarySource> 
 /** A CSV/TSV/xlsx file: our columns found by name (with the prefix), the last of each name (ours come last). */
 async function openTable(input: SummaryInput): Promise<SummarySource> {
   const prefix = input.prefix ?? '';
-  const { shape, records } = await openJobInput({ stream: input.stream, fileName: input.fileName, column: `${prefix}host`, ...input.table });
+  // Column 1 as the host column: it always exists, and our columns are found by name below, so a file without
+  // them is refused by what it lacks rather than by the host column's search.
+  const { shape, records } = await openJobInput({ stream: input.stream, fileName: input.fileName, column: '1', ...input.table });
   const headers = shape.headers ?? [];
   const at = (name: string) => headers.lastIndexOf(`${prefix}${name}`);
   if (at('status') === -1) {

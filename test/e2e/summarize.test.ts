@@ -1,0 +1,186 @@
+// `domain-intel summarize` from outside (issue 18): files written by `batch` against the sandbox (CSV, NDJSON,
+// JSON), summarised; the expected counts are computed here from the CSV itself (csv-parse), independently of
+// src/summary, and compared with the JSON and the terminal's numbers. --from-cache spends nothing.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse } from 'csv-parse/sync';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
+import type { Count, Summary } from '../../src/summary/types.js';
+import { cliEnv, runInProcess } from '../helpers/cli.js';
+
+let sb: Sandbox;
+let env: Record<string, string | undefined>;
+let dir: string;
+let rows: Record<string, string>[];
+let categoryOf: Map<string, string>;
+
+type Tally = Map<string, number>;
+const bump = (m: Tally, v: string | undefined) => v !== undefined && v !== '' && m.set(v, (m.get(v) ?? 0) + 1);
+const asCounts = (m: Tally) => new Map([...m]);
+const fromList = (list: Count[]) => new Map(list.map((c) => [c.value, c.count]));
+
+/** What the summary must say, computed from the CSV rows alone. */
+function expected(): { rows: Summary['rows']; hosts: Summary['hosts']; lists: Record<string, Tally>; redirects: number; resolves: Summary['resolves']; visits: number[] } {
+  const byStatus = { found: 0, missing: 0, invalid: 0, error: 0, unknown: 0 };
+  const distinct = new Set<string>();
+  const found = new Map<string, Record<string, string>>();
+  for (const r of rows) {
+    byStatus[r.status as keyof typeof byStatus]++;
+    if (r.host !== '') distinct.add(r.host as string);
+    if (r.status === 'found' && !found.has(r.host as string)) found.set(r.host as string, r);
+  }
+  const lists: Record<string, Tally> = {};
+  for (const k of ['technologies', 'categories', 'platforms', 'networks', 'countries', 'languages', 'trafficBands', 'employees', 'httpStatus']) lists[k] = new Map();
+  let redirects = 0;
+  const resolves = { yes: 0, no: 0, unknown: 0 };
+  const visits: number[] = [];
+  for (const r of found.values()) {
+    const techs = new Set((r.technologies as string).split(';').filter((t) => t !== ''));
+    for (const t of techs) bump(lists.technologies as Tally, t);
+    for (const c of new Set([...techs].map((t) => categoryOf.get(t)))) bump(lists.categories as Tally, c);
+    bump(lists.platforms as Tally, r.platform);
+    bump(lists.networks as Tally, r.network);
+    bump(lists.countries as Tally, r.country_iso);
+    bump(lists.languages as Tally, r.lang_norm);
+    bump(lists.trafficBands as Tally, r.traffic_band);
+    if (r.employees_low !== '') bump(lists.employees as Tally, r.employees_high === '' ? `${r.employees_low}+` : `${r.employees_low}-${r.employees_high}`);
+    bump(lists.httpStatus as Tally, r.http_status);
+    if (r.redirect_to !== '') redirects++;
+    if (r.resolves === 'true') resolves.yes++;
+    else if (r.resolves === 'false') resolves.no++;
+    else resolves.unknown++;
+    if (r.traffic_visits !== '') visits.push(Number(r.traffic_visits));
+  }
+  return { rows: byStatus, hosts: { distinct: distinct.size, found: found.size }, lists, redirects, resolves, visits: visits.sort((a, b) => a - b) };
+}
+
+async function summary(args: string[]): Promise<Summary> {
+  const r = await runInProcess(['summarize', ...args, '--format', 'json'], { env });
+  expect(r.code, r.stderr).toBe(0);
+  return JSON.parse(r.stdout) as Summary;
+}
+
+beforeAll(async () => {
+  sb = await startSandbox({ port: 0, rpm: 0, hosts: 500 });
+  dir = mkdtempSync(join(tmpdir(), 'di-summarize-'));
+  const hosts = sb.hostList().slice(0, 300);
+  // Repeats (counted once as hosts), an invalid row, and a host the service does not hold.
+  const lines = [...hosts.map((h, i) => `${i},https://${h}/`), `900,${hosts[0]}`, `901,www.${hosts[1]}`, '902,not a host', '903,nobody-holds-this-one.example'];
+  writeFileSync(join(dir, 'crm.csv'), `id,website\n${lines.join('\n')}\n`);
+  env = cliEnv({ DOMAIN_INTEL_BASE_URL: sb.baseUrl, DOMAIN_INTEL_API_KEY: sb.key });
+  for (const out of ['out.csv', 'out.ndjson', 'out.json']) {
+    const r = await runInProcess(['batch', join(dir, 'crm.csv'), '-o', join(dir, out), '--quiet'], { env });
+    expect(r.code, r.stderr).toBe(0);
+  }
+  const catalog = await runInProcess(['catalog', '--format', 'json'], { env });
+  expect(catalog.code, catalog.stderr).toBe(0);
+  categoryOf = new Map(
+    (JSON.parse(catalog.stdout) as { category: string; technologies: { tech: string }[] }[]).flatMap((c) => c.technologies.map((t) => [t.tech, c.category] as const)),
+  );
+  rows = parse(readFileSync(join(dir, 'out.csv'), 'utf8'), { columns: true }) as Record<string, string>[];
+}, 60_000);
+afterAll(async () => {
+  await sb?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('domain-intel summarize', () => {
+  it('counts what the CSV holds: rows by status, each section per distinct found host', async () => {
+    const want = expected();
+    // The input holds what the checks rely on: a repeated host, an invalid row, a missing host.
+    expect(want.hosts.found).toBeLessThan(want.rows.found);
+    expect(want.rows.invalid).toBe(1);
+    expect(want.rows.missing).toBe(1);
+    const s = await summary([join(dir, 'out.csv')]);
+    expect(s.input).toEqual({ name: join(dir, 'out.csv'), format: 'csv', rows: rows.length });
+    expect(s.rows).toEqual(want.rows);
+    expect(s.hosts).toEqual(want.hosts);
+    for (const [key, tally] of Object.entries(want.lists)) expect(fromList(s[key as keyof typeof want.lists & keyof Summary] as Count[]), key).toEqual(asCounts(tally));
+    expect(s.categories.length).toBeGreaterThan(0);
+    expect(s.redirects).toBe(want.redirects);
+    expect(s.resolves).toEqual(want.resolves);
+    for (const c of s.technologies) expect(c.share).toBeCloseTo(c.count / want.hosts.found, 12);
+    // Nearest rank, from the sorted figures.
+    const rank = (p: number) => want.visits[Math.ceil(p * want.visits.length) - 1];
+    expect(s.visits).toEqual({
+      count: want.visits.length,
+      min: want.visits[0],
+      p25: rank(0.25),
+      p50: rank(0.5),
+      p75: rank(0.75),
+      p90: rank(0.9),
+      max: want.visits.at(-1),
+    });
+  });
+
+  it('orders: technologies by count then name, bands in band order, employees and status codes numerically', async () => {
+    const s = await summary([join(dir, 'out.csv')]);
+    const sorted = [...s.technologies].sort((a, b) => b.count - a.count || (a.value < b.value ? -1 : 1));
+    expect(s.technologies).toEqual(sorted);
+    const bands = ['<1K', '1K-10K', '10K-100K', '100K-1M', '1M-10M', '10M+'];
+    expect(s.trafficBands.map((c) => c.value)).toEqual(bands.filter((b) => s.trafficBands.some((c) => c.value === b)));
+    const lows = s.employees.map((c) => Number(c.value.split('-')[0]));
+    expect(lows).toEqual([...lows].sort((a, b) => a - b));
+    const codes = s.httpStatus.map((c) => Number(c.value));
+    expect(codes).toEqual([...codes].sort((a, b) => a - b));
+  });
+
+  it('gives the same summary from the NDJSON and the JSON batch wrote', async () => {
+    const { input: _i, generatedAt: _g, ...fromCsv } = await summary([join(dir, 'out.csv')]);
+    for (const [file, format] of [
+      ['out.ndjson', 'ndjson'],
+      ['out.json', 'json'],
+    ] as const) {
+      const { input, generatedAt: _, ...rest } = await summary([join(dir, file)]);
+      expect(input.format).toBe(format);
+      expect(input.rows).toBe(rows.length);
+      expect(rest).toEqual(fromCsv);
+    }
+  });
+
+  it('draws the counts the file holds, in full with --by, cut to --top otherwise', async () => {
+    const want = expected();
+    const tech = [...(want.lists.technologies as Tally)].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+    const full = await runInProcess(['summarize', join(dir, 'out.csv'), '--by', 'technologies'], { env });
+    expect(full.code, full.stderr).toBe(0);
+    const bar = /^ {2}(.+?) +[█▏▎▍▌▋▊▉]* +([\d,]+) +([\d.]+)%$/;
+    const drawn = full.stdout.split('\n').flatMap((l) => {
+      const m = bar.exec(l);
+      return m ? [[m[1] as string, Number((m[2] as string).replace(/,/g, ''))] as const] : [];
+    });
+    expect(drawn.map(([, n]) => n)).toEqual(tech.map(([, n]) => n));
+    for (const [i, [label]] of drawn.entries()) {
+      const name = tech[i]?.[0] as string;
+      expect(label.endsWith('…') ? name.startsWith(label.slice(0, -1)) : label === name, `${label} / ${name}`).toBe(true);
+    }
+    const top = await runInProcess(['summarize', join(dir, 'out.csv'), '--top', '3'], { env, stdoutTTY: true, columns: 100 });
+    expect(top.code, top.stderr).toBe(0);
+    expect(top.stdout).toContain(`rows       ${rows.length}: ${want.rows.found} found, ${want.rows.missing} missing, ${want.rows.invalid} invalid`);
+    expect(top.stdout).toContain(`Technologies (top 3 of ${tech.length})`);
+    expect(top.stdout).toContain(`redirects  ${want.redirects} of ${want.hosts.found} found hosts`);
+    for (const line of top.stdout.split('\n')) expect([...line].length, line).toBeLessThanOrEqual(100);
+    // NO_COLOR is set by cliEnv: no escape sequence even on a terminal.
+    expect(top.stdout).not.toContain('\x1b[');
+  });
+
+  it('--from-cache summarises a host list from the cache alone, spending nothing; hosts not held are unknown', async () => {
+    const held = rows.filter((r) => r.status === 'found').map((r) => r.host as string);
+    const never = sb.hostList().slice(400, 410);
+    writeFileSync(join(dir, 'hosts.txt'), `${[...held.slice(0, 50), ...never, 'not a host'].join('\n')}\n`);
+    sb.resetCounters();
+    const s = await summary([join(dir, 'hosts.txt'), '--from-cache']);
+    expect(sb.charges()).toMatchObject({ total: 0, requests: 0 });
+    expect(s.input.format).toBe('hosts');
+    expect(s.rows).toEqual({ found: 50, missing: 0, invalid: 1, error: 0, unknown: never.length });
+    expect(s.hosts).toEqual({ distinct: 50 + never.length, found: 50 });
+  });
+
+  it('says plainly when a file is not one batch wrote', async () => {
+    const r = await runInProcess(['summarize', join(dir, 'crm.csv')], { env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('has no status column');
+    expect(r.stdout).toBe('');
+  });
+});
