@@ -19,7 +19,13 @@ export const BY_FIELDS = {
 
 /** The summarize command's options, in the order help lists them. */
 export const SUMMARIZE_OPTIONS = {
-  top: { flags: '--top <n>', help: 'values shown per section (JSON: lists cut to N only when given)', commands: ['summarize'], parse: intOption(1), default: 10 },
+  top: {
+    flags: '--top <n>',
+    help: 'values shown per section (JSON: lists cut to N only when given)',
+    commands: ['summarize'],
+    parse: intOption(1),
+    default: 10,
+  },
   by: { flags: '--by <field>', help: 'one section in full', commands: ['summarize'], choices: Object.keys(BY_FIELDS) as (keyof typeof BY_FIELDS)[] },
   fromCache: {
     flags: '--from-cache',

@@ -8,7 +8,7 @@ import type { Count, Summary } from './types.js';
 import { VisitsSketch } from './visits.js';
 
 /** The service's traffic bands, smallest first: the order the summary lists them in. */
-export const BAND_ORDER = ['<1K', '1K-10K', '10K-100K', '100K-1M', '1M-10M', '10M+'] as const;
+const BAND_ORDER = ['<1K', '1K-10K', '10K-100K', '100K-1M', '1M-10M', '10M+'] as const;
 
 const STATUSES = ['found', 'missing', 'invalid', 'error'] as const;
 

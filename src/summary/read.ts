@@ -31,7 +31,15 @@ export interface SummarySource {
 export async function openEnriched(input: SummaryInput): Promise<SummarySource> {
   const named = /\.(nd)?jsonl?$/i.exec(input.fileName);
   const { head, stream } = named ? { head: null, stream: input.stream } : await firstByte(input.stream);
-  const json = named ? (named[1] !== undefined || named[0].toLowerCase() === '.jsonl' ? 'ndjson' : 'json') : head === 0x5b ? 'json' : head === 0x7b ? 'ndjson' : null;
+  const json = named
+    ? named[1] !== undefined || named[0].toLowerCase() === '.jsonl'
+      ? 'ndjson'
+      : 'json'
+    : head === 0x5b
+      ? 'json'
+      : head === 0x7b
+        ? 'ndjson'
+        : null;
   if (json === 'json') return { format: 'json', rows: mapChunks(jsonArrayElements(stream as AsyncIterable<Buffer>, input.fileName), input.fileName) };
   if (json === 'ndjson') return { format: 'ndjson', rows: ndjsonRows(stream, input.fileName) };
   return openTable({ ...input, stream });
@@ -56,7 +64,10 @@ async function openTable(input: SummaryInput): Promise<SummarySource> {
   const rowOf = (record: InputRecord): SummaryRow =>
     fieldsRow((column) => {
       let i = index.get(column);
-      if (i === undefined) index.set(column, (i = at(column)));
+      if (i === undefined) {
+        i = at(column);
+        index.set(column, i);
+      }
       return i === -1 ? null : record.cells[i];
     });
   async function* rows(): AsyncGenerator<SummaryRow[]> {

@@ -67,7 +67,11 @@ export function fieldsRow(get: (column: string) => unknown): SummaryRow {
   const row = bareRow(text(get('status')) ?? 'unknown', text(get('host')));
   if (row.status !== 'found') return row;
   const tech = get('technologies');
-  row.technologies = Array.isArray(tech) ? tech.map(String) : (text(tech)?.split(';').filter((t) => t !== '') ?? []);
+  row.technologies = Array.isArray(tech)
+    ? tech.map(String)
+    : (text(tech)
+        ?.split(';')
+        .filter((t) => t !== '') ?? []);
   row.platform = text(get('platform'));
   row.network = text(get('network'));
   row.country = text(get('country_iso'));

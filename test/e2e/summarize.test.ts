@@ -22,7 +22,14 @@ const asCounts = (m: Tally) => new Map([...m]);
 const fromList = (list: Count[]) => new Map(list.map((c) => [c.value, c.count]));
 
 /** What the summary must say, computed from the CSV rows alone. */
-function expected(): { rows: Summary['rows']; hosts: Summary['hosts']; lists: Record<string, Tally>; redirects: number; resolves: Summary['resolves']; visits: number[] } {
+function expected(): {
+  rows: Summary['rows'];
+  hosts: Summary['hosts'];
+  lists: Record<string, Tally>;
+  redirects: number;
+  resolves: Summary['resolves'];
+  visits: number[];
+} {
   const byStatus = { found: 0, missing: 0, invalid: 0, error: 0, unknown: 0 };
   const distinct = new Set<string>();
   const found = new Map<string, Record<string, string>>();
@@ -32,7 +39,8 @@ function expected(): { rows: Summary['rows']; hosts: Summary['hosts']; lists: Re
     if (r.status === 'found' && !found.has(r.host as string)) found.set(r.host as string, r);
   }
   const lists: Record<string, Tally> = {};
-  for (const k of ['technologies', 'categories', 'platforms', 'networks', 'countries', 'languages', 'trafficBands', 'employees', 'httpStatus']) lists[k] = new Map();
+  for (const k of ['technologies', 'categories', 'platforms', 'networks', 'countries', 'languages', 'trafficBands', 'employees', 'httpStatus'])
+    lists[k] = new Map();
   let redirects = 0;
   const resolves = { yes: 0, no: 0, unknown: 0 };
   const visits: number[] = [];
@@ -77,7 +85,9 @@ beforeAll(async () => {
   const catalog = await runInProcess(['catalog', '--format', 'json'], { env });
   expect(catalog.code, catalog.stderr).toBe(0);
   categoryOf = new Map(
-    (JSON.parse(catalog.stdout) as { category: string; technologies: { tech: string }[] }[]).flatMap((c) => c.technologies.map((t) => [t.tech, c.category] as const)),
+    (JSON.parse(catalog.stdout) as { category: string; technologies: { tech: string }[] }[]).flatMap((c) =>
+      c.technologies.map((t) => [t.tech, c.category] as const),
+    ),
   );
   rows = parse(readFileSync(join(dir, 'out.csv'), 'utf8'), { columns: true }) as Record<string, string>[];
 }, 60_000);
@@ -97,7 +107,8 @@ describe('domain-intel summarize', () => {
     expect(s.input).toEqual({ name: join(dir, 'out.csv'), format: 'csv', rows: rows.length });
     expect(s.rows).toEqual(want.rows);
     expect(s.hosts).toEqual(want.hosts);
-    for (const [key, tally] of Object.entries(want.lists)) expect(fromList(s[key as keyof typeof want.lists & keyof Summary] as Count[]), key).toEqual(asCounts(tally));
+    for (const [key, tally] of Object.entries(want.lists))
+      expect(fromList(s[key as keyof typeof want.lists & keyof Summary] as Count[]), key).toEqual(asCounts(tally));
     expect(s.categories.length).toBeGreaterThan(0);
     expect(s.redirects).toBe(want.redirects);
     expect(s.resolves).toEqual(want.resolves);

@@ -9,7 +9,7 @@ import { displayWidth, padToWidth, PLAIN, type Style, sanitizeForTerminal, trunc
 type ListKey = 'technologies' | 'categories' | 'platforms' | 'networks' | 'countries' | 'languages' | 'trafficBands' | 'employees' | 'httpStatus';
 
 /** The sections in the order shown, with their headings. */
-export const SECTIONS: readonly (readonly [ListKey, string])[] = [
+const SECTIONS: readonly (readonly [ListKey, string])[] = [
   ['technologies', 'Technologies'],
   ['categories', 'Categories'],
   ['platforms', 'Platforms'],
@@ -38,30 +38,34 @@ export function renderSummary(s: Summary, o: BarsOptions): string {
   const width = Math.max(40, o.width ?? 80);
   const out: string[] = [];
   // Lines other than bars are cut to the width (bars are laid out to it).
-  const fit = (text: string) => truncateToWidth(text, width);
+  const clip = (text: string) => truncateToWidth(text, width);
   if (o.by === undefined) {
-    out.push(style.bold(fit(`${sanitizeForTerminal(s.input.name)} (${s.input.format}), ${s.generatedAt}`)));
+    out.push(style.bold(clip(`${sanitizeForTerminal(s.input.name)} (${s.input.format}), ${s.generatedAt}`)));
     const r = s.rows;
-    out.push(fit(`rows       ${n(s.input.rows)}: ${n(r.found)} found, ${n(r.missing)} missing, ${n(r.invalid)} invalid, ${n(r.error)} error, ${n(r.unknown)} unknown`));
-    out.push(fit(`hosts      ${n(s.hosts.distinct)} distinct, ${n(s.hosts.found)} found (shares below are of found hosts)`));
+    out.push(
+      clip(
+        `rows       ${n(s.input.rows)}: ${n(r.found)} found, ${n(r.missing)} missing, ${n(r.invalid)} invalid, ${n(r.error)} error, ${n(r.unknown)} unknown`,
+      ),
+    );
+    out.push(clip(`hosts      ${n(s.hosts.distinct)} distinct, ${n(s.hosts.found)} found (shares below are of found hosts)`));
   }
   for (const [key, title] of SECTIONS) {
     if (o.by !== undefined && o.by !== key) continue;
     const list = s[key];
     if (list.length === 0) continue;
     const shown = o.by === key ? list : list.slice(0, o.top);
-    out.push('', style.bold(fit(`${title}${shown.length < list.length ? ` (top ${shown.length} of ${n(list.length)})` : ''}`)));
+    out.push('', style.bold(clip(`${title}${shown.length < list.length ? ` (top ${shown.length} of ${n(list.length)})` : ''}`)));
     out.push(...bars(shown, width, style));
-    if (shown.length < list.length) out.push(style.dim(fit(`  ... ${n(list.length - shown.length)} more (--by ${byName(key)})`)));
+    if (shown.length < list.length) out.push(style.dim(clip(`  ... ${n(list.length - shown.length)} more (--by ${byName(key)})`)));
     if (key === 'trafficBands' && s.visits !== null && o.by === undefined) {
       const v = s.visits;
-      out.push(fit(`  visits, ${n(v.count)} hosts: min ${n(v.min)}, p25 ${n(v.p25)}, median ${n(v.p50)}`));
-      out.push(fit(`    p75 ${n(v.p75)}, p90 ${n(v.p90)}, max ${n(v.max)}`));
+      out.push(clip(`  visits, ${n(v.count)} hosts: min ${n(v.min)}, p25 ${n(v.p25)}, median ${n(v.p50)}`));
+      out.push(clip(`    p75 ${n(v.p75)}, p90 ${n(v.p90)}, max ${n(v.max)}`));
     }
   }
   if (o.by === undefined) {
-    out.push('', fit(`redirects  ${n(s.redirects)} of ${n(s.hosts.found)} found hosts`));
-    out.push(fit(`resolves   ${n(s.resolves.yes)} yes, ${n(s.resolves.no)} no, ${n(s.resolves.unknown)} unknown`));
+    out.push('', clip(`redirects  ${n(s.redirects)} of ${n(s.hosts.found)} found hosts`));
+    out.push(clip(`resolves   ${n(s.resolves.yes)} yes, ${n(s.resolves.no)} no, ${n(s.resolves.unknown)} unknown`));
   }
   return `${out.join('\n')}\n`;
 }
