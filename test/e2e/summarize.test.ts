@@ -78,8 +78,8 @@ beforeAll(async () => {
   const lines = [...hosts.map((h, i) => `${i},https://${h}/`), `900,${hosts[0]}`, `901,www.${hosts[1]}`, '902,not a host', '903,nobody-holds-this-one.example'];
   writeFileSync(join(dir, 'crm.csv'), `id,website\n${lines.join('\n')}\n`);
   env = cliEnv({ DOMAIN_INTEL_BASE_URL: sb.baseUrl, DOMAIN_INTEL_API_KEY: sb.key });
-  for (const out of ['out.csv', 'out.ndjson', 'out.json']) {
-    const r = await runInProcess(['batch', join(dir, 'crm.csv'), '-o', join(dir, out), '--quiet'], { env });
+  for (const [out, ...flags] of [['out.csv'], ['out.ndjson'], ['out.json'], ['out.xlsx'], ['prefixed.csv', '--prefix', 'di_']]) {
+    const r = await runInProcess(['batch', join(dir, 'crm.csv'), '-o', join(dir, out as string), '--quiet', ...flags], { env });
     expect(r.code, r.stderr).toBe(0);
   }
   const catalog = await runInProcess(['catalog', '--format', 'json'], { env });
@@ -138,13 +138,15 @@ describe('domain-intel summarize', () => {
     expect(codes).toEqual([...codes].sort((a, b) => a - b));
   });
 
-  it('gives the same summary from the NDJSON and the JSON batch wrote', async () => {
+  it('gives the same summary from the NDJSON, the JSON, the workbook and a --prefix CSV batch wrote', async () => {
     const { input: _i, generatedAt: _g, ...fromCsv } = await summary([join(dir, 'out.csv')]);
-    for (const [file, format] of [
+    for (const [file, format, ...flags] of [
       ['out.ndjson', 'ndjson'],
       ['out.json', 'json'],
+      ['out.xlsx', 'xlsx'],
+      ['prefixed.csv', 'csv', '--prefix', 'di_'],
     ] as const) {
-      const { input, generatedAt: _, ...rest } = await summary([join(dir, file)]);
+      const { input, generatedAt: _, ...rest } = await summary([join(dir, file), ...flags]);
       expect(input.format).toBe(format);
       expect(input.rows).toBe(rows.length);
       expect(rest).toEqual(fromCsv);
