@@ -176,6 +176,13 @@ describe('domain-intel summarize', () => {
     for (const line of top.stdout.split('\n')) expect([...line].length, line).toBeLessThanOrEqual(100);
     // NO_COLOR is set by cliEnv: no escape sequence even on a terminal.
     expect(top.stdout).not.toContain('\x1b[');
+    // Without NO_COLOR: colour on a terminal, none in a pipe.
+    const colourEnv = { ...env, NO_COLOR: undefined, TERM: 'xterm' };
+    const tty = await runInProcess(['summarize', join(dir, 'out.csv')], { env: colourEnv, stdoutTTY: true, columns: 100 });
+    expect(tty.stdout).toContain('\x1b[');
+    const pipe = await runInProcess(['summarize', join(dir, 'out.csv')], { env: colourEnv });
+    expect(pipe.code, pipe.stderr).toBe(0);
+    expect(pipe.stdout).not.toContain('\x1b[');
   });
 
   it('--from-cache summarises a host list from the cache alone, spending nothing; hosts not held are unknown', async () => {
