@@ -197,6 +197,18 @@ describe('domain-intel summarize', () => {
     expect(s.hosts).toEqual({ distinct: 50 + never.length, found: 50 });
   });
 
+  it('reads NDJSON from stdin (told by its first byte), and cuts the JSON lists only when --top is given', async () => {
+    const whole = await summary([join(dir, 'out.csv')]);
+    const r = await runInProcess(['summarize', '-', '--format', 'json', '--top', '2'], { env, input: readFileSync(join(dir, 'out.ndjson')) });
+    expect(r.code, r.stderr).toBe(0);
+    const cut = JSON.parse(r.stdout) as Summary;
+    expect(cut.input).toEqual({ name: 'stdin', format: 'ndjson', rows: rows.length });
+    expect(whole.technologies.length).toBeGreaterThan(2);
+    expect(cut.technologies).toEqual(whole.technologies.slice(0, 2));
+    expect(cut.rows).toEqual(whole.rows);
+    expect(cut.visits).toEqual(whole.visits);
+  });
+
   it('says plainly when a file is not one batch wrote', async () => {
     const r = await runInProcess(['summarize', join(dir, 'crm.csv')], { env });
     expect(r.code).toBe(2);

@@ -19,7 +19,7 @@ export default async function summarize(ctx: Context<'summarize'>): Promise<numb
   const o = ctx.opts;
   const file = (ctx.args.file as string | undefined) ?? '-';
   const fileName = file === '-' ? 'stdin' : file;
-  const store = await ctx.store();
+  const store = o.fromCache ? await ctx.store() : await catalogStore(ctx);
   const stream = await inputStream(ctx, file);
   let source: SummarySource;
   if (o.fromCache) {
@@ -50,6 +50,19 @@ export default async function summarize(ctx: Context<'summarize'>): Promise<numb
     return EXIT.INTERRUPTED;
   }
   return EXIT.OK;
+}
+
+/**
+ * The cache, read for the catalog alone when an enriched file is summarised: a cache that cannot be opened
+ * (corrupt, locked, unwritable) costs the categories, not the summary.
+ */
+async function catalogStore(ctx: Context): Promise<AnswerCache | null> {
+  try {
+    return await ctx.store();
+  } catch (err) {
+    ctx.logger.warn(`the cache cannot be read (${(err as Error).message}): categories left out`);
+    return null;
+  }
 }
 
 /** The input file opened up front (an unreadable one is a usage error naming it), or stdin. */
