@@ -110,7 +110,12 @@ export const OPTIONS = {
   raw: { flags: '--raw', help: "neutralise no spreadsheet formulas in CSV cells, not even the service's", commands: [...ENRICH, 'tech', 'catalog', 'changes'] },
   neutraliseInput: { flags: '--neutralise-input', help: 'neutralise formulas in your own input cells too (default: only ours)', commands: ENRICH },
   bom: { flags: '--bom', help: 'start CSV output with a UTF-8 BOM, for Excel (kept anyway when the input has one)', commands: ENRICH },
-  column: { flags: '--column <name|index>', help: 'the host column, by header name or 1-based index', commands: READS_FILE },
+  column: {
+    flags: '--column <name|index>',
+    help: 'the host column, by header name or 1-based index',
+    commands: READS_FILE,
+    per: { summarize: { help: 'with --from-cache: the host column, by header name or 1-based index' } },
+  },
   sheet: { flags: '--sheet <name>', help: 'the sheet of an .xlsx input to read (default: the first)', commands: READS_FILE },
   inputFormat: { flags: '--input-format <format>', help: 'how to read the input', commands: READS_FILE, choices: INPUT_FORMATS, default: 'auto' },
   delimiter: {
@@ -130,6 +135,7 @@ export const OPTIONS = {
     help: 'prefix for our appended columns, to avoid clashes (changes: the one its input has)',
     commands: READS_FILE,
     default: '',
+    per: { summarize: { help: 'the prefix the enriched file was written with (batch --prefix)' } },
   },
   fields: { flags: '--fields <list>', help: 'appended columns to write, comma-separated (see --help)', commands: FROM_FILE, parse: list },
   strict: { flags: '--strict', help: 'exit 3 when any row is invalid', commands: FROM_FILE },

@@ -214,5 +214,8 @@ describe('domain-intel summarize', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('has no status column');
     expect(r.stdout).toBe('');
+    const by = await runInProcess(['summarize', join(dir, 'out.csv'), '--by', 'countries', '--format', 'json'], { env });
+    expect(by.code).toBe(2);
+    expect(by.stdout).toBe('');
   });
 });

@@ -19,6 +19,7 @@ export default async function summarize(ctx: Context<'summarize'>): Promise<numb
   const o = ctx.opts;
   const file = (ctx.args.file as string | undefined) ?? '-';
   const fileName = file === '-' ? 'stdin' : file;
+  if (o.by !== undefined && o.format === 'json') throw new UsageError('--by picks a section of the bar charts; --format json holds every list in full');
   const store = o.fromCache ? await ctx.store() : await catalogStore(ctx);
   const stream = await inputStream(ctx, file);
   let source: SummarySource;
