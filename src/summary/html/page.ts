@@ -26,7 +26,7 @@ svg.chart { display: block; width: 100%; max-width: 760px; height: auto; margin:
 .chart .value { fill: var(--muted); }
 .chart rect { fill: var(--bar); }
 .chart .bar:hover rect { opacity: 0.8; }
-.scroll { max-height: 320px; overflow: auto; border: 1px solid var(--rule); border-radius: 6px; }
+.scroll { max-width: 760px; max-height: 320px; overflow: auto; border: 1px solid var(--rule); border-radius: 6px; }
 table { border-collapse: collapse; width: 100%; }
 th, td { padding: 4px 10px; text-align: left; border-bottom: 1px solid var(--rule); overflow-wrap: anywhere; }
 .num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }

@@ -16,9 +16,9 @@ export function grouped(n: number): string {
   return String(n).replace(/\B(?=(\d{3})+$)/g, ',');
 }
 
-/** A share 0..1 as a percentage with one decimal: 0.1234 -> '12.3%'. */
+/** A share 0..1 as a percentage with one decimal, halves rounded up: 0.0725 -> '7.3%' (toFixed gives '7.2'). */
 export function percent(share: number): string {
-  return `${(share * 100).toFixed(1)}%`;
+  return `${(Math.round(share * 1000) / 10).toFixed(1)}%`;
 }
 
 /** A share of a whole, 0 when the whole is empty (a report of an empty file still renders). */

@@ -1,0 +1,189 @@
+// The HTML report read back: well-formed, nothing external, every section there, and the figures in its
+// tables and charts equal to the Summary's, written out here by our own formatting, not the report's.
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { renderReport } from '../../src/summary/html/report.js';
+import type { Count, Summary } from '../../src/summary/types.js';
+import { type El, findAll, findOne, parseReport, textOf } from './html-parse.js';
+import { emptySummary, sampleSummary } from './html-sample.js';
+
+const COUNT_SECTIONS = ['technologies', 'categories', 'platforms', 'networks', 'countries', 'languages', 'trafficBands', 'employees', 'httpStatus'] as const;
+const ALL_SECTIONS = ['rows', ...COUNT_SECTIONS.slice(0, 7), 'visits', 'employees', 'httpStatus', 'resolves'];
+
+const number = (n: number): string => n.toLocaleString('en-US');
+const PERCENT = new Intl.NumberFormat('en-US', { style: 'percent', minimumFractionDigits: 1, maximumFractionDigits: 1 });
+const pct = (share: number): string => PERCENT.format(share);
+
+function sectionOf(doc: El, id: string): El {
+  return findOne(doc, (e) => e.name === 'section' && e.attrs['data-section'] === id);
+}
+
+/** A table's body rows as [text, data-sort] per cell. */
+function tableRows(doc: El, id: string): { text: string; sort: string | undefined }[][] {
+  const table = findOne(doc, (e) => e.name === 'table' && e.attrs['data-table'] === id);
+  const body = findOne(table, (e) => e.name === 'tbody');
+  return findAll(body, (e) => e.name === 'tr').map((tr) =>
+    findAll(tr, (e) => e.name === 'td').map((td) => ({ text: textOf(td), sort: td.attrs['data-sort'] })),
+  );
+}
+
+/** A chart's bars as [label, figure written after the bar, bar width]. */
+function bars(section: El): { title: string; note: string; width: number }[] {
+  return findAll(section, (e) => e.name === 'g' && e.attrs.class === 'bar').map((g) => ({
+    title: textOf(findOne(g, (e) => e.name === 'title')),
+    note: textOf(findOne(g, (e) => e.name === 'text' && e.attrs.class === 'value')),
+    width: Number(findOne(g, (e) => e.name === 'rect').attrs.width),
+  }));
+}
+
+function expectCounts(doc: El, id: string, counts: readonly Count[]): void {
+  const rows = tableRows(doc, id);
+  expect(rows.map((r) => [r[0]!.text, Number(r[1]!.sort), Number(r[2]!.sort)])).toEqual(
+    counts.map((c) => [c.value.replace(/\x07/g, '\ufffd'), c.count, c.share]),
+  );
+  expect(rows.map((r) => [r[1]!.text, r[2]!.text])).toEqual(counts.map((c) => [number(c.count), pct(c.share)]));
+  const drawn = bars(sectionOf(doc, id));
+  expect(drawn.map((b) => b.note)).toEqual(counts.map((c) => `${number(c.count)} · ${pct(c.share)}`));
+  // Bar lengths follow the counts: the largest is the full span, and a larger count never draws shorter.
+  const largest = Math.max(...counts.map((c) => c.count));
+  drawn.forEach((b, i) => {
+    expect(b.width).toBeGreaterThan(0);
+    if (counts[i]!.count === largest) expect(b.width).toBe(420);
+    drawn.forEach((o, j) => {
+      if (counts[i]!.count > counts[j]!.count) expect(b.width).toBeGreaterThan(o.width);
+    });
+  });
+}
+
+describe('renderReport', () => {
+  const summary = sampleSummary();
+  const html = renderReport(summary);
+  const doc = parseReport(html);
+
+  it('is one well-formed document that references nothing outside itself', () => {
+    expect(doc.name).toBe('html');
+    expect(findAll(doc, (e) => 'src' in e.attrs || 'href' in e.attrs || 'xlink:href' in e.attrs || 'action' in e.attrs)).toEqual([]);
+    expect(findAll(doc, (e) => ['link', 'img', 'iframe', 'object', 'embed', 'base', 'form'].includes(e.name))).toEqual([]);
+    expect(html).not.toMatch(/<script[^>]*\ssrc/i);
+    expect(html).not.toMatch(/<link[\s>]/i);
+    expect(html).not.toMatch(/url\(|@import/i);
+    // The only URLs in the file are the XML namespaces, which name a vocabulary and are never fetched.
+    const urls = [...html.matchAll(/https?:\/\/[^\s"'<>]*/g)].map((m) => m[0]);
+    expect(new Set(urls)).toEqual(new Set(['http://www.w3.org/1999/xhtml', 'http://www.w3.org/2000/svg']));
+  });
+
+  it('lets the browser run its own style and script only (their hashes in the policy)', () => {
+    const policy = findOne(doc, (e) => e.name === 'meta' && e.attrs['http-equiv'] === 'Content-Security-Policy').attrs.content!;
+    const hash = (el: El): string => `'sha256-${createHash('sha256').update(textOf(el)).digest('base64')}'`;
+    expect(policy).toContain("default-src 'none'");
+    expect(policy).toContain(`style-src ${hash(findOne(doc, (e) => e.name === 'style'))};`);
+    expect(policy).toContain(`script-src ${hash(findOne(doc, (e) => e.name === 'script'))};`);
+  });
+
+  it('has every section, in the terminal order, with the input name and date', () => {
+    expect(findAll(doc, (e) => e.name === 'section').map((s) => s.attrs['data-section'])).toEqual(ALL_SECTIONS);
+    expect(textOf(findOne(doc, (e) => e.name === 'h1'))).toBe(summary.input.name);
+    const head = findOne(doc, (e) => e.name === 'head');
+    expect(textOf(findOne(head, (e) => e.name === 'title'))).toContain(summary.input.name);
+    expect(findOne(doc, (e) => e.name === 'time').attrs.datetime).toBe(summary.generatedAt);
+    expect(textOf(findOne(doc, (e) => e.name === 'time'))).toBe('2026-11-24 04:30:00 UTC');
+    const figure = (name: string): string => textOf(findOne(doc, (e) => e.attrs['data-figure'] === name && e.name === 'div'));
+    expect(figure('rows')).toBe(`Rows${number(summary.input.rows)}`);
+    expect(figure('distinct')).toBe(`Distinct hosts${number(summary.hosts.distinct)}`);
+    expect(figure('found')).toBe(`Found hosts${number(summary.hosts.found)}`);
+  });
+
+  it.each(COUNT_SECTIONS)('shows every %s value with the Summary figures, in the Summary order', (id) => {
+    expect(summary[id].length).toBeGreaterThan(1);
+    expectCounts(doc, id, summary[id]);
+  });
+
+  it('shows rows by status as shares of the rows', () => {
+    const statuses = ['found', 'missing', 'invalid', 'error', 'unknown'] as const;
+    expect(tableRows(doc, 'rows').map((r) => r.map((c) => c.text))).toEqual(
+      statuses.map((s) => [s, number(summary.rows[s]), pct(summary.rows[s] / summary.input.rows)]),
+    );
+    expect(bars(sectionOf(doc, 'rows')).map((b) => b.title.split(':')[0])).toEqual([...statuses]);
+  });
+
+  it('shows the visits percentiles, the redirects and how many resolve', () => {
+    const v = summary.visits!;
+    expect(tableRows(doc, 'visits').map((r) => [r[0]!.text, Number(r[1]!.sort), r[1]!.text])).toEqual(
+      (
+        [
+          ['lowest', v.min],
+          ['25th percentile', v.p25],
+          ['median', v.p50],
+          ['75th percentile', v.p75],
+          ['90th percentile', v.p90],
+          ['highest', v.max],
+        ] as const
+      ).map(([label, n]) => [label, n, number(n)]),
+    );
+    expect(textOf(sectionOf(doc, 'visits'))).toContain(`Of ${number(v.count)} hosts with a visits figure`);
+    const redirects = textOf(findOne(doc, (e) => e.attrs['data-figure'] === 'redirects'));
+    expect(redirects).toBe(`${number(summary.redirects)} found hosts redirect (${pct(summary.redirects / summary.hosts.found)}).`);
+    const { yes, no, unknown } = summary.resolves;
+    const all = yes + no + unknown;
+    expect(tableRows(doc, 'resolves').map((r) => r.map((c) => c.text))).toEqual([
+      ['resolves', number(yes), pct(yes / all)],
+      ['does not resolve', number(no), pct(no / all)],
+      ['unknown', number(unknown), pct(unknown / all)],
+    ]);
+  });
+
+  it('shows hostile values as text: no markup from the data, control bytes replaced', () => {
+    const hostile = summary.technologies.find((t) => t.value.includes('onerror'))!;
+    expect(hostile).toBeDefined();
+    expect(tableRows(doc, 'technologies').some((r) => r[0]!.text === hostile.value.replace('\x07', '\ufffd'))).toBe(true);
+    expect(findAll(doc, (e) => 'onerror' in e.attrs)).toEqual([]);
+    // A long label is cut in the chart (full in the tooltip and the table), so it cannot run into its bar.
+    const long = summary.technologies.find((t) => t.value.length > 40)!;
+    const bar = bars(sectionOf(doc, 'technologies')).find((b) => b.title.startsWith(long.value))!;
+    expect(bar.title).toContain(long.value);
+  });
+});
+
+describe('renderReport --top', () => {
+  const summary = sampleSummary();
+  const doc = parseReport(renderReport(summary, { top: 3 }));
+
+  it('shows the top N of each by-count section and says how many there are', () => {
+    for (const id of ['technologies', 'countries', 'languages'] as const) {
+      expectCounts(doc, id, summary[id].slice(0, 3));
+      expect(textOf(sectionOf(doc, id))).toContain(`The top 3 of ${summary[id].length} values.`);
+    }
+  });
+
+  it('shows scales (traffic bands, employee ranges, status codes) whole', () => {
+    for (const id of ['trafficBands', 'employees', 'httpStatus'] as const) {
+      expect(summary[id].length).toBeGreaterThan(3);
+      expectCounts(doc, id, summary[id]);
+    }
+  });
+});
+
+describe('renderReport of an empty file', () => {
+  const summary: Summary = emptySummary();
+  const doc = parseReport(renderReport(summary));
+
+  it('still has every section, each saying it has nothing rather than drawing empty charts', () => {
+    expect(findAll(doc, (e) => e.name === 'section').map((s) => s.attrs['data-section'])).toEqual(ALL_SECTIONS);
+    expect(textOf(sectionOf(doc, 'categories'))).toContain('No catalog is cached');
+    expect(textOf(sectionOf(doc, 'visits'))).toContain('No visits figures in this file.');
+    for (const id of COUNT_SECTIONS) expect(findAll(sectionOf(doc, id), (e) => e.name === 'svg')).toEqual([]);
+    expect(tableRows(doc, 'rows').map((r) => r[2]!.text)).toEqual(['0.0%', '0.0%', '0.0%', '0.0%', '0.0%']);
+  });
+});
+
+describe('parseReport (the test reader) refuses what is not well-formed', () => {
+  it.each([
+    ['an unclosed tag', '<!DOCTYPE html>\n<html><body></html>'],
+    ['a bare ampersand', '<!DOCTYPE html>\n<html>a & b</html>'],
+    ['an unquoted attribute', '<!DOCTYPE html>\n<html lang=en></html>'],
+    ['a stray <', '<!DOCTYPE html>\n<html>1 < 2</html>'],
+    ['a control byte', '<!DOCTYPE html>\n<html>\x07</html>'],
+  ])('%s', (_, doc) => {
+    expect(() => parseReport(doc)).toThrow();
+  });
+});
