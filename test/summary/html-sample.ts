@@ -24,8 +24,8 @@ const PLATFORMS = ['WordPress', 'Shopify', 'Wix', 'Squarespace', 'Webflow', 'cus
 const NETWORKS = ['Cloudflare', 'Amazon', 'Google', 'Fastly', 'OVH', 'Hetzner', 'Akamai'];
 const COUNTRIES = ['US', 'GB', 'DE', 'FR', 'NL', 'JP', 'BR', 'IN', 'CA', 'AU', 'ES', 'SE'];
 const LANGUAGES = ['en', 'de', 'fr', 'ja', 'pt', 'nl', 'es', 'Ελληνικά'];
-export const BANDS = ['<1K', '1K-10K', '10K-100K', '100K-1M', '1M-10M', '10M+'];
-export const RANGES = ['1-10', '11-50', '51-200', '201-500', '501-1000', '1001-5000', '5001-10000'];
+const BANDS = ['<1K', '1K-10K', '10K-100K', '100K-1M', '1M-10M', '10M+'];
+const RANGES = ['1-10', '11-50', '51-200', '201-500', '501-1000', '1001-5000', '5001-10000'];
 const STATUSES = [200, 301, 403, 404, 500];
 
 // A small deterministic generator (mulberry32): the sample is the same on every run.

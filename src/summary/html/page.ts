@@ -29,6 +29,7 @@ svg.chart { display: block; width: 100%; max-width: 760px; height: auto; margin:
 .scroll { max-width: 760px; max-height: 320px; overflow: auto; border: 1px solid var(--rule); border-radius: 6px; }
 table { border-collapse: collapse; width: 100%; }
 th, td { padding: 4px 10px; text-align: left; border-bottom: 1px solid var(--rule); overflow-wrap: anywhere; }
+td:first-child, th:first-child { width: 60%; }
 .num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 thead th { position: sticky; top: 0; background: var(--panel); }
 th button { all: inherit; cursor: pointer; padding: 0; }

@@ -1,0 +1,55 @@
+// What `npm run test:browser` asks of the report inside Chromium. Each function is sent to the page as its
+// source text (Runtime.evaluate), so it may use only what a page has: no imports, no closure over this module.
+
+/** Every chart drawn with its labels: size on screen, and each bar's label, bar and figure laid out apart. */
+export function checkCharts() {
+  const problems = [];
+  const charts = [...document.querySelectorAll('svg.chart')];
+  for (const svg of charts) {
+    const where = svg.closest('section')?.id ?? '?';
+    const box = svg.getBoundingClientRect();
+    if (box.width < 400 || box.height < 20) problems.push(`${where}: chart drawn ${box.width}x${box.height} px`);
+    const viewWidth = svg.viewBox.baseVal.width;
+    const bars = [...svg.querySelectorAll('g.bar')];
+    if (bars.length === 0) problems.push(`${where}: a chart with no bars`);
+    for (const g of bars) {
+      const label = g.querySelector('text.label');
+      const value = g.querySelector('text.value');
+      const rect = g.querySelector('rect');
+      const lb = label.getBBox();
+      const vb = value.getBBox();
+      const rb = rect.getBBox();
+      const name = label.textContent;
+      if (name.trim() === '' || lb.width <= 0 || lb.height <= 0) problems.push(`${where}: a bar without a visible label`);
+      if (value.textContent.trim() === '' || vb.width <= 0) problems.push(`${where}: "${name}" has no figure`);
+      if (lb.x < 0) problems.push(`${where}: label "${name}" cut off at the left`);
+      if (lb.x + lb.width > rb.x) problems.push(`${where}: label "${name}" runs into its bar`);
+      if (vb.x < rb.x + rb.width) problems.push(`${where}: the figure of "${name}" overlaps its bar`);
+      if (vb.x + vb.width > viewWidth) problems.push(`${where}: the figure of "${name}" is cut off at the right`);
+    }
+  }
+  const sections = [...document.querySelectorAll('section')].map((s) => ({ id: s.id, charts: s.querySelectorAll('svg.chart').length }));
+  const page = document.documentElement;
+  if (page.scrollWidth > page.clientWidth) problems.push(`the page scrolls sideways (${page.scrollWidth} px in ${page.clientWidth})`);
+  return { problems, sections, height: page.scrollHeight, parserError: document.querySelector('parsererror') !== null, contentType: document.contentType };
+}
+
+/** The tables sort when a header is clicked: text A to Z, numbers largest first, then smallest first. */
+export function checkSorting() {
+  const problems = [];
+  const table = document.querySelector('table[data-table="technologies"]');
+  const [byName, byHosts] = table.querySelectorAll('thead th button');
+  const column = (i) => [...table.tBodies[0].rows].map((r) => r.cells[i]);
+  const inOrder = (list, cmp) => list.every((x, i) => i === 0 || cmp(list[i - 1], x) <= 0);
+  byName.click();
+  const names = column(0).map((c) => c.textContent);
+  if (!inOrder(names, (a, b) => a.localeCompare(b))) problems.push(`names not A to Z after a click: ${names.slice(0, 4).join(', ')}...`);
+  byHosts.click();
+  const down = column(1).map((c) => Number(c.dataset.sort));
+  if (!inOrder(down, (a, b) => b - a)) problems.push(`hosts not largest first after a click: ${down.slice(0, 6).join(', ')}...`);
+  byHosts.click();
+  const up = column(1).map((c) => Number(c.dataset.sort));
+  if (!inOrder(up, (a, b) => a - b)) problems.push(`hosts not smallest first after a second click: ${up.slice(0, 6).join(', ')}...`);
+  if (names.length < 2) problems.push('the technologies table has fewer than two rows to sort');
+  return { problems };
+}
