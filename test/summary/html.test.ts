@@ -163,6 +163,22 @@ describe('renderReport --top', () => {
   });
 });
 
+describe('renderReport of a long list', () => {
+  // 1,000 technologies, counts falling from 1,000: the table keeps every one, the chart the largest 30.
+  const summary: Summary = { ...emptySummary(), hosts: { distinct: 1000, found: 1000 } };
+  summary.technologies = Array.from({ length: 1000 }, (_, i) => ({ value: `tech-${String(i).padStart(4, '0')}`, count: 1000 - i, share: (1000 - i) / 1000 }));
+  const doc = parseReport(renderReport(summary));
+
+  it('tables every value and charts the largest 30, saying so', () => {
+    const rows = tableRows(doc, 'technologies');
+    expect(rows.length).toBe(1000);
+    expect(rows.map((r) => Number(r[1]!.sort))).toEqual(summary.technologies.map((t) => t.count));
+    const drawn = bars(sectionOf(doc, 'technologies'));
+    expect(drawn.map((b) => b.title.split(':')[0])).toEqual(summary.technologies.slice(0, 30).map((t) => t.value));
+    expect(textOf(sectionOf(doc, 'technologies'))).toContain('The chart shows the top 30; the table has all 1,000 values.');
+  });
+});
+
 describe('renderReport of an empty file', () => {
   const summary: Summary = emptySummary();
   const doc = parseReport(renderReport(summary));

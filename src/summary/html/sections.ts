@@ -44,13 +44,19 @@ function note(text: string): string {
   return `<p class="note">${escapeHtml(text)}</p>`;
 }
 
+/** Most bars a by-count chart draws when no --top is given. */
+const CHART_BARS = 30;
+
 const countCell = (n: number): Cell => ({ text: grouped(n), sort: n });
 const shareCell = (share: number): Cell => ({ text: percent(share), sort: share });
 
 function countsSection(spec: CountSection, counts: readonly Count[], options: SectionOptions, lead = ''): string {
   if (counts.length === 0) return section(spec.id, spec.title, [lead, note(spec.empty)].filter(Boolean).join('\n'));
   const shown = spec.ordered || options.top === undefined ? counts : counts.slice(0, options.top);
-  const bars: Bar[] = shown.map((c) => ({
+  // Without --top the table holds every value (that is what sorting is for), but a chart of hundreds of bars
+  // is read by nobody: it shows the largest CHART_BARS. Scales are short and always drawn whole.
+  const drawn = spec.ordered ? shown : shown.slice(0, CHART_BARS);
+  const bars: Bar[] = drawn.map((c) => ({
     label: c.value,
     value: c.count,
     note: `${grouped(c.count)} · ${percent(c.share)}`,
@@ -65,7 +71,12 @@ function countsSection(spec: CountSection, counts: readonly Count[], options: Se
     ],
     shown.map((c) => [{ text: c.value }, countCell(c.count), shareCell(c.share)]),
   );
-  const more = shown.length < counts.length ? note(`The top ${grouped(shown.length)} of ${grouped(counts.length)} values.`) : '';
+  const more =
+    shown.length < counts.length
+      ? note(`The top ${grouped(shown.length)} of ${grouped(counts.length)} values.`)
+      : drawn.length < shown.length
+        ? note(`The chart shows the top ${grouped(drawn.length)}; the table has all ${grouped(shown.length)} values.`)
+        : '';
   return section(spec.id, spec.title, [lead, barChart(bars, { name: `${spec.title} by hosts` }), more, table].filter(Boolean).join('\n'));
 }
 
