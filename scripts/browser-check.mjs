@@ -149,6 +149,7 @@ try {
   const asXml = await evaluate(cdp, checkCharts);
   if (asXml.contentType !== 'application/xhtml+xml') problems.push(`XHTML opened as ${asXml.contentType}`);
   if (asXml.parserError) problems.push('not well-formed XML: Chromium shows a parsererror');
+  problems.push(...asXml.problems.map((p) => `as XHTML: ${p}`));
   if (asXml.sections.length !== charts.sections.length) problems.push(`XHTML shows ${asXml.sections.length} sections, HTML ${charts.sections.length}`);
 
   cdp.close();
