@@ -83,6 +83,7 @@ describe('renderReport', () => {
   it('has every section, in the terminal order, with the input name and date', () => {
     expect(findAll(doc, (e) => e.name === 'section').map((s) => s.attrs['data-section'])).toEqual(ALL_SECTIONS);
     expect(textOf(findOne(doc, (e) => e.name === 'h1'))).toBe(summary.input.name);
+    expect(textOf(findOne(doc, (e) => e.attrs.class === 'meta'))).not.toContain(' from ');
     const head = findOne(doc, (e) => e.name === 'head');
     expect(textOf(findOne(head, (e) => e.name === 'title'))).toContain(summary.input.name);
     expect(findOne(doc, (e) => e.name === 'time').attrs.datetime).toBe(summary.generatedAt);
@@ -159,6 +160,17 @@ describe('renderReport --top', () => {
     for (const id of ['trafficBands', 'employees', 'httpStatus'] as const) {
       expect(summary[id].length).toBeGreaterThan(3);
       expectCounts(doc, id, summary[id]);
+    }
+  });
+});
+
+describe('renderReport of a file named by its path', () => {
+  it('heads the page with the file name and gives the path below it', () => {
+    for (const path of ['/home/ana/exports/crm-enriched.csv', 'C:\\Users\\ana\\crm-enriched.csv']) {
+      const doc = parseReport(renderReport({ ...emptySummary(), input: { name: path, format: 'csv', rows: 0 } }));
+      expect(textOf(findOne(doc, (e) => e.name === 'h1'))).toBe('crm-enriched.csv');
+      expect(findOne(doc, (e) => e.name === 'h1').attrs['data-input']).toBe(path);
+      expect(textOf(findOne(doc, (e) => e.attrs.class === 'path'))).toBe(path);
     }
   });
 });

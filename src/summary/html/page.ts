@@ -32,7 +32,7 @@ th, td { padding: 4px 10px; text-align: left; border-bottom: 1px solid var(--rul
 td:first-child, th:first-child { width: 60%; }
 .num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 thead th { position: sticky; top: 0; background: var(--panel); }
-th button { all: inherit; cursor: pointer; padding: 0; }
+th button { all: inherit; width: auto; border: 0; padding: 0; cursor: pointer; }
 th[aria-sort=ascending] button::after { content: " \\25B2"; }
 th[aria-sort=descending] button::after { content: " \\25BC"; }
 @media print { .scroll { max-height: none; overflow: visible; } }

@@ -23,7 +23,10 @@ function figure(name: string, label: string, value: string): string {
 
 function header(summary: Summary): string {
   const { input, hosts } = summary;
-  const name = escapeHtml(input.name);
+  // The file's own name heads the page; the path it was read from, when there is one, follows in the line below.
+  const base = input.name.split(/[\\/]/).pop() || input.name;
+  const name = escapeHtml(base);
+  const from = base === input.name ? '' : ` from <span class="path">${escapeHtml(input.name)}</span>`;
   const date = escapeHtml(summary.generatedAt);
   const figures = [
     figure('rows', 'Rows', grouped(input.rows)),
@@ -33,8 +36,8 @@ function header(summary: Summary): string {
   ];
   return [
     '<header>',
-    `<h1 data-input="${name}">${name}</h1>`,
-    `<p class="meta">Summary of a ${escapeHtml(input.format.toUpperCase())} file, made <time datetime="${date}">${escapeHtml(readableDate(summary.generatedAt))}</time>. Shares are of found hosts; a host on several rows counts once.</p>`,
+    `<h1 data-input="${escapeHtml(input.name)}">${name}</h1>`,
+    `<p class="meta">Summary of a ${escapeHtml(input.format.toUpperCase())} file${from}, made <time datetime="${date}">${escapeHtml(readableDate(summary.generatedAt))}</time>. Shares are of found hosts; a host on several rows counts once.</p>`,
     `<dl class="figures">${figures.join('')}</dl>`,
     '</header>',
   ].join('\n');
