@@ -12,7 +12,7 @@ import { UsageError } from '../../api/errors.js';
 import type { Context } from '../context.js';
 import { EXIT } from '../exit-codes.js';
 import { renderSummary } from '../output/bars.js';
-import { dialectOf, openInputFile, readingOf, stdinInput } from '../run-inputs.js';
+import { inputReading, openInputFile, readingOf, stdinInput } from '../run-inputs.js';
 import { BY_FIELDS } from '../summarize-options.js';
 
 export default async function summarize(ctx: Context<'summarize'>): Promise<number> {
@@ -25,11 +25,10 @@ export default async function summarize(ctx: Context<'summarize'>): Promise<numb
   let source: SummarySource;
   if (o.fromCache) {
     if (store === null) throw new UsageError('--from-cache reads the cache, which is turned off');
-    const table = { ...(o.column === undefined ? {} : { column: o.column }), ...(o.sheet === undefined ? {} : { sheet: o.sheet }), format: o.inputFormat };
-    const { records } = await openJobInput({ stream, fileName, ...table, ...dialectOf(o) });
+    const { records } = await openJobInput({ stream, fileName, ...inputReading(o) });
     source = { format: 'hosts', rows: cachedRows(records, store) };
   } else {
-    const table = { format: o.inputFormat, ...(o.sheet === undefined ? {} : { sheet: o.sheet }), ...dialectOf(o) };
+    const { column: _column, earlier: _earlier, ...table } = inputReading(o);
     source = await openEnriched({ stream, fileName, prefix: o.prefix ?? '', table });
   }
   const catalog = store === null ? null : cachedCatalog(store);
