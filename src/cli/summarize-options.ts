@@ -27,6 +27,11 @@ export const SUMMARIZE_OPTIONS = {
     default: 10,
   },
   by: { flags: '--by <field>', help: 'one section in full', commands: ['summarize'], choices: Object.keys(BY_FIELDS) as (keyof typeof BY_FIELDS)[] },
+  html: {
+    flags: '--html <file>',
+    help: 'also write the summary as one self-contained HTML page to FILE, replaced only when complete (- for stdout, instead of the charts)',
+    commands: ['summarize'],
+  },
   fromCache: {
     flags: '--from-cache',
     help: 'the input is a plain host list: each host is summarised from the cache alone (spends nothing; hosts not held are unknown)',

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import type { Count, Summary } from '../../src/summary/types.js';
 import { cliEnv, runInProcess } from '../helpers/cli.js';
+import { type El, findAll, findOne, parseReport, textOf } from '../summary/html-parse.js';
 
 let sb: Sandbox;
 let env: Record<string, string | undefined>;
@@ -217,5 +218,59 @@ describe('domain-intel summarize', () => {
     const by = await runInProcess(['summarize', join(dir, 'out.csv'), '--by', 'countries', '--format', 'json'], { env });
     expect(by.code).toBe(2);
     expect(by.stdout).toBe('');
+  });
+});
+
+describe('domain-intel summarize --html', () => {
+  /** A report table's rows, as value -> count (the count cell's sort key, the figure itself). */
+  function tableCounts(doc: El, id: string): Map<string, number> {
+    const table = findOne(doc, (e) => e.name === 'table' && e.attrs['data-table'] === id);
+    const body = findOne(table, (e) => e.name === 'tbody');
+    return new Map(
+      findAll(body, (e) => e.name === 'tr').map((tr) => {
+        const cells = findAll(tr, (e) => e.name === 'td');
+        return [textOf(cells[0] as El), Number((cells[1] as El).attrs['data-sort'] ?? textOf(cells[1] as El).replace(/,/g, ''))];
+      }),
+    );
+  }
+
+  it('writes one self-contained page whose tables hold the counts computed from the CSV, and still draws the charts', async () => {
+    const want = expected();
+    const file = join(dir, 'report.html');
+    const r = await runInProcess(['summarize', join(dir, 'out.csv'), '--html', file], { env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('technologies'); // the terminal's charts as without --html
+    expect(r.stderr).toContain(`report written to ${file}`);
+    const html = readFileSync(file, 'utf8');
+    const doc = parseReport(html); // well-formed as XML
+    expect(html).not.toMatch(/(?:src|href)\s*=\s*["'](?:https?:)?\/\//i);
+    expect(findOne(doc, (e) => e.name === 'h1').attrs['data-input']).toBe(join(dir, 'out.csv'));
+    // Without --top the tables hold every value.
+    for (const key of ['technologies', 'platforms', 'countries', 'trafficBands', 'employees', 'httpStatus'] as const)
+      expect(tableCounts(doc, key), key).toEqual(asCounts(want.lists[key] as Tally));
+  });
+
+  it('writes the page alone to stdout with --html -, and refuses it with --format json', async () => {
+    const r = await runInProcess(['summarize', join(dir, 'out.csv'), '--html', '-'], { env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.startsWith('<!DOCTYPE html>')).toBe(true);
+    expect(r.stdout).not.toContain('█');
+    const both = await runInProcess(['summarize', join(dir, 'out.csv'), '--html', '-', '--format', 'json'], { env });
+    expect(both.code).toBe(2);
+    expect(both.stdout).toBe('');
+  });
+
+  it('leaves an existing report as it was when the summary fails, and refuses to write over the input', async () => {
+    const file = join(dir, 'kept.html');
+    writeFileSync(file, 'the report of last month\n');
+    const bad = await runInProcess(['summarize', join(dir, 'crm.csv'), '--html', file], { env });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('has no status column');
+    expect(readFileSync(file, 'utf8')).toBe('the report of last month\n');
+    const before = readFileSync(join(dir, 'out.csv'));
+    const over = await runInProcess(['summarize', join(dir, 'out.csv'), '--html', join(dir, 'out.csv')], { env });
+    expect(over.code).toBe(2);
+    expect(over.stderr).toContain('is the input file');
+    expect(readFileSync(join(dir, 'out.csv')).equals(before)).toBe(true);
   });
 });

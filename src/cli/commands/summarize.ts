@@ -9,6 +9,8 @@ import { summarize as summarise } from '../../summary/summarize.js';
 import type { Summary } from '../../summary/types.js';
 import type { AnswerCache } from '../../store/cache.js';
 import { UsageError } from '../../api/errors.js';
+import { stat } from 'node:fs/promises';
+import { openOutput, type OutputTarget } from '../../pipeline/output-file.js';
 import type { Context } from '../context.js';
 import { EXIT } from '../exit-codes.js';
 import { renderSummary } from '../output/bars.js';
@@ -20,8 +22,12 @@ export default async function summarize(ctx: Context<'summarize'>): Promise<numb
   const file = (ctx.args.file as string | undefined) ?? '-';
   const fileName = file === '-' ? 'stdin' : file;
   if (o.by !== undefined && o.format === 'json') throw new UsageError('--by picks a section of the bar charts; --format json holds every list in full');
+  if (o.html === '-' && o.format === 'json') throw new UsageError('--html - writes the report to stdout, where --format json would go too: give --html a file');
   const store = o.fromCache ? await ctx.store() : await catalogStore(ctx);
   const stream = await inputStream(ctx, file);
+  // The report's file is opened before the input is read: a path that cannot be written fails at once, and
+  // the file is replaced only by a complete report (atomically, as -o is).
+  const report = o.html === undefined ? null : await openReport(ctx, o.html, file);
   let source: SummarySource;
   if (o.fromCache) {
     if (store === null) throw new UsageError('--from-cache reads the cache, which is turned off');
@@ -39,6 +45,18 @@ export default async function summarize(ctx: Context<'summarize'>): Promise<numb
     now: new Date(ctx.io.clock.now()),
     signal: ctx.interrupted,
   });
+  if (report !== null) {
+    // An interrupted read gives a picture of part of the file: fine in the terminal, which says so below, but a
+    // report file outlives the run and would not say so; the file is left as it was.
+    if (ctx.interrupted.aborted) ctx.logger.warn(`interrupted: ${o.html} not written`);
+    else {
+      const { renderReport } = await import('../../summary/html/report.js');
+      report.stream.write(await renderReport(summary, { top: ctx.command.getOptionValueSource('top') === 'cli' ? o.top : undefined }));
+      await report.commit();
+      if (report.kind === 'stdout') return EXIT.OK;
+      ctx.logger.info(`report written to ${o.html}`);
+    }
+  }
   if (o.format === 'json') {
     ctx.io.stdout.write(`${JSON.stringify(ctx.command.getOptionValueSource('top') === 'cli' ? cut(summary, o.top) : summary, null, 2)}\n`);
   } else {
@@ -50,6 +68,19 @@ export default async function summarize(ctx: Context<'summarize'>): Promise<numb
     return EXIT.INTERRUPTED;
   }
   return EXIT.OK;
+}
+
+/** --html's target, opened as -o's is; the input file itself is refused: its rename would replace the export. */
+async function openReport(ctx: Context, target: string, input: string): Promise<OutputTarget> {
+  if (target !== '-' && input !== '-') {
+    const [a, b] = await Promise.all([stat(target).catch(() => null), stat(input).catch(() => null)]);
+    if (a?.isFile() && b !== null && a.ino === b.ino && a.dev === b.dev) {
+      throw new UsageError(`--html ${target} is the input file: the report would replace it; write it to another file`);
+    }
+  }
+  const out = await openOutput(target, ctx.io.stdout, { signal: ctx.interrupted, onWait: (what) => ctx.logger.info(what) });
+  ctx.onClose(() => out.abort()); // after a commit, nothing to do; otherwise the target stays as it was
+  return out;
 }
 
 /**
