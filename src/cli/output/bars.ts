@@ -2,6 +2,7 @@
 // terminal (80 columns off one), the top N of each section and a line saying how many more there are.
 // Values come from the input file and the service, so each is made inert (sanitizeForTerminal) before it is
 // measured or padded.
+import { percent } from '../../summary/figures.js';
 import type { Count, Summary } from '../../summary/types.js';
 import { groupedNumber as n } from './format.js';
 import { displayWidth, padToWidth, PLAIN, type Style, sanitizeForTerminal, truncateToWidth } from './terminal.js';
@@ -82,7 +83,7 @@ function bars(list: Count[], width: number, style: Style): string[] {
     const label = truncateToWidth(labels[i] as string, labelWidth);
     const eighths = Math.round((c.count / max) * barWidth * 8);
     const bar = '█'.repeat(Math.floor(eighths / 8)) + PARTS[eighths % 8];
-    const share = `${(c.share * 100).toFixed(1)}%`;
+    const share = percent(c.share);
     return `  ${padToWidth(label, labelWidth, 'left')} ${padToWidth(bar, barWidth, 'left', style.cyan(bar))} ${(counts[i] as string).padStart(countWidth)} ${share.padStart(6)}`;
   });
 }

@@ -16,10 +16,8 @@ export function grouped(n: number): string {
   return String(n).replace(/\B(?=(\d{3})+$)/g, ',');
 }
 
-/** A share 0..1 as a percentage with one decimal, halves rounded up: 0.0725 -> '7.3%' (toFixed gives '7.2'). */
-export function percent(share: number): string {
-  return `${(Math.round(share * 1000) / 10).toFixed(1)}%`;
-}
+// Shares as the terminal's bars write them (one rule for both).
+export { percent } from '../figures.js';
 
 /** A share of a whole, 0 when the whole is empty (a report of an empty file still renders). */
 export function shareOf(part: number, whole: number): number {
