@@ -51,12 +51,9 @@ async function main() {
     if (process.env.BENCH_KEEP !== '1') removeDir(tmp);
   }
   process.stdout.write(
-    [
-      '| rows | CSV MiB | summarize CSV (wall, peak RSS) | JSON MiB | summarize JSON | summarize CSV --html |',
-      '|---|---|---|---|---|---|',
-      ...lines,
-      '',
-    ].join('\n'),
+    ['| rows | CSV MiB | summarize CSV (wall, peak RSS) | JSON MiB | summarize JSON | summarize CSV --html |', '|---|---|---|---|---|---|', ...lines, ''].join(
+      '\n',
+    ),
   );
 }
 
