@@ -28,7 +28,7 @@ async function sampleReport(dir) {
   await build({ stdin: { contents: entry, resolveDir: root, loader: 'ts' }, bundle: true, platform: 'node', format: 'esm', outfile: out, logLevel: 'warning' });
   const { renderReport, sampleSummary } = await import(pathToFileURL(out).href);
   const summary = sampleSummary();
-  return { summary, html: renderReport(summary) };
+  return { summary, html: await renderReport(summary) };
 }
 
 function launch(chromium, profile) {
@@ -161,7 +161,7 @@ try {
     child.kill();
     await exited;
   }
-  rmSync(work, { recursive: true, force: true });
+  rmSync(work, { recursive: true, force: true, maxRetries: 5 });
 }
 if (problems.length > 0) {
   console.error(`test:browser failed:\n  ${problems.join('\n  ')}`);

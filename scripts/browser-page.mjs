@@ -4,31 +4,36 @@
 /** Every chart drawn with its labels: size on screen, and each bar's label, bar and figure laid out apart. */
 export function checkCharts() {
   const problems = [];
-  const charts = [...document.querySelectorAll('svg.chart')];
+  // Vega's SVG: a bar is a path marked aria-roledescription="bar"; the label and the figure are text marks
+  // of the layers named labels and notes, one of each per bar, in the same order.
+  const charts = [...document.querySelectorAll('div.chart svg')];
   for (const svg of charts) {
     const where = svg.closest('section')?.id ?? '?';
     const box = svg.getBoundingClientRect();
     if (box.width < 400 || box.height < 20) problems.push(`${where}: chart drawn ${box.width}x${box.height} px`);
-    const viewWidth = svg.viewBox.baseVal.width;
-    const bars = [...svg.querySelectorAll('g.bar')];
+    if (!svg.closest('div.chart').getAttribute('aria-label')) problems.push(`${where}: a chart with no name`);
+    const bars = [...svg.querySelectorAll('[aria-roledescription="bar"]')];
+    const labels = [...svg.querySelectorAll('.labels_marks text')];
+    const notes = [...svg.querySelectorAll('.notes_marks text')];
     if (bars.length === 0) problems.push(`${where}: a chart with no bars`);
-    for (const g of bars) {
-      const label = g.querySelector('text.label');
-      const value = g.querySelector('text.value');
-      const rect = g.querySelector('rect');
-      const lb = label.getBBox();
-      const vb = value.getBBox();
-      const rb = rect.getBBox();
-      const name = label.textContent;
-      if (name.trim() === '' || lb.width <= 0 || lb.height <= 0) problems.push(`${where}: a bar without a visible label`);
-      if (value.textContent.trim() === '' || vb.width <= 0) problems.push(`${where}: "${name}" has no figure`);
-      if (lb.x < 0) problems.push(`${where}: label "${name}" cut off at the left`);
-      if (lb.x + lb.width > rb.x) problems.push(`${where}: label "${name}" runs into its bar`);
-      if (vb.x < rb.x + rb.width) problems.push(`${where}: the figure of "${name}" overlaps its bar`);
-      if (vb.x + vb.width > viewWidth) problems.push(`${where}: the figure of "${name}" is cut off at the right`);
-    }
+    if (labels.length !== bars.length || notes.length !== bars.length)
+      problems.push(`${where}: ${bars.length} bars, ${labels.length} labels, ${notes.length} figures`);
+    bars.forEach((bar, i) => {
+      const lb = labels[i]?.getBoundingClientRect();
+      const vb = notes[i]?.getBoundingClientRect();
+      const rb = bar.getBoundingClientRect();
+      const name = labels[i]?.textContent ?? '';
+      if (!lb || name.trim() === '' || lb.width <= 0 || lb.height <= 0) problems.push(`${where}: a bar without a visible label`);
+      if (!vb || notes[i].textContent.trim() === '' || vb.width <= 0) problems.push(`${where}: "${name}" has no figure`);
+      if (!lb || !vb) return;
+      if (lb.left < box.left) problems.push(`${where}: label "${name}" cut off at the left`);
+      if (lb.right > rb.left) problems.push(`${where}: label "${name}" runs into its bar`);
+      if (vb.left < rb.right) problems.push(`${where}: the figure of "${name}" overlaps its bar`);
+      if (vb.right > box.right) problems.push(`${where}: the figure of "${name}" is cut off at the right`);
+      if (Math.abs((lb.top + lb.bottom) / 2 - (rb.top + rb.bottom) / 2) > 4) problems.push(`${where}: label "${name}" is not level with its bar`);
+    });
   }
-  const sections = [...document.querySelectorAll('section')].map((s) => ({ id: s.id, charts: s.querySelectorAll('svg.chart').length }));
+  const sections = [...document.querySelectorAll('section')].map((s) => ({ id: s.id, charts: s.querySelectorAll('div.chart svg').length }));
   const page = document.documentElement;
   if (page.scrollWidth > page.clientWidth) problems.push(`the page scrolls sideways (${page.scrollWidth} px in ${page.clientWidth})`);
   return { problems, sections, height: page.scrollHeight, parserError: document.querySelector('parsererror') !== null, contentType: document.contentType };

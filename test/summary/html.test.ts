@@ -27,13 +27,36 @@ function tableRows(doc: El, id: string): { text: string; sort: string | undefine
   );
 }
 
-/** A chart's bars as [label, figure written after the bar, bar width]. */
-function bars(section: El): { title: string; note: string; width: number }[] {
-  return findAll(section, (e) => e.name === 'g' && e.attrs.class === 'bar').map((g) => ({
-    title: textOf(findOne(g, (e) => e.name === 'title')),
-    note: textOf(findOne(g, (e) => e.name === 'text' && e.attrs.class === 'value')),
-    width: Number(findOne(g, (e) => e.name === 'rect').attrs.width),
-  }));
+/** The texts of one of a chart's named Vega layers ('labels', 'notes'), in the order drawn. */
+function layerTexts(svg: El, layer: string): string[] {
+  const group = findOne(svg, (e) => e.name === 'g' && (e.attrs.class ?? '').split(' ').includes(`${layer}_marks`));
+  return findAll(group, (e) => e.name === 'text').map(textOf);
+}
+
+/** A bar's length: Vega draws a bar as a path 'M x,y h WIDTH v HEIGHT h -WIDTH Z'. */
+function widthOf(bar: El): number {
+  const m = /^M[-\d.e]+,[-\d.e]+h([-\d.e]+)v[-\d.e]+h[-\d.e]+Z$/.exec(bar.attrs.d ?? '');
+  if (!m) throw new Error(`a bar drawn as ${bar.attrs.d}`);
+  return Number(m[1]);
+}
+
+/** A chart's bars as Vega drew them: the sentence on the bar, the label left of it, the figure after it, its length. */
+function bars(section: El): { title: string; label: string; note: string; width: number }[] {
+  const container = findOne(section, (e) => e.name === 'div' && e.attrs.class === 'chart');
+  expect(container.attrs.role).toBe('img');
+  expect(container.attrs['aria-label']).toMatch(/\w/);
+  const svg = findOne(container, (e) => e.name === 'svg');
+  const drawn = findAll(svg, (e) => e.attrs['aria-roledescription'] === 'bar');
+  const labels = layerTexts(svg, 'labels');
+  const notes = layerTexts(svg, 'notes');
+  expect([labels.length, notes.length]).toEqual([drawn.length, drawn.length]);
+  return drawn.map((bar, i) => ({ title: bar.attrs['aria-label']!, label: labels[i]!, note: notes[i]!, width: widthOf(bar) }));
+}
+
+/** A label as the chart shows it: whole, or cut with an ellipsis when too long for the label column. */
+function expectLabel(shown: string, value: string): void {
+  if (shown === value) return;
+  expect(shown.endsWith('…') && shown.length >= 20 && value.startsWith(shown.slice(0, -1)), `label ${shown} for ${value}`).toBe(true);
 }
 
 function expectCounts(doc: El, id: string, counts: readonly Count[]): void {
@@ -44,20 +67,24 @@ function expectCounts(doc: El, id: string, counts: readonly Count[]): void {
   expect(rows.map((r) => [r[1]!.text, r[2]!.text])).toEqual(counts.map((c) => [number(c.count), pct(c.share)]));
   const drawn = bars(sectionOf(doc, id));
   expect(drawn.map((b) => b.note)).toEqual(counts.map((c) => `${number(c.count)} · ${pct(c.share)}`));
+  expect(drawn.map((b) => b.title)).toEqual(
+    counts.map((c) => `${c.value.replace(/\x07/g, '\ufffd')}: ${number(c.count)} hosts, ${pct(c.share)} of found hosts`),
+  );
+  for (const [i, b] of drawn.entries()) expectLabel(b.label, counts[i]!.value.replace(/\x07/g, '\ufffd'));
   // Bar lengths follow the counts: the largest is the full span, and a larger count never draws shorter.
   const largest = Math.max(...counts.map((c) => c.count));
   drawn.forEach((b, i) => {
     expect(b.width).toBeGreaterThan(0);
-    if (counts[i]!.count === largest) expect(b.width).toBe(420);
+    if (counts[i]!.count === largest) expect(b.width).toBe(430);
     drawn.forEach((o, j) => {
       if (counts[i]!.count > counts[j]!.count) expect(b.width).toBeGreaterThan(o.width);
     });
   });
 }
 
-describe('renderReport', () => {
+describe('renderReport', async () => {
   const summary = sampleSummary();
-  const html = renderReport(summary);
+  const html = await renderReport(summary);
   const doc = parseReport(html);
 
   it('is one well-formed document that references nothing outside itself', () => {
@@ -67,9 +94,15 @@ describe('renderReport', () => {
     expect(html).not.toMatch(/<script[^>]*\ssrc/i);
     expect(html).not.toMatch(/<link[\s>]/i);
     expect(html).not.toMatch(/url\(|@import/i);
-    // The only URLs in the file are the XML namespaces, which name a vocabulary and are never fetched.
+    // The only URLs in the file are the XML namespaces (Vega's SVG declares xlink's, and uses it for nothing),
+    // which name a vocabulary and are never fetched.
     const urls = [...html.matchAll(/https?:\/\/[^\s"'<>]*/g)].map((m) => m[0]);
-    expect(new Set(urls)).toEqual(new Set(['http://www.w3.org/1999/xhtml', 'http://www.w3.org/2000/svg']));
+    expect(new Set(urls)).toEqual(new Set(['http://www.w3.org/1999/xhtml', 'http://www.w3.org/2000/svg', 'http://www.w3.org/1999/xlink']));
+    expect(findAll(doc, (e) => Object.keys(e.attrs).some((a) => a.startsWith('xlink:')))).toEqual([]);
+    // Its charts are drawn already: no script of their own, and no style attribute the policy would refuse.
+    expect(findAll(doc, (e) => e.name === 'script')).toHaveLength(1);
+    expect(findAll(doc, (e) => 'style' in e.attrs)).toEqual([]);
+    expect(findAll(doc, (e) => e.name === 'svg').length).toBe(ALL_SECTIONS.length);
   });
 
   it('lets the browser run its own style and script only (their hashes in the policy)', () => {
@@ -104,7 +137,9 @@ describe('renderReport', () => {
     expect(tableRows(doc, 'rows').map((r) => r.map((c) => c.text))).toEqual(
       statuses.map((s) => [s, number(summary.rows[s]), pct(summary.rows[s] / summary.input.rows)]),
     );
-    expect(bars(sectionOf(doc, 'rows')).map((b) => b.title.split(':')[0])).toEqual([...statuses]);
+    expect(bars(sectionOf(doc, 'rows')).map((b) => [b.label, b.title.split(':')[0], b.note])).toEqual(
+      statuses.map((s) => [s, s, `${number(summary.rows[s])} · ${pct(summary.rows[s] / summary.input.rows)}`]),
+    );
   });
 
   it('shows the visits percentiles, the redirects and how many resolve', () => {
@@ -122,6 +157,12 @@ describe('renderReport', () => {
       ).map(([label, n]) => [label, n, number(n)]),
     );
     expect(textOf(sectionOf(doc, 'visits'))).toContain(`Of ${number(v.count)} hosts with a visits figure`);
+    // On the log scale too, the highest is the full span and each percentile's bar is no shorter than the last.
+    const visits = bars(sectionOf(doc, 'visits'));
+    expect(visits.map((b) => b.note)).toEqual([v.min, v.p25, v.p50, v.p75, v.p90, v.max].map(number));
+    expect(visits.at(-1)!.width).toBe(430);
+    for (let i = 1; i < visits.length; i++) expect(visits[i]!.width).toBeGreaterThanOrEqual(visits[i - 1]!.width);
+    expect(visits[0]!.width).toBeGreaterThan(430 / 10);
     const redirects = textOf(findOne(doc, (e) => e.attrs['data-figure'] === 'redirects'));
     expect(redirects).toBe(`${number(summary.redirects)} found hosts redirect (${pct(summary.redirects / summary.hosts.found)}).`);
     const { yes, no, unknown } = summary.resolves;
@@ -142,12 +183,16 @@ describe('renderReport', () => {
     const long = summary.technologies.find((t) => t.value.length > 40)!;
     const bar = bars(sectionOf(doc, 'technologies')).find((b) => b.title.startsWith(long.value))!;
     expect(bar.title).toContain(long.value);
+    expect(bar.label).toMatch(/^A technology with .*…$/);
+    expect(bar.label.length).toBeLessThan(long.value.length);
+    const shown = bars(sectionOf(doc, 'technologies')).find((b) => b.title.startsWith(hostile.value.replace('\x07', '\ufffd')))!;
+    expect(shown.label.startsWith('<img src=x onerror=')).toBe(true);
   });
 });
 
-describe('renderReport --top', () => {
+describe('renderReport --top', async () => {
   const summary = sampleSummary();
-  const doc = parseReport(renderReport(summary, { top: 3 }));
+  const doc = parseReport(await renderReport(summary, { top: 3 }));
 
   it('shows the top N of each by-count section and says how many there are', () => {
     for (const id of ['technologies', 'countries', 'languages'] as const) {
@@ -165,9 +210,9 @@ describe('renderReport --top', () => {
 });
 
 describe('renderReport of a file named by its path', () => {
-  it('heads the page with the file name and gives the path below it', () => {
+  it('heads the page with the file name and gives the path below it', async () => {
     for (const path of ['/home/ana/exports/crm-enriched.csv', 'C:\\Users\\ana\\crm-enriched.csv']) {
-      const doc = parseReport(renderReport({ ...emptySummary(), input: { name: path, format: 'csv', rows: 0 } }));
+      const doc = parseReport(await renderReport({ ...emptySummary(), input: { name: path, format: 'csv', rows: 0 } }));
       expect(textOf(findOne(doc, (e) => e.name === 'h1'))).toBe('crm-enriched.csv');
       expect(findOne(doc, (e) => e.name === 'h1').attrs['data-input']).toBe(path);
       expect(textOf(findOne(doc, (e) => e.attrs.class === 'path'))).toBe(path);
@@ -175,11 +220,11 @@ describe('renderReport of a file named by its path', () => {
   });
 });
 
-describe('renderReport of a long list', () => {
+describe('renderReport of a long list', async () => {
   // 1,000 technologies, counts falling from 1,000: the table keeps every one, the chart the largest 30.
   const summary: Summary = { ...emptySummary(), hosts: { distinct: 1000, found: 1000 } };
   summary.technologies = Array.from({ length: 1000 }, (_, i) => ({ value: `tech-${String(i).padStart(4, '0')}`, count: 1000 - i, share: (1000 - i) / 1000 }));
-  const doc = parseReport(renderReport(summary));
+  const doc = parseReport(await renderReport(summary));
 
   it('tables every value and charts the largest 30, saying so', () => {
     const rows = tableRows(doc, 'technologies');
@@ -191,9 +236,24 @@ describe('renderReport of a long list', () => {
   });
 });
 
-describe('renderReport of an empty file', () => {
+describe('renderReport of short hostile labels', async () => {
+  // Short enough to be drawn whole, so the chart's own text carries the markup and the control byte.
+  const values = ['<script>&"', 'a\x07b', "it's"];
+  const summary: Summary = { ...emptySummary(), hosts: { distinct: 3, found: 3 } };
+  summary.technologies = values.map((value, i) => ({ value, count: 3 - i, share: (3 - i) / 3 }));
+  const html = await renderReport(summary);
+
+  it('draws them as text, escaped and well-formed', () => {
+    const doc = parseReport(html);
+    expect(bars(sectionOf(doc, 'technologies')).map((b) => b.label)).toEqual(['<script>&"', 'a\ufffdb', "it's"]);
+    expect(findAll(doc, (e) => e.name === 'script')).toHaveLength(1);
+    expect(html).not.toContain('<script>&');
+  });
+});
+
+describe('renderReport of an empty file', async () => {
   const summary: Summary = emptySummary();
-  const doc = parseReport(renderReport(summary));
+  const doc = parseReport(await renderReport(summary));
 
   it('still has every section, each saying it has nothing rather than drawing empty charts', () => {
     expect(findAll(doc, (e) => e.name === 'section').map((s) => s.attrs['data-section'])).toEqual(ALL_SECTIONS);

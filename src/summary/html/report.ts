@@ -1,6 +1,7 @@
 // The HTML report of a summary (`summarize --html FILE`): one self-contained page, the terminal's sections
-// as charts with a sortable table under each. A pure function of the Summary: it prints nothing and touches
-// no file; the command writes what it returns.
+// as charts with a sortable table under each. A function of the Summary alone: it prints nothing and touches
+// no file; the command writes what it returns. Asynchronous because Vega, which draws the charts as static SVG
+// (chart.ts says why Vega-Lite), loads on first use and renders through promises.
 import type { Summary } from '../types.js';
 import { page } from './page.js';
 import { renderSections } from './sections.js';
@@ -44,7 +45,7 @@ function header(summary: Summary): string {
 }
 
 /** The report as one HTML document: no external references, well-formed as XML too. */
-export function renderReport(summary: Summary, options: ReportOptions = {}): string {
-  const body = `${header(summary)}\n<main>\n${renderSections(summary, { top: options.top })}\n</main>`;
+export async function renderReport(summary: Summary, options: ReportOptions = {}): Promise<string> {
+  const body = `${header(summary)}\n<main>\n${await renderSections(summary, { top: options.top })}\n</main>`;
   return page(`${escapeHtml(summary.input.name)}: summary`, body);
 }

@@ -50,7 +50,7 @@ const CHART_BARS = 30;
 const countCell = (n: number): Cell => ({ text: grouped(n), sort: n });
 const shareCell = (share: number): Cell => ({ text: percent(share), sort: share });
 
-function countsSection(spec: CountSection, counts: readonly Count[], options: SectionOptions, lead = ''): string {
+async function countsSection(spec: CountSection, counts: readonly Count[], options: SectionOptions, lead = ''): Promise<string> {
   if (counts.length === 0) return section(spec.id, spec.title, [lead, note(spec.empty)].filter(Boolean).join('\n'));
   const shown = spec.ordered || options.top === undefined ? counts : counts.slice(0, options.top);
   // Without --top the table holds every value (that is what sorting is for), but a chart of hundreds of bars
@@ -77,13 +77,14 @@ function countsSection(spec: CountSection, counts: readonly Count[], options: Se
       : drawn.length < shown.length
         ? note(`The chart shows the top ${grouped(drawn.length)}; the table has all ${grouped(shown.length)} values.`)
         : '';
-  return section(spec.id, spec.title, [lead, barChart(bars, { name: `${spec.title} by hosts` }), more, table].filter(Boolean).join('\n'));
+  const chart = await barChart(bars, { name: `${spec.title} by hosts` });
+  return section(spec.id, spec.title, [lead, chart, more, table].filter(Boolean).join('\n'));
 }
 
 // A fixed order, whatever order the object's keys were built in: the good news first.
 const ROW_STATUSES = ['found', 'missing', 'invalid', 'error', 'unknown'] as const;
 
-function rowsSection(summary: Summary): string {
+async function rowsSection(summary: Summary): Promise<string> {
   const statuses = ROW_STATUSES.map((status): [string, number] => [status, summary.rows[status]]);
   const whole = summary.input.rows;
   const bars = statuses.map(([status, n]) => ({
@@ -101,7 +102,7 @@ function rowsSection(summary: Summary): string {
     ],
     statuses.map(([status, n]) => [{ text: status }, countCell(n), shareCell(shareOf(n, whole))]),
   );
-  return section('rows', 'Rows by status', [barChart(bars, { name: 'Rows by status' }), table].join('\n'));
+  return section('rows', 'Rows by status', [await barChart(bars, { name: 'Rows by status' }), table].join('\n'));
 }
 
 const PERCENTILES = [
@@ -113,7 +114,7 @@ const PERCENTILES = [
   ['max', 'highest'],
 ] as const;
 
-function visitsSection(summary: Summary): string {
+async function visitsSection(summary: Summary): Promise<string> {
   const visits = summary.visits;
   if (visits === null) return section('visits', 'Monthly visits', note('No visits figures in this file.'));
   const bars = PERCENTILES.map(([key, label]) => ({
@@ -131,12 +132,12 @@ function visitsSection(summary: Summary): string {
     PERCENTILES.map(([key, label]) => [{ text: label }, countCell(visits[key])]),
   );
   // Visits run from tens to billions: on a linear scale everything below the top few would be a sliver.
-  const chart = barChart(bars, { name: 'Monthly visits percentiles', scale: 'log' });
+  const chart = await barChart(bars, { name: 'Monthly visits percentiles', scale: 'log' });
   const about = note(`Of ${grouped(visits.count)} hosts with a visits figure; bars on a logarithmic scale.`);
   return section('visits', 'Monthly visits', [chart, about, table].join('\n'));
 }
 
-function resolvesSection(summary: Summary): string {
+async function resolvesSection(summary: Summary): Promise<string> {
   const entries: [string, number][] = [
     ['resolves', summary.resolves.yes],
     ['does not resolve', summary.resolves.no],
@@ -158,24 +159,25 @@ function resolvesSection(summary: Summary): string {
     ],
     entries.map(([label, n]) => [{ text: label }, countCell(n), shareCell(shareOf(n, whole))]),
   );
-  return section('resolves', 'Resolves', [barChart(bars, { name: 'Hosts by whether they resolve' }), table].join('\n'));
+  return section('resolves', 'Resolves', [await barChart(bars, { name: 'Hosts by whether they resolve' }), table].join('\n'));
 }
 
 /** Every section of the report, as HTML, in the terminal's order. */
-export function renderSections(summary: Summary, options: SectionOptions): string {
-  const byId = (id: string, lead = ''): string => {
+export async function renderSections(summary: Summary, options: SectionOptions): Promise<string> {
+  const byId = (id: string, lead = ''): Promise<string> => {
     const spec = COUNT_SECTIONS.find((s) => s.id === id)!;
     return countsSection(spec, summary[spec.id] as Count[], options, lead);
   };
   const redirects = `<p class="figure" data-figure="redirects"><strong>${grouped(summary.redirects)}</strong> found hosts redirect (${percent(
     shareOf(summary.redirects, summary.hosts.found),
   )}).</p>`;
-  return [
+  const sections = await Promise.all([
     rowsSection(summary),
     ...['technologies', 'categories', 'platforms', 'networks', 'countries', 'languages', 'trafficBands'].map((id) => byId(id)),
     visitsSection(summary),
     byId('employees'),
     byId('httpStatus', redirects),
     resolvesSection(summary),
-  ].join('\n');
+  ]);
+  return sections.join('\n');
 }

@@ -5,9 +5,14 @@ const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;
 // C0 controls other than tab/LF/CR, lone surrogates and the two non-characters XML 1.0 excludes.
 const NOT_XML = /[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
+/** A value XML allows, for markup that escapes its own '<' and '&' (Vega's SVG): forbidden characters replaced. */
+export function xmlSafe(s: string): string {
+  return s.replace(NOT_XML, '\ufffd');
+}
+
 /** A value safe as element text or a quoted attribute value. */
 export function escapeHtml(s: string): string {
-  return s.replace(NOT_XML, '\ufffd').replace(/[&<>"']/g, (c) => ENTITIES[c]!);
+  return xmlSafe(s).replace(/[&<>"']/g, (c) => ENTITIES[c]!);
 }
 
 /** A count with thousands separators, the same text whatever the machine's locale: 49812 -> '49,812'. */
@@ -22,10 +27,4 @@ export { percent } from '../figures.js';
 /** A share of a whole, 0 when the whole is empty (a report of an empty file still renders). */
 export function shareOf(part: number, whole: number): number {
   return whole > 0 ? part / whole : 0;
-}
-
-/** A label cut to `max` characters with an ellipsis, so a long name cannot push its bar off the chart. */
-export function clip(s: string, max: number): string {
-  const chars = Array.from(s);
-  return chars.length <= max ? s : `${chars.slice(0, max - 1).join('')}…`;
 }
