@@ -77,7 +77,9 @@ function expectCounts(doc: El, id: string, counts: readonly Count[]): void {
     expect(b.width).toBeGreaterThan(0);
     if (counts[i]!.count === largest) expect(b.width).toBe(430);
     drawn.forEach((o, j) => {
-      if (counts[i]!.count > counts[j]!.count) expect(b.width).toBeGreaterThan(o.width);
+      // Counts under half a percent of the largest all draw the same sliver.
+      if (counts[i]!.count > counts[j]!.count) expect(b.width).toBeGreaterThanOrEqual(o.width);
+      if (counts[i]!.count > counts[j]!.count && counts[i]!.count > largest * 0.005) expect(b.width).toBeGreaterThan(o.width);
     });
   });
 }
@@ -199,6 +201,18 @@ describe('renderReport --top', async () => {
       expectCounts(doc, id, summary[id].slice(0, 3));
       expect(textOf(sectionOf(doc, id))).toContain(`The top 3 of ${summary[id].length} values.`);
     }
+  });
+
+  it('draws a visible sliver for a count however small against the largest', async () => {
+    const tiny = sampleSummary();
+    tiny.platforms = [
+      { value: 'Big', count: 1000, share: 0.9 },
+      { value: 'Tiny', count: 1, share: 0.0009 },
+    ];
+    const drawn = bars(sectionOf(parseReport(await renderReport(tiny)), 'platforms'));
+    expect(drawn.map((b) => b.label)).toEqual(['Big', 'Tiny']);
+    expect(drawn[0]!.width).toBe(430);
+    expect(drawn[1]!.width).toBeCloseTo(430 * 0.005, 1); // 2.15 units, where the count alone draws 0.43
   });
 
   it('shows scales (traffic bands, employee ranges, status codes) whole', () => {

@@ -41,7 +41,17 @@ const COLOURS = { fg: '#1d2430', muted: '#5b6573', bar: '#3567d4' };
 function barSpec(bars: readonly Bar[], options: ChartOptions): TopLevelSpec {
   // Values came from the input file: made safe for XML (Vega escapes markup, not control bytes). Rows are keyed
   // by position, not label, so two labels alike cannot share a band, and the order is the caller's.
-  const values = bars.map((b, i) => ({ i, label: xmlSafe(b.label), value: b.value, note: xmlSafe(b.note), title: xmlSafe(b.title) }));
+  // A non-zero figure always gets a visible sliver (half a percent of the longest bar), however small against
+  // the largest: a count of 1 beside 1,000 would otherwise draw under half a unit, as if it were none.
+  const floor = Math.max(0, ...bars.map((b) => b.value)) * 0.005;
+  const values = bars.map((b, i) => ({
+    i,
+    label: xmlSafe(b.label),
+    value: b.value,
+    shown: b.value > 0 && options.scale !== 'log' ? Math.max(b.value, floor) : b.value,
+    note: xmlSafe(b.note),
+    title: xmlSafe(b.title),
+  }));
   // log10(v + 1), the symmetric log with constant 1: visits from tens to billions, and a zero still drawable.
   const scale = options.scale === 'log' ? { type: 'symlog' as const, constant: 1 } : { type: 'linear' as const };
   return {
@@ -55,7 +65,7 @@ function barSpec(bars: readonly Bar[], options: ChartOptions): TopLevelSpec {
     data: { values },
     encoding: {
       y: { field: 'i', type: 'ordinal', sort: null, axis: null, scale: { paddingInner: 1 - BAR_HEIGHT / ROW, paddingOuter: (1 - BAR_HEIGHT / ROW) / 2 } },
-      x: { field: 'value', type: 'quantitative', axis: null, scale: { ...scale, nice: false } },
+      x: { field: 'shown', type: 'quantitative', axis: null, scale: { ...scale, nice: false } },
     },
     layer: [
       { name: 'bars', mark: { type: 'bar', color: COLOURS.bar }, encoding: { description: { field: 'title' } } },
