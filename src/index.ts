@@ -15,4 +15,8 @@ export { isComplete, type RunEvent, type RunStats } from './pipeline/stats.js';
 export type { OutputTarget } from './pipeline/output-target.js';
 export type { EnrichedRow, InputRecord, InputShape, RowStatus, RunKind } from './pipeline/types.js';
 export { openCache, type AnswerCache } from './store/cache.js';
+export { renderReport, type ReportOptions } from './summary/html/report.js';
+export { openEnriched, type SummaryInput, type SummarySource } from './summary/read.js';
+export { summarize, type SummarizeOptions } from './summary/summarize.js';
+export type { Count, Summary } from './summary/types.js';
 export { VERSION } from './version.js';

@@ -2,7 +2,7 @@
 // clean prefix and runs there. One install only: better-sqlite3 may compile natively, which takes minutes,
 // so this runs in `npm run test:pack` (and .ci/run), not in `npm test`.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -81,6 +81,15 @@ describe('npm pack', () => {
       const again = await run(installed, ['lookup', host, '--format', 'json'], { cwd: dir, env });
       expect(again.stdout).toBe(lookup.stdout);
       expect(sb.charges().total).toBe(1);
+
+      // The HTML report loads Vega, which is not bundled: it must resolve from the installed package.
+      const list = join(dir, 'list.csv');
+      writeFileSync(list, `website\n${sb.hostList().slice(0, 5).join('\n')}\n`);
+      const enriched = join(dir, 'enriched.csv');
+      await run(installed, ['batch', list, '-o', enriched, '--quiet'], { cwd: dir, env });
+      const report = join(dir, 'report.html');
+      await run(installed, ['summarize', enriched, '--html', report], { cwd: dir, env });
+      expect(readFileSync(report, 'utf8')).toMatch(/^<!DOCTYPE html>[\s\S]*aria-roledescription="bar"/);
     },
     INSTALL_MS + 60_000,
   );
