@@ -17,11 +17,14 @@ export const BY_FIELDS = {
   'http-status': 'httpStatus',
 } as const;
 
+/** The sections in an order of their own (band, range, code), shown whole whatever --top says. */
+export const SCALES: ReadonlySet<string> = new Set(['trafficBands', 'employees', 'httpStatus']);
+
 /** The summarize command's options, in the order help lists them. */
 export const SUMMARIZE_OPTIONS = {
   top: {
     flags: '--top <n>',
-    help: 'values shown per section (JSON: lists cut to N only when given)',
+    help: 'values shown per section, by count (traffic bands, employee ranges and status codes are always whole; JSON: lists cut to N only when given)',
     commands: ['summarize'],
     parse: intOption(1),
     default: 10,

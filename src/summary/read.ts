@@ -8,7 +8,7 @@ import { InputError } from '../api/errors.js';
 import { type JobInput, openJobInput } from '../pipeline/job.js';
 import type { InputRecord } from '../pipeline/types.js';
 import { jsonArrayElements } from './json-array.js';
-import { fieldsRow, objectRow, type SummaryRow } from './row.js';
+import { fieldsRow, objectRow, SUMMARY_COLUMNS, type SummaryRow } from './row.js';
 import type { Summary } from './types.js';
 
 export interface SummaryInput {
@@ -25,6 +25,8 @@ export interface SummaryInput {
 export interface SummarySource {
   format: Summary['input']['format'];
   rows: AsyncIterable<SummaryRow[]>;
+  /** Our columns a table lacks (a batch --fields file), whose figures are therefore empty; [] when none. */
+  absent?: string[];
 }
 
 /** Opens an enriched file. */
@@ -53,13 +55,27 @@ async function openTable(input: SummaryInput): Promise<SummarySource> {
   const { shape, records } = await openJobInput({ stream: input.stream, fileName: input.fileName, column: '1', ...input.table });
   const headers = shape.headers ?? [];
   const at = (name: string) => headers.lastIndexOf(`${prefix}${name}`);
+  if (headers.length === 0) throw new InputError(`${input.fileName}: is empty: nothing to summarise`, input.fileName, 1);
   if (at('status') === -1) {
+    // A file written with --prefix names it: the prefix both a status and a host column share.
+    const guess = headers.map((h) => /^(.+)status$/.exec(h)?.[1]).find((p) => p !== undefined && headers.includes(`${p}host`));
+    const hint = guess !== undefined ? ` (written with --prefix ${guess}? give it here too)` : prefix === '' ? ' (its --prefix?)' : '';
     throw new InputError(
-      `${input.fileName}: has no ${prefix}status column: not a file batch wrote${prefix === '' ? ' (its --prefix?)' : ''}; a plain host list is read with --from-cache`,
+      `${input.fileName}: has no ${prefix}status column: not a file batch wrote${hint}; a plain host list is read with --from-cache`,
       input.fileName,
       1,
     );
   }
+  // Distinct hosts are what every share is of: without the host column (batch --fields left it out) they cannot
+  // be told apart, and the summary would say 0 found hosts of a file full of found rows.
+  if (at('host') === -1) {
+    throw new InputError(
+      `${input.fileName}: has no ${prefix}host column (written with --fields?): summarize counts distinct hosts; write the file with host among the fields`,
+      input.fileName,
+      1,
+    );
+  }
+  const absent = SUMMARY_COLUMNS.filter((column) => at(column) === -1).map((column) => `${prefix}${column}`);
   const index = new Map<string, number>();
   const rowOf = (record: InputRecord): SummaryRow =>
     fieldsRow((column) => {
@@ -77,7 +93,7 @@ async function openTable(input: SummaryInput): Promise<SummarySource> {
     }
   }
   const format = shape.sheet !== undefined ? 'xlsx' : shape.format === 'tsv' ? 'tsv' : 'csv';
-  return { format, rows: rows() };
+  return { format, rows: rows(), absent };
 }
 
 /** One JSON object a line (blank lines skipped), in chunks of 256 rows. */

@@ -62,6 +62,22 @@ export function profileRow(host: string, p: DomainProfile): SummaryRow {
   };
 }
 
+/** Our columns a summary reads from a table, beyond status and host. */
+export const SUMMARY_COLUMNS = [
+  'technologies',
+  'platform',
+  'network',
+  'country_iso',
+  'lang_norm',
+  'traffic_band',
+  'traffic_visits',
+  'employees_low',
+  'employees_high',
+  'http_status',
+  'redirect_to',
+  'resolves',
+] as const;
+
 /** A row of our columns by name (CSV cells, or --fields' flat JSON object): lists as arrays or joined with ';'. */
 export function fieldsRow(get: (column: string) => unknown): SummaryRow {
   const row = bareRow(text(get('status')) ?? 'unknown', text(get('host')));

@@ -172,7 +172,7 @@ describe('domain-intel summarize', () => {
     const top = await runInProcess(['summarize', join(dir, 'out.csv'), '--top', '3'], { env, stdoutTTY: true, columns: 100 });
     expect(top.code, top.stderr).toBe(0);
     expect(top.stdout).toContain(`rows       ${rows.length}: ${want.rows.found} found, ${want.rows.missing} missing, ${want.rows.invalid} invalid`);
-    expect(top.stdout).toContain(`Technologies (top 3 of ${tech.length})`);
+    expect(top.stdout).toContain(`Technologies, top 3 of ${tech.length}`);
     expect(top.stdout).toContain(`redirects  ${want.redirects} of ${want.hosts.found} found hosts`);
     for (const line of top.stdout.split('\n')) expect([...line].length, line).toBeLessThanOrEqual(100);
     // NO_COLOR is set by cliEnv: no escape sequence even on a terminal.
@@ -272,5 +272,70 @@ describe('domain-intel summarize --html', () => {
     expect(over.code).toBe(2);
     expect(over.stderr).toContain('is the input file');
     expect(readFileSync(join(dir, 'out.csv')).equals(before)).toBe(true);
+  });
+});
+
+describe('domain-intel summarize, as a tryout found it', () => {
+  it('keeps the scales whole under --top: their own order is no ranking (terminal and JSON)', async () => {
+    const whole = await summary([join(dir, 'out.csv')]);
+    expect(whole.trafficBands.length).toBeGreaterThan(2);
+    const cut = await summary([join(dir, 'out.csv'), '--top', '2']);
+    expect(cut.technologies).toEqual(whole.technologies.slice(0, 2));
+    for (const key of ['trafficBands', 'employees', 'httpStatus'] as const) expect(cut[key], key).toEqual(whole[key]);
+    const bars = await runInProcess(['summarize', join(dir, 'out.csv'), '--top', '2'], { env });
+    for (const band of whole.trafficBands) expect(bars.stdout).toContain(`  ${band.value} `);
+    expect(bars.stdout).toMatch(/^Technologies, top 2 of \d+$/m);
+  });
+
+  it('says how many found hosts a one-value section covers when not all', async () => {
+    const s = await summary([join(dir, 'out.csv')]);
+    const covered = s.employees.reduce((sum, c) => sum + c.count, 0);
+    expect(covered).toBeLessThan(s.hosts.found); // the sandbox has hosts with no employee range
+    const r = await runInProcess(['summarize', join(dir, 'out.csv')], { env });
+    expect(r.stdout).toContain(`Employees (${covered.toLocaleString('en-US')} of ${s.hosts.found.toLocaleString('en-US')} found hosts)`);
+  });
+
+  it('warns of our columns a --fields file lacks, refuses one without host, and names the --prefix a file was written with', async () => {
+    const fields = join(dir, 'fields.csv');
+    const w = await runInProcess(['batch', join(dir, 'crm.csv'), '-o', fields, '--fields', 'host,status,technologies,country_iso', '--quiet'], { env });
+    expect(w.code, w.stderr).toBe(0);
+    const r = await runInProcess(['summarize', fields, '--format', 'json'], { env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(
+      'has no platform, network, lang_norm, traffic_band, traffic_visits, employees_low, employees_high, http_status, redirect_to, resolves columns',
+    );
+    expect((JSON.parse(r.stdout) as Summary).countries.length).toBeGreaterThan(0);
+    const hostless = join(dir, 'hostless.csv');
+    expect((await runInProcess(['batch', join(dir, 'crm.csv'), '-o', hostless, '--fields', 'status,technologies', '--quiet'], { env })).code).toBe(0);
+    const refused = await runInProcess(['summarize', hostless], { env });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('has no host column (written with --fields?)');
+    expect(refused.stdout).toBe('');
+    const prefixed = await runInProcess(['summarize', join(dir, 'prefixed.csv')], { env });
+    expect(prefixed.code).toBe(2);
+    expect(prefixed.stderr).toContain('(written with --prefix di_? give it here too)');
+  });
+
+  it('says an empty file is empty, and will not read an enriched file from the keyboard', async () => {
+    writeFileSync(join(dir, 'empty.csv'), '');
+    const empty = await runInProcess(['summarize', join(dir, 'empty.csv')], { env });
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toContain('empty.csv: is empty: nothing to summarise');
+    const tty = await runInProcess(['summarize'], { env, stdinTTY: true });
+    expect(tty.code).toBe(2);
+    expect(tty.stderr).toContain('summarize reads a file batch wrote: give its name, or pipe it in');
+    expect(tty.stderr).not.toContain('Ctrl-D');
+  });
+
+  it('warns when no host of a --from-cache list is cached, and says why --by categories has nothing without a catalog', async () => {
+    const bare = cliEnv({ DOMAIN_INTEL_BASE_URL: sb.baseUrl, DOMAIN_INTEL_API_KEY: sb.key, DOMAIN_INTEL_CACHE_DIR: join(dir, 'empty-cache') });
+    const r = await runInProcess(['summarize', join(dir, 'hosts.txt'), '--from-cache', '--format', 'json'], { env: bare });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('none of the hosts of');
+    const by = await runInProcess(['summarize', join(dir, 'out.csv'), '--by', 'categories'], { env: bare });
+    expect(by.code, by.stderr).toBe(0);
+    expect(by.stdout).toBe('');
+    expect(by.stderr).toContain('no categories in');
+    expect(by.stderr).toContain('no catalog is cached');
   });
 });

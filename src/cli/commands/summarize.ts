@@ -15,7 +15,7 @@ import type { Context } from '../context.js';
 import { EXIT } from '../exit-codes.js';
 import { renderSummary } from '../output/bars.js';
 import { inputReading, openInputFile, readingOf, stdinInput } from '../run-inputs.js';
-import { BY_FIELDS } from '../summarize-options.js';
+import { BY_FIELDS, SCALES } from '../summarize-options.js';
 
 export default async function summarize(ctx: Context<'summarize'>): Promise<number> {
   const o = ctx.opts;
@@ -23,6 +23,11 @@ export default async function summarize(ctx: Context<'summarize'>): Promise<numb
   const fileName = file === '-' ? 'stdin' : file;
   if (o.by !== undefined && o.format === 'json') throw new UsageError('--by picks a section of the bar charts; --format json holds every list in full');
   if (o.html === '-' && o.format === 'json') throw new UsageError('--html - writes the report to stdout, where --format json would go too: give --html a file');
+  // A terminal's keyboard is no enriched file: batch's "type hosts, Ctrl-D ends" prompt led a tryout to type a
+  // host, be refused for a missing status column, and send the Ctrl-D to the shell.
+  if (file === '-' && !o.fromCache && ctx.io.stdin.isTTY === true) {
+    throw new UsageError('summarize reads a file batch wrote: give its name, or pipe it in (batch ... | domain-intel summarize)');
+  }
   const store = o.fromCache ? await ctx.store() : await catalogStore(ctx);
   const stream = await inputStream(ctx, file);
   // The report's file is opened before the input is read: a path that cannot be written fails at once, and
@@ -36,6 +41,9 @@ export default async function summarize(ctx: Context<'summarize'>): Promise<numb
   } else {
     const { column: _column, earlier: _earlier, ...table } = inputReading(o);
     source = await openEnriched({ stream, fileName, prefix: o.prefix ?? '', table });
+    const absent = source.absent ?? [];
+    if (absent.length > 0)
+      ctx.logger.warn(`${fileName} has no ${absent.join(', ')} column${absent.length > 1 ? 's' : ''} (written with --fields?): their figures are left empty`);
   }
   const catalog = store === null ? null : cachedCatalog(store);
   if (catalog === null) ctx.logger.info('no catalog in the cache: categories left out; `domain-intel catalog` caches it (free)');
@@ -57,10 +65,19 @@ export default async function summarize(ctx: Context<'summarize'>): Promise<numb
       ctx.logger.info(`report written to ${o.html}`);
     }
   }
+  if (o.fromCache && summary.rows.unknown > 0 && summary.rows.unknown === summary.input.rows - summary.rows.invalid) {
+    ctx.logger.warn(`none of the hosts of ${fileName} is in the cache: run batch on it first (or summarise the file batch wrote)`);
+  }
   if (o.format === 'json') {
     ctx.io.stdout.write(`${JSON.stringify(ctx.command.getOptionValueSource('top') === 'cli' ? cut(summary, o.top) : summary, null, 2)}\n`);
   } else {
     const by = o.by === undefined ? undefined : BY_FIELDS[o.by];
+    if (by !== undefined && summary[by].length === 0) {
+      // Nothing to draw: said on stderr, not as a blank line on stdout.
+      const why = by === 'categories' && catalog === null ? ': no catalog is cached (`domain-intel catalog` caches it, free)' : '';
+      ctx.logger.warn(`no ${o.by} in ${fileName}${why}`);
+      return EXIT.OK;
+    }
     ctx.io.stdout.write(renderSummary(summary, { top: o.top, by, width: ctx.io.stdout.isTTY ? ctx.io.stdout.columns : undefined, style: ctx.outStyle }));
   }
   if (ctx.interrupted.aborted) {
@@ -110,9 +127,13 @@ function cachedCatalog(store: AnswerCache): CatalogCategory[] | null {
   return hit !== null && Array.isArray(hit.body) ? (hit.body as CatalogCategory[]) : null;
 }
 
-/** --top given with --format json: each list cut to N. */
+/**
+ * --top given with --format json: each by-count list cut to N. The scales (traffic bands, employee ranges,
+ * status codes) are in their own order, not by count, so their first N are no "top": they stay whole, as in
+ * the bars and the report (a tryout saw --top 3 hide the 10M+ band, the largest).
+ */
 function cut(s: Summary, top: number): Summary {
   const c = { ...s };
-  for (const key of Object.values(BY_FIELDS)) c[key] = s[key].slice(0, top);
+  for (const key of Object.values(BY_FIELDS)) if (!SCALES.has(key)) c[key] = s[key].slice(0, top);
   return c;
 }

@@ -4,6 +4,7 @@
 // measured or padded.
 import { percent } from '../../summary/figures.js';
 import type { Count, Summary } from '../../summary/types.js';
+import { SCALES } from '../summarize-options.js';
 import { groupedNumber as n } from './format.js';
 import { displayWidth, padToWidth, PLAIN, type Style, sanitizeForTerminal, truncateToWidth } from './terminal.js';
 
@@ -45,7 +46,7 @@ export function renderSummary(s: Summary, o: BarsOptions): string {
     const r = s.rows;
     out.push(
       clip(
-        `rows       ${n(s.input.rows)}: ${n(r.found)} found, ${n(r.missing)} missing, ${n(r.invalid)} invalid, ${n(r.error)} error, ${n(r.unknown)} unknown`,
+        `rows       ${n(s.input.rows)}: ${n(r.found)} found, ${n(r.missing)} missing, ${n(r.invalid)} invalid, ${n(r.error)} error${r.unknown > 0 || s.input.format === 'hosts' ? `, ${n(r.unknown)} unknown` : ''}`,
       ),
     );
     out.push(clip(`hosts      ${n(s.hosts.distinct)} distinct, ${n(s.hosts.found)} found (shares below are of found hosts)`));
@@ -54,8 +55,9 @@ export function renderSummary(s: Summary, o: BarsOptions): string {
     if (o.by !== undefined && o.by !== key) continue;
     const list = s[key];
     if (list.length === 0) continue;
-    const shown = o.by === key ? list : list.slice(0, o.top);
-    out.push('', style.bold(clip(`${title}${shown.length < list.length ? ` (top ${shown.length} of ${n(list.length)})` : ''}`)));
+    // The scales are in their own order (band, range, code): their first N would be no "top", so they are whole.
+    const shown = o.by === key || SCALES.has(key) ? list : list.slice(0, o.top);
+    out.push('', style.bold(clip(`${title}${shown.length < list.length ? `, top ${shown.length} of ${n(list.length)}` : ''}${coverage(s, key)}`)));
     out.push(...bars(shown, width, style));
     if (shown.length < list.length) out.push(style.dim(clip(`  ... ${n(list.length - shown.length)} more (--by ${byName(key)})`)));
     if (key === 'trafficBands' && s.visits !== null && o.by === undefined) {
@@ -69,6 +71,17 @@ export function renderSummary(s: Summary, o: BarsOptions): string {
     out.push(clip(`resolves   ${n(s.resolves.yes)} yes, ${n(s.resolves.no)} no, ${n(s.resolves.unknown)} unknown`));
   }
   return `${out.join('\n')}\n`;
+}
+
+/**
+ * How many found hosts a one-value-a-host section covers, when not all: its shares then do not add up to 100%,
+ * and this says why (a host with no traffic estimate has no band). Technologies and categories are several a
+ * host, so their counts say nothing of coverage.
+ */
+function coverage(s: Summary, key: ListKey): string {
+  if (key === 'technologies' || key === 'categories') return '';
+  const covered = s[key].reduce((sum, c) => sum + c.count, 0);
+  return covered < s.hosts.found ? ` (${n(covered)} of ${n(s.hosts.found)} found hosts)` : '';
 }
 
 /** One line a value: label, bar, count, share; the bars scaled to the section's largest count. */
