@@ -21,15 +21,15 @@ h2 { font-size: 17px; margin: 0 0 8px; }
 .figures dt { color: var(--muted); font-size: 12px; }
 .figures dd { margin: 0; font-size: 20px; font-weight: 600; }
 section { border-top: 1px solid var(--rule); padding: 18px 0 22px; }
-div.chart { max-width: 760px; margin: 4px 0 10px; }
-.chart svg { display: block; width: 100%; height: auto; }
+div.chart { max-width: 760px; margin: 4px 0 10px; overflow-x: auto; }
+.chart svg { display: block; width: 100%; min-width: 640px; height: auto; }
 .chart text { font: 12px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; fill: var(--fg); }
 .chart .notes_marks text { fill: var(--muted); font-variant-numeric: tabular-nums; }
 .chart .bars_marks path { fill: var(--bar); }
 .chart .bars_marks path:hover { opacity: 0.8; }
 .scroll { max-width: 760px; max-height: 320px; overflow: auto; border: 1px solid var(--rule); border-radius: 6px; }
 table { border-collapse: collapse; width: 100%; }
-th, td { padding: 4px 10px; text-align: left; border-bottom: 1px solid var(--rule); overflow-wrap: anywhere; }
+th, td { padding: 4px 10px; text-align: left; border-bottom: 1px solid var(--rule); overflow-wrap: break-word; }
 td:first-child, th:first-child { width: 60%; }
 .num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 thead th { position: sticky; top: 0; background: var(--panel); }
