@@ -13,6 +13,7 @@ import { EXIT } from './exit-codes.js';
 import { report } from './report.js';
 import { formatReset, groupedNumber, humanDuration } from './output/format.js';
 import { createProgress } from './output/progress.js';
+import { printPlan } from './plan-report.js';
 import { endOutput, type OutputEnd } from './output-end.js';
 import { argsFormat } from './output/render.js';
 import { renderSummary, staleAnswers } from './output/summary.js';
@@ -262,21 +263,4 @@ function exitFor(ctx: Context<EnrichCommand>, s: RunStats, short: QuotaShort | n
 /** How a run that did not end cleanly says so: a warning (an error when the quota stopped it), or the JSON object. */
 function runEnd(ctx: Context, exit: number, code: string, message: string): number {
   return report(ctx, { message, code, host: null, exit, level: exit === EXIT.QUOTA ? 'error' : 'warn' });
-}
-
-function printPlan(ctx: Context, s: RunStats, rpm: number | null, windowMs: number): void {
-  const requests = s.requestsNeeded;
-  const eta = rpm ? Math.max(0, Math.ceil(requests / rpm) - 1) * windowMs : null;
-  const q = s.quota;
-  const lines = [
-    `rows ${s.rows} · valid ${s.valid} · invalid ${s.invalid} · duplicates ${s.duplicates}`,
-    `cache hits ${s.cacheHits} · lookups needed ${s.lookupsNeeded} · requests needed ${requests}`,
-    `estimated time ${eta === null ? 'unknown (plan not set)' : humanDuration(eta + Math.min(requests, rpm ?? 0) * 50)}`,
-  ];
-  if (q) lines.push(`quota remaining ${q.remaining ?? '?'} (last seen)`);
-  if (ctx.opts.json)
-    ctx.io.stdout.write(
-      `${JSON.stringify({ rows: s.rows, valid: s.valid, invalid: s.invalid, duplicates: s.duplicates, cache_hits: s.cacheHits, lookups_needed: s.lookupsNeeded, requests_needed: requests, estimated_ms: eta, quota_remaining: q?.remaining ?? null })}\n`,
-    );
-  else ctx.io.stderr.write(`${lines.join('\n')}\n`);
 }
