@@ -82,6 +82,6 @@ export const EXIT_TABLE: [number, string][] = [
   [EXIT.CACHE, 'cache file damaged (run domain-intel cache clear) or unusable (use --no-cache or DOMAIN_INTEL_CACHE_DIR)'],
   [EXIT.OUTPUT, 'the output could not be written (disk full, read-only, permission); an existing -o FILE is untouched'],
   [EXIT.NOT_KEPT, 'output written, but paid answers could not be kept in the cache (disk full, read-only): a re-run pays for them again'],
-  [EXIT.INTERRUPTED, 'interrupted; answers so far are cached, re-run to resume'],
+  [EXIT.INTERRUPTED, 'interrupted; answers so far are cached (not under --no-cache), re-run to resume'],
   [EXIT.PIPE, 'stdout closed early (e.g. | head); nothing more was spent'],
 ];

@@ -14,9 +14,10 @@ import { report } from './report.js';
 import { formatReset, groupedNumber, humanDuration } from './output/format.js';
 import { createProgress } from './output/progress.js';
 import { printPlan } from './plan-report.js';
-import { endOutput, type OutputEnd } from './output-end.js';
+import { endOutput, type OutputEnd, wroteLine } from './output-end.js';
 import { argsFormat } from './output/render.js';
 import { renderSummary, staleAnswers } from './output/summary.js';
+import { wrapWidth } from './output/wrap.js';
 import { checkQuota, type QuotaShort } from './quota-check.js';
 import { renderRowsTable, terminalCells } from './rows.js';
 import { fileRunFormat, openRunStore, openSource } from './run-inputs.js';
@@ -137,7 +138,7 @@ export async function runList(ctx: Context<EnrichCommand>, spec: ListSpec): Prom
   // How the output ends, whether the run completed or its input failed mid-file (output-end.ts).
   const endChoice = { target, replaceIncomplete: o.replaceIncomplete === true, maxLookups: o.maxLookups ?? null };
   let stats: RunStats;
-  let ended: OutputEnd = { line: null, partial: null };
+  let ended: OutputEnd = { line: null, partial: null, wrote: null };
   if (format === 'table') {
     // A table needs every row to align its columns: only for lists small enough to read on a screen.
     const rows: EnrichedRow[] = [];
@@ -184,18 +185,19 @@ export async function runList(ctx: Context<EnrichCommand>, spec: ListSpec): Prom
       // document the job closed, and kept as any incomplete run's are: FILE unchanged, rows in FILE.partial.
       if (err instanceof InputError && failed === null && seen !== null && !ctx.outputClosed.aborted) {
         const kept = await endOutput(out, seen, endChoice);
-        summarize(ctx, seen, kept.line);
+        summarize(ctx, seen, kept, format);
         throw err;
       }
       await out.abort();
       // Not when the reader went away (`| head`): a closed pipe ends quietly, as Unix tools do.
       // The run stopped because its output failed, not because a reader left: the error says why.
-      if (seen !== null && !ctx.outputClosed.aborted) summarize(ctx, failed ? { ...(seen as RunStats), stoppedBy: null } : seen);
+      if (seen !== null && !ctx.outputClosed.aborted) summarize(ctx, failed ? { ...(seen as RunStats), stoppedBy: null } : seen, null, format);
       throw failed ?? err;
     }
   }
 
-  summarize(ctx, stats, ended.line);
+  // A table went to stdout as a whole, once every row was in.
+  summarize(ctx, stats, format === 'table' ? { line: null, wrote: wroteLine(stats, 'stdout') } : ended, format);
   return exitFor(ctx, stats, quota.short(), ended.partial);
 }
 
@@ -204,8 +206,12 @@ function noteInput(ctx: Context, spec: ListSpec, shape: InputShape): void {
   for (const note of inputNotes(shape, 'file' in spec.source ? spec.source.file : 'input')) ctx.logger.warn(note);
 }
 
-/** The summary on stderr (unless --quiet); why the run stopped in the words its rows use, not the reason's code. */
-function summarize(ctx: Context<EnrichCommand>, stats: Readonly<RunStats>, output: string | null = null): void {
+/**
+ * The summary on stderr (unless --quiet), wrapped to the terminal's width; why the run stopped in the words
+ * its rows use, not the reason's code; where the rows went (`end`: what endOutput said, none when the output failed).
+ */
+function summarize(ctx: Context<EnrichCommand>, stats: Readonly<RunStats>, end: Pick<OutputEnd, 'line' | 'wrote'> | null, format: string): void {
+  const output = end?.line ?? null;
   // What became of -o FILE is said even under --quiet: a cron job's user must learn the file was kept.
   if (ctx.opts.quiet) {
     if (output) ctx.logger.warn(output);
@@ -213,7 +219,11 @@ function summarize(ctx: Context<EnrichCommand>, stats: Readonly<RunStats>, outpu
   }
   const stoppedBy = stats.stoppedBy === null ? null : stopCause(stats.stoppedBy, ctx.opts.maxLookups ?? null);
   const staleWhat = staleAnswers(ctx.opts.maxAge, ctx.opts.refresh === true);
-  ctx.io.stderr.write(`${renderSummary({ ...stats, stoppedBy, output, staleWhat }, ctx.style)}\n`);
+  // CSV (and a workbook) carry --prefix on our columns; JSON keys never change.
+  const prefix = format === 'csv' || format === 'xlsx' ? (ctx.opts.prefix ?? '') : '';
+  const columns = { status: `${prefix}status`, reason: `${prefix}reason` };
+  const summary = { ...stats, stoppedBy, output, wrote: end?.wrote ?? null, staleWhat, columns, strict: ctx.opts.strict === true };
+  ctx.io.stderr.write(`${renderSummary(summary, ctx.style, wrapWidth(ctx.io.stderr))}\n`);
 }
 
 function exitFor(ctx: Context<EnrichCommand>, s: RunStats, short: QuotaShort | null, partial: string | null): number {
@@ -234,16 +244,25 @@ function exitFor(ctx: Context<EnrichCommand>, s: RunStats, short: QuotaShort | n
   if (s.stoppedBy === 'quota') {
     const when = s.quota?.reset || s.quota?.resetRaw ? `it renews ${formatReset(s.quota)}, or add a pack` : 'add a pack or wait for the month to roll over';
     // What the rows the quota stopped became: not looked up, or given an answer older than --max-age.
-    const rest = [s.errors > 0 ? `${n(s.errors)} rows not looked up` : '', s.stale > 0 ? `${n(s.stale)} rows given older answers` : ''].filter(Boolean);
+    const failed = s.errors - s.notLookedUp;
+    const rest = [
+      s.notLookedUp > 0 ? `${n(s.notLookedUp)} rows not looked up` : '',
+      failed > 0 ? `${n(failed)} rows in error` : '',
+      s.stale > 0 ? `${n(s.stale)} rows given older answers` : '',
+    ].filter(Boolean);
     const kept = s.errors > 0 && s.found + s.missing > 0 ? `; ${partial ?? 'the output'} holds the rest` : '';
     return runEnd(ctx, EXIT.QUOTA, 'quota_exhausted', `stopped by the monthly quota${rest.length > 0 ? `: ${rest.join(', ')}` : ''}${kept}; ${when}`);
   }
   if (s.errors > 0) {
     const unreachable = s.lookupsSpent === 0 && s.found + s.missing === s.cacheHits + s.stale;
     const code = unreachable && s.stoppedBy === null ? EXIT.NETWORK : EXIT.INCOMPLETE;
-    // The first row's reason names the trouble (an outage says what the connection met); rows may differ after it.
-    const why = s.stoppedBy === 'budget' ? ' (--max-lookups reached)' : s.errorCause ? ` (the first: ${s.errorCause})` : '';
-    const message = `${n(s.errors)} rows in error${why}; run the same command again to fetch only those`;
+    // The first failed row's reason names the trouble (an outage says what the connection met); rows may
+    // differ after it. Rows a stop left untried are not failures: said apart, with the stop.
+    const failed = s.errors - s.notLookedUp;
+    const why = s.errorCause ? ` (the first: ${s.errorCause})` : '';
+    const untried = s.stoppedBy === null ? '' : ` (${stopCause(s.stoppedBy, ctx.opts.maxLookups ?? null)})`;
+    const what = [failed > 0 ? `${n(failed)} rows in error${why}` : '', s.notLookedUp > 0 ? `${n(s.notLookedUp)} rows not looked up${untried}` : ''];
+    const message = `${what.filter(Boolean).join(', ')}; run the same command again to fetch only those`;
     return runEnd(ctx, code, s.stoppedBy === 'budget' ? 'budget' : 'incomplete', message);
   }
   if (s.stale > 0) {

@@ -16,6 +16,14 @@ export interface EndChoice {
 export interface OutputEnd {
   line: string | null;
   partial: string | null;
+  /** Where the rows went and how many, for the summary ("wrote 1,000 rows to out.csv"); null when nothing was kept there. */
+  wrote: string | null;
+}
+
+/** The summary's line naming where a run's rows went: every row read is written, each once. */
+export function wroteLine(stats: Readonly<RunStats>, where: string): string {
+  const rows = stats.found + stats.missing + stats.errors + stats.invalid;
+  return `wrote ${groupedNumber(rows)} row${rows === 1 ? '' : 's'} to ${where}`;
 }
 
 /** Makes the output final or keeps it aside, and says which. */
@@ -28,12 +36,18 @@ export async function endOutput(out: OutputTarget, stats: Readonly<RunStats>, ch
     await out.abort();
     // A refused run is told of its file too: the one host it bought is in the cache, not in a partial.
     const refused = stats.stoppedBy === 'short' && out.kind === 'file';
-    return { line: refused ? `${file} ${out.existed ? 'unchanged' : 'not written'} (the run was refused: ${stopCause('short', null)})` : null, partial: null };
+    return {
+      line: refused ? `${file} ${out.existed ? 'unchanged' : 'not written'} (the run was refused: ${stopCause('short', null)})` : null,
+      partial: null,
+      wrote: null,
+    };
   }
   const complete = isComplete(stats);
   if (out.kind !== 'file' || choice.replaceIncomplete || complete) {
     await out.commit();
-    return { line: out.kind === 'file' ? replaced(file, stats, complete, choice.maxLookups) : null, partial: null };
+    // A device or pipe is named as the user gave it; stdout as such.
+    const where = out.kind === 'stdout' || choice.target === undefined || choice.target === '-' ? 'stdout' : choice.target;
+    return { line: out.kind === 'file' ? replaced(file, stats, complete, choice.maxLookups) : null, partial: null, wrote: wroteLine(stats, where) };
   }
   const partial = await out.keepPartial();
   const reason = incompleteReason(stats, choice.maxLookups);
@@ -45,6 +59,7 @@ export async function endOutput(out: OutputTarget, stats: Readonly<RunStats>, ch
   return {
     line: `${file} ${out.existed ? 'unchanged' : 'not written'} (incomplete: ${reason}); ${groupedNumber(rows)} rows in ${partial}; ${again}`,
     partial,
+    wrote: null,
   };
 }
 

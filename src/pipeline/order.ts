@@ -2,7 +2,7 @@
 // leave in input order, as many at a time as are ready. It is also where the reader and the consumer meet:
 // `changed()` resolves at the next change, so the reader can pause while `full` (back-pressure) and the
 // consumer sleep while nothing is ready, with one promise per change, not one per row.
-import type { RunStats } from './stats.js';
+import { neverTried, type RunStats } from './stats.js';
 import type { EnrichedRow, InputRecord, ResultByKind, RowStatus, RunKind } from './types.js';
 
 /**
@@ -94,7 +94,9 @@ export class OrderedBuffer<K extends RunKind> {
     else if (status === 'missing') stats.missing++;
     else if (status === 'error') {
       stats.errors++;
-      stats.errorCause ??= reason;
+      // A row a stop settled untried is counted apart: the summary does not call it a failure.
+      if (neverTried(reason)) stats.notLookedUp++;
+      else stats.errorCause ??= reason;
     }
   }
 

@@ -22,6 +22,8 @@ export interface RunStats {
   found: number;
   missing: number;
   errors: number;
+  /** Rows among `errors` a stop settled before their lookup was tried (Ctrl-C, the quota, the budget): not failures. */
+  notLookedUp: number;
   requests: number;
   rateLimited: number;
   retries: number;
@@ -62,7 +64,7 @@ const STOP_CAUSE: { readonly [R in StopReason]: (maxLookups: number | null) => s
   aborted: () => 'interrupted',
   closed: () => 'the output was closed',
   key: () => 'the API key was refused (401)',
-  error: () => 'stopped by an error',
+  error: () => 'an error ended the run',
   short: () => 'the quota left cannot cover this run',
 };
 
@@ -78,6 +80,14 @@ export function stopCause(reason: StopReason, maxLookups: number | null): string
 export function stopText(reason: StopReason, maxLookups: number | null): string {
   const cause = stopCause(reason, maxLookups);
   return DECIDED.has(reason) ? `not looked up: ${cause}` : cause;
+}
+
+/** What rows settled by a stop say when it is not a decision (stopText gives those no "not looked up:"). */
+const UNTRIED: ReadonlySet<string> = new Set((['aborted', 'closed', 'error'] as const).map((r) => STOP_CAUSE[r](null)));
+
+/** Whether a row in error with this reason was settled by a stop, its lookup never tried (stopText's words). */
+export function neverTried(reason: string | null): boolean {
+  return reason !== null && (reason.startsWith('not looked up: ') || UNTRIED.has(reason));
 }
 
 /** Stops that cut a run short: rows after them were never read, or the run was refused or failed. */
@@ -117,6 +127,7 @@ export function emptyStats(now: number): RunStats {
     found: 0,
     missing: 0,
     errors: 0,
+    notLookedUp: 0,
     requests: 0,
     rateLimited: 0,
     retries: 0,

@@ -30,12 +30,14 @@ describe('batch: spent is what was charged', () => {
     const first = await run();
     expect(first.code).toBe(0);
     expect(sb.charges().total).toBe(150);
-    expect(first.stderr).toMatch(/lookups 150 spent · 0 from cache · found 0 · missing 150 · errors 0/);
+    expect(first.stderr).toMatch(
+      /rows: read 150 · found 0 · missing 150 · invalid 0 · errors 0 · duplicates 0\nhosts: distinct 150 · from cache 0 · lookups 150 spent/,
+    );
     sb.resetCounters();
     const second = await run();
     expect(second.code).toBe(0);
     expect(sb.charges().total).toBe(0);
-    expect(second.stderr).toMatch(/lookups 0 spent · 150 from cache/);
+    expect(second.stderr).toMatch(/hosts: distinct 150 · from cache 150 · lookups 0 spent/);
   });
 
   it('a batch served in part over quota: spent is what was served, the rest reported unanswered', async () => {

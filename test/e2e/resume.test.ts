@@ -63,7 +63,7 @@ describe('resume by re-running', () => {
     const third = await runInProcess(['batch', file, '-o', out, '--rate', '100000/1m'], { env });
     expect(third.code).toBe(0);
     expect(sb.charges().total).toBe(0);
-    expect(third.stderr).toMatch(/lookups 0 spent · 1,500 from cache/);
+    expect(third.stderr).toMatch(/from cache 1,500 · lookups 0 spent/);
   });
 
   it('Ctrl-C stops sending, lets answers in flight land, writes what it has, summarises and exits 130', async () => {
@@ -78,7 +78,10 @@ describe('resume by re-running', () => {
     const r = await run.done;
     expect(r.code).toBe(130);
     expect(r.stderr).toMatch(/interrupted/);
-    expect(r.stderr).toMatch(/rows .* valid/);
+    // Rows never tried are "not looked up", not errors (issue 16); the stop in plain words.
+    const untried = /rows: read [\d,]+ · found [\d,]+ · missing [\d,]+ · invalid 0 · errors 0 · not looked up ([\d,]+) · duplicates 0/.exec(r.stderr);
+    expect(untried).not.toBeNull();
+    expect(r.stderr).toContain('stopped: interrupted\n');
     const spent = sb.charges().total;
     expect(spent).toBeLessThan(2000);
     // What it has is written, complete and well-formed, beside the -o file it was not allowed to replace
@@ -87,6 +90,7 @@ describe('resume by re-running', () => {
     const lines = readFileSync(`${out}.partial`, 'utf8').trimEnd().split('\n');
     expect(lines[0]).toMatch(/^website,owner,status,host,/);
     expect(lines.filter((l) => /,found,|,missing,/.test(l)).length).toBe(spent);
+    expect(lines.filter((l) => /,error,/.test(l)).length).toBe(Number(untried?.[1]?.replace(/,/g, '')));
 
     // Everything paid for landed in the cache: the re-run pays only for the rest.
     sb.resetCounters();

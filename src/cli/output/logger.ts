@@ -4,6 +4,7 @@
 import type { QuotaInfo } from '../../api/types.js';
 import { formatQuotaLine } from './format.js';
 import { type Style, sanitizeForTerminal } from './terminal.js';
+import { wrapLine, wrapWidth } from './wrap.js';
 
 /** Replace each secret (8+ chars) in `text` by '…' and its last 4 characters. */
 export function redact(text: string, secrets: readonly string[]): string {
@@ -46,6 +47,9 @@ export function createLogger(opts: LoggerOptions): Logger {
   const { style, secrets } = opts;
   const now = opts.now ?? Date.now;
   const emit = (line: string): void => void opts.stream.write(`${redact(line, secrets)}\n`);
+  // A warning on a terminal is wrapped at its separators and spaces (output/wrap.ts), never mid-number; in a
+  // log it stays one line. Wrapped after redacting, so a line break cannot split a secret out of reach.
+  const emitWrapped = (line: string): void => void opts.stream.write(`${wrapLine(redact(line, secrets), wrapWidth(opts.stream))}\n`);
   // Redacted before sanitising and again on the finished line: escaping can split a secret, and stripping an
   // escape sequence can join one back together.
   const clean = (msg: string): string => sanitizeForTerminal(redact(String(msg), secrets));
@@ -54,7 +58,7 @@ export function createLogger(opts: LoggerOptions): Logger {
       if (!opts.quiet) emit(clean(msg));
     },
     warn(msg) {
-      emit(`${style.yellow('warning:')} ${clean(msg)}`);
+      emitWrapped(`${style.yellow('warning:')} ${clean(msg)}`);
     },
     error(msg) {
       emit(`${style.red('error:')} ${clean(msg)}`);

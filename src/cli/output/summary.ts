@@ -2,6 +2,7 @@
 import type { QuotaInfo } from '../../api/types.js';
 import { formatReset, groupedNumber, humanDuration } from './format.js';
 import { PLAIN, type Style, sanitizeForTerminal } from './terminal.js';
+import { wrapLines } from './wrap.js';
 
 /** Figures of one finished (or stopped) run, as counted by the pipeline. */
 export interface RunSummary {
@@ -23,8 +24,10 @@ export interface RunSummary {
   quotaDrop?: number | null;
   found: number;
   missing: number;
-  /** Rows that ended in an error. */
+  /** Rows that ended in an error, those never looked up (notLookedUp) included. */
   errors: number;
+  /** Rows among `errors` a stop settled before their lookup was tried: "not looked up", not failures. */
+  notLookedUp?: number;
   /** HTTP requests sent. */
   requests: number;
   /** 429 answers received (each waited out until its reset). */
@@ -40,6 +43,12 @@ export interface RunSummary {
   stoppedBy?: string | null;
   /** What became of -o FILE when the run could not replace it (kept, rows in FILE.partial), if anything. */
   output?: string | null;
+  /** Where the rows went, with their count ("wrote 1,000 rows to out.csv"), when they were kept there. */
+  wrote?: string | null;
+  /** The output's status and reason columns as named (CSV's carry --prefix), for the invalid rows' hint. */
+  columns?: { status: string; reason: string };
+  /** --strict: invalid rows fail the run (said by its exit warning), so the hint leaves it out. */
+  strict?: boolean;
   /** Rows given a cached answer too old to use because a fresh one could not be had, and why. */
   stale?: number;
   staleCause?: string | null;
@@ -66,21 +75,34 @@ export function staleAnswers(maxAgeMs: number, refresh: boolean): string {
   return `answers older than ${groupedNumber(count)} ${name}${count === 1 ? '' : 's'}`;
 }
 
-/** A compact multi-line summary for stderr; no trailing newline. */
-export function renderSummary(s: RunSummary, style: Style = PLAIN): string {
+/**
+ * A compact multi-line summary for stderr; no trailing newline. Rows and distinct hosts on lines of their
+ * own, each labelled, so a row count is never read as a host count. `columns`: the terminal's width, to wrap
+ * each line at its separators (output/wrap.ts); undefined off a terminal (one line each, for a log).
+ */
+export function renderSummary(s: RunSummary, style: Style = PLAIN, columns?: number): string {
   const n = groupedNumber;
-  // Only figures that call for attention are coloured, so a clean run reads quietly.
+  // Only figures that call for attention are coloured, so a clean run reads quietly; rows never looked up
+  // are not failures (a re-run looks them up), so they are yellow, not red.
   const warnIf = (count: number, text: string): string => (count > 0 ? style.yellow(text) : text);
   const failIf = (count: number, text: string): string => (count > 0 ? style.red(text) : text);
+  const untried = s.notLookedUp ?? 0;
+  const failed = s.errors - untried;
   const lines = [
-    [`rows ${n(s.rows)}`, `valid ${n(s.valid)}`, warnIf(s.invalid, `invalid ${n(s.invalid)}`), `duplicates ${n(s.duplicates)}`].join(' · '),
     [
-      `lookups ${n(s.lookupsSpent)} spent`,
-      // Rows given older answers came from the cache too: said here, so "0 from cache" does not read as none.
-      (s.stale ?? 0) > 0 ? `${n(s.cacheHits)} from cache (+${n(s.stale ?? 0)} older)` : `${n(s.cacheHits)} from cache`,
+      `rows: read ${n(s.rows)}`,
       `found ${n(s.found)}`,
       `missing ${n(s.missing)}`,
-      failIf(s.errors, `errors ${n(s.errors)}`),
+      warnIf(s.invalid, `invalid ${n(s.invalid)}`),
+      failIf(failed, `errors ${n(failed)}`),
+      ...(untried > 0 ? [style.yellow(`not looked up ${n(untried)}`)] : []),
+      `duplicates ${n(s.duplicates)}`,
+    ].join(' · '),
+    [
+      `hosts: distinct ${n(s.valid - s.duplicates)}`,
+      // Rows given older answers came from the cache too: said here, so "0 from cache" does not read as none.
+      (s.stale ?? 0) > 0 ? `from cache ${n(s.cacheHits)} (+${n(s.stale ?? 0)} older)` : `from cache ${n(s.cacheHits)}`,
+      `lookups ${n(s.lookupsSpent)} spent`,
     ].join(' · '),
     [
       `requests ${n(s.requests)}`,
@@ -121,6 +143,13 @@ export function renderSummary(s: RunSummary, style: Style = PLAIN): string {
     lines.push(style.yellow(`${n(stale)} rows from ${s.staleWhat ?? 'answers older than --max-age'}${cause}`));
   }
   if (s.stoppedBy) lines.push(style.yellow(`stopped: ${sanitizeForTerminal(s.stoppedBy)}`));
+  if (s.wrote) lines.push(sanitizeForTerminal(s.wrote));
   if (s.output) lines.push(style.yellow(sanitizeForTerminal(s.output)));
-  return lines.join('\n');
+  if (s.invalid > 0) {
+    // Where to find them: the run wrote them, marked, rather than dropping them.
+    const { status, reason } = s.columns ?? { status: 'status', reason: 'reason' };
+    const strict = s.strict === true ? '' : ' · --strict makes a run with any exit 3';
+    lines.push(`invalid rows: ${status} "invalid" in the output, why in ${reason}${strict}`);
+  }
+  return wrapLines(lines.join('\n'), columns);
 }

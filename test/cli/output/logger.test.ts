@@ -85,3 +85,15 @@ describe('createLogger', () => {
     expect(write.mock.calls.map(([chunk]) => String(chunk))).toEqual(['\x1b[31merror:\x1b[39m boom\n', '\x1b[33mwarning:\x1b[39m key …cdef\n']);
   });
 });
+
+describe('warnings on a terminal (issue 16)', () => {
+  const message = '1,500 rows in error (the first: batch: connection failed); run the same command again to fetch only those';
+  it('wrap at spaces to its width, never mid-word; a log keeps them on one line', () => {
+    const tty = Object.assign(new Capture(), { isTTY: true, columns: 60 });
+    setup({ stream: tty }).log.warn(message);
+    expect(tty.text).toBe('warning: 1,500 rows in error (the first: batch: connection\n  failed); run the same command again to fetch only those\n');
+    const { stream, log } = setup();
+    log.warn(message);
+    expect(stream.text).toBe(`warning: ${message}\n`);
+  });
+});

@@ -22,17 +22,18 @@ const summary: RunSummary = {
 describe('renderSummary', () => {
   it('contains every figure', () => {
     expect(renderSummary(summary).split('\n')).toEqual([
-      'rows 1,000 · valid 990 · invalid 10 · duplicates 120',
-      'lookups 870 spent · 0 from cache · found 800 · missing 70 · errors 0',
+      'rows: read 1,000 · found 800 · missing 70 · invalid 10 · errors 0 · duplicates 120',
+      'hosts: distinct 870 · from cache 0 · lookups 870 spent',
       'requests 9 · 429s 0 · retries 0 · 12.3s',
       'quota 49,130 / 50,000 left · resets 2026-12-01',
+      'invalid rows: status "invalid" in the output, why in reason · --strict makes a run with any exit 3',
     ]);
   });
 
   it('omits an unknown quota and reports why the run stopped', () => {
     const out = renderSummary({ ...summary, quota: null, stoppedBy: 'budget\x1b[2J reached' });
     expect(out).not.toContain('quota');
-    expect(out.split('\n').at(-1)).toBe('stopped: budget reached');
+    expect(out.split('\n')).toContain('stopped: budget reached');
   });
 
   it('says how many paid answers the cache did not keep, and why; nothing when all were kept', () => {
@@ -71,12 +72,71 @@ describe('renderSummary', () => {
     }).split('\n');
     expect(lines).toContain('3 rows from answers older than 30 days: the service could not be reached');
     // They came from the cache too, which the lookups line says next to its cache hits.
-    expect(lines).toContain('lookups 870 spent · 0 from cache (+3 older) · found 800 · missing 70 · errors 0');
+    expect(lines).toContain('hosts: distinct 870 · from cache 0 (+3 older) · lookups 870 spent');
     expect(renderSummary({ ...summary, stale: 0, staleCause: null })).not.toContain('rows from');
     expect(staleAnswers(14 * 86_400_000, false)).toBe('answers older than 2 weeks');
     expect(staleAnswers(86_400_000, false)).toBe('answers older than 1 day');
     expect(staleAnswers(90 * 60_000, false)).toBe('answers older than 90 minutes');
     expect(staleAnswers(1500, false)).toBe('answers older than 1,500 milliseconds');
     expect(staleAnswers(30 * 86_400_000, true)).toBe('answers from before this run (--refresh)');
+  });
+
+  it('counts rows a stop left untried as not looked up, in yellow, apart from real errors in red (issue 16)', () => {
+    const stopped = { ...summary, found: 300, missing: 70, errors: 620, notLookedUp: 600, stoppedBy: 'interrupted' };
+    const lines = renderSummary(stopped).split('\n');
+    expect(lines[0]).toBe('rows: read 1,000 · found 300 · missing 70 · invalid 10 · errors 20 · not looked up 600 · duplicates 120');
+    expect(lines).toContain('stopped: interrupted');
+    const coloured = renderSummary(stopped, createStyle(true));
+    expect(coloured).toContain('\x1b[33mnot looked up 600\x1b[39m');
+    expect(coloured).toContain('\x1b[31merrors 20\x1b[39m');
+    // Every row untried: no red at all, and no "not looked up" when there are none.
+    const untried = renderSummary({ ...stopped, errors: 600 }, createStyle(true));
+    expect(untried).not.toContain('\x1b[31m');
+    expect(untried).toContain('errors 0');
+    expect(renderSummary(summary)).not.toContain('not looked up');
+  });
+
+  it('names where the rows went, and the invalid rows hint follows the columns and --strict', () => {
+    const lines = renderSummary({ ...summary, wrote: 'wrote 1,000 rows to out.csv', columns: { status: 'di_status', reason: 'di_reason' } }).split('\n');
+    expect(lines).toContain('wrote 1,000 rows to out.csv');
+    expect(lines).toContain('invalid rows: di_status "invalid" in the output, why in di_reason · --strict makes a run with any exit 3');
+    expect(renderSummary({ ...summary, strict: true }).split('\n')).toContain('invalid rows: status "invalid" in the output, why in reason');
+    expect(renderSummary({ ...summary, invalid: 0 })).not.toContain('invalid rows');
+  });
+
+  it('wraps each line at its separators to the width, never inside a figure (40, 60, 120 columns)', () => {
+    const big = {
+      ...summary,
+      rows: 30_000,
+      valid: 28_413,
+      invalid: 1_587,
+      duplicates: 20_709,
+      found: 1_382,
+      missing: 21_711,
+      errors: 4_501,
+      notLookedUp: 4_501,
+    };
+    expect(renderSummary(big, undefined, 120).split('\n').slice(0, 2)).toEqual([
+      'rows: read 30,000 · found 1,382 · missing 21,711 · invalid 1,587 · errors 0 · not looked up 4,501 · duplicates 20,709',
+      'hosts: distinct 7,704 · from cache 0 · lookups 870 spent',
+    ]);
+    expect(renderSummary(big, undefined, 60).split('\n').slice(0, 3)).toEqual([
+      'rows: read 30,000 · found 1,382 · missing 21,711 ·',
+      '  invalid 1,587 · errors 0 · not looked up 4,501 ·',
+      '  duplicates 20,709',
+    ]);
+    const at40 = renderSummary(big, undefined, 40).split('\n');
+    expect(at40.slice(0, 4)).toEqual([
+      'rows: read 30,000 · found 1,382 ·',
+      '  missing 21,711 · invalid 1,587 ·',
+      '  errors 0 · not looked up 4,501 ·',
+      '  duplicates 20,709',
+    ]);
+    for (const width of [40, 60, 120]) {
+      const text = renderSummary(big, undefined, width);
+      for (const line of text.split('\n')) expect(line.length).toBeLessThanOrEqual(width);
+      // Every figure whole: the text joined back has each number as written.
+      for (const figure of ['30,000', '21,711', '20,709', '4,501']) expect(text).toContain(figure);
+    }
   });
 });

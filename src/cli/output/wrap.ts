@@ -1,0 +1,66 @@
+// Lines of `a · b · c` parts (the run summary, warnings) wrapped to a terminal's width by us, not by the
+// terminal: a terminal cuts wherever the width ends, mid-number (`duplicates 20,7` / `09`). Breaks go at the
+// ` · ` separators first, then between words inside a part too long for a line; a word (a number, a path)
+// is never cut, and one wider than the line simply overflows it.
+import { displayWidth } from './terminal.js';
+
+const SEP = ' · ';
+/** Continuation lines are indented, so a wrapped line reads as one. */
+const INDENT = '  ';
+// Colour codes take no columns: measured on the text without them.
+const SGR = /\x1b\[[0-9;]*m/g;
+
+function width(s: string): number {
+  return displayWidth(s.replace(SGR, ''));
+}
+
+/**
+ * `line` broken into lines of at most `columns` columns at its ` · ` separators (the separator stays at the
+ * end of the line it closes), else at spaces; unchanged when `columns` is undefined (not a terminal: a log
+ * keeps each message on one line, for grep) or the line fits.
+ */
+export function wrapLine(line: string, columns: number | undefined): string {
+  if (columns === undefined || columns <= 0 || width(line) <= columns) return line;
+  const out: string[] = [];
+  let current = '';
+  const room = (): number => columns - (out.length > 0 ? INDENT.length : 0);
+  const flush = (): void => {
+    out.push(out.length > 0 ? `${INDENT}${current.trimEnd()}` : current.trimEnd());
+    current = '';
+  };
+  const parts = line.split(SEP);
+  parts.forEach((part, i) => {
+    const piece = i < parts.length - 1 ? `${part}${SEP.trimEnd()}` : part;
+    const joiner = current === '' ? '' : ' ';
+    if (width(current + joiner + piece) <= room()) {
+      current += joiner + piece;
+      return;
+    }
+    if (current !== '') flush();
+    if (width(piece) <= room()) {
+      current = piece;
+      return;
+    }
+    // A part wider than a whole line: its words, packed the same way.
+    for (const word of piece.split(' ')) {
+      const gap = current === '' ? '' : ' ';
+      if (current !== '' && width(current + gap + word) > room()) flush();
+      current += (current === '' ? '' : ' ') + word;
+    }
+  });
+  if (current !== '') flush();
+  return out.join('\n');
+}
+
+/** Every line of `text` wrapped (see wrapLine). */
+export function wrapLines(text: string, columns: number | undefined): string {
+  return text
+    .split('\n')
+    .map((l) => wrapLine(l, columns))
+    .join('\n');
+}
+
+/** The width to wrap to on `stream`: its columns when it is a terminal, else none. */
+export function wrapWidth(stream: { isTTY?: boolean; columns?: number }): number | undefined {
+  return stream.isTTY === true && typeof stream.columns === 'number' && stream.columns > 0 ? stream.columns : undefined;
+}
