@@ -85,7 +85,7 @@ export async function runList(ctx: Context<EnrichCommand>, spec: ListSpec): Prom
 
   if (o.dryRun) {
     const { stats } = await runJob(input(), null, { ...base, dryRun: true });
-    printPlan(ctx, stats, limiter.limit, limiter.windowMs);
+    await printPlan(ctx, stats, limiter.limit, limiter.windowMs);
     return EXIT.OK;
   }
   const showProgress = !o.quiet && (o.progress === true || ctx.io.stderr.isTTY === true) && o.json !== true;

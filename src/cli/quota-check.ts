@@ -7,7 +7,7 @@ import type { QuotaInfo } from '../api/types.js';
 import { type JobInput, runJob } from '../pipeline/job.js';
 import { quotaMemoTrusted } from '../store/quota-memo.js';
 import type { Context } from './context.js';
-import { relativeAge } from './output/format.js';
+import { groupedNumber as n, relativeAge } from './output/format.js';
 import type { EnrichCommand } from './options.js';
 import { confirm } from './prompt.js';
 
@@ -56,7 +56,7 @@ export async function checkQuota(
   if (memo !== null && memo.remaining !== null && memo.remaining > 0 && quotaMemoTrusted(memo, now)) {
     const needed = await lookupsNeeded(memo.remaining);
     if (needed === null) return { refused: null, short: () => null };
-    const what = `this run needs ${needed} lookups but only ${memo.remaining} were left ${relativeAge(now - memo.seenAt)}`;
+    const what = `this run needs ${n(needed)} lookups but only ${n(memo.remaining)} were left ${relativeAge(now - memo.seenAt)}`;
     if (onTerminal) return (await ask(what)) ? { refused: null, short: () => null } : { refused: 'cancelled; nothing was spent' };
     return { refused: `${what}; add --allow-partial to run until the quota is spent` };
   }
@@ -66,7 +66,7 @@ export async function checkQuota(
     if (quota.remaining === null) return true; // the dispatcher asks only with a figure; nothing to weigh
     const needed = await lookupsNeeded(quota.remaining);
     if (needed === null) return true;
-    if (onTerminal && (await ask(`this run needs ${needed} lookups but only ${quota.remaining} are left`))) return true;
+    if (onTerminal && (await ask(`this run needs ${n(needed)} lookups but only ${n(quota.remaining)} are left`))) return true;
     short = { needed, remaining: quota.remaining };
     return false;
   };
