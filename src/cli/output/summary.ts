@@ -148,8 +148,8 @@ export function renderSummary(s: RunSummary, style: Style = PLAIN, columns?: num
   if (s.invalid > 0) {
     // Where to find them: the run wrote them, marked, rather than dropping them.
     const { status, reason } = s.columns ?? { status: 'status', reason: 'reason' };
-    const strict = s.strict === true ? '' : ' · --strict makes a run with any exit 3';
-    lines.push(`invalid rows: ${status} "invalid" in the output, why in ${reason}${strict}`);
+    const strict = s.strict === true ? '' : ' · --strict exits 3 when there are any';
+    lines.push(`invalid rows: ${status} "invalid" in the output, the ${reason} column says why${strict}`);
   }
   return wrapLines(lines.join('\n'), columns);
 }

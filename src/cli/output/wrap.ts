@@ -41,8 +41,11 @@ export function wrapLine(line: string, columns: number | undefined): string {
       current = piece;
       return;
     }
-    // A part wider than a whole line: its words, packed the same way.
-    for (const word of piece.split(' ')) {
+    // A part wider than a whole line: its words, packed the same way (its closing separator kept with its
+    // last word, so no line starts with one).
+    const words = part.split(' ');
+    if (i < parts.length - 1) words.push(`${words.pop()} ${SEP.trim()}`);
+    for (const word of words) {
       const gap = current === '' ? '' : ' ';
       if (current !== '' && width(current + gap + word) > room()) flush();
       current += (current === '' ? '' : ' ') + word;

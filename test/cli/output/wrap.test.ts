@@ -24,6 +24,10 @@ describe('wrapLine', () => {
     expect(lines).toContain('  (ECONNREFUSED)); run the same command');
   });
 
+  it('keeps a separator with the word before it when a part breaks between words: no line starts with one', () => {
+    expect(wrapLine('aaaa bbbb · cc', 9).split('\n')).toEqual(['aaaa', '  bbbb ·', '  cc']);
+  });
+
   it('lets a word wider than the line overflow rather than cut it', () => {
     const path = `wrote 10 rows to /tmp/${'x'.repeat(50)}.csv`;
     expect(wrapLine(path, 40).split('\n')).toEqual(['wrote 10 rows to', `  /tmp/${'x'.repeat(50)}.csv`]);
