@@ -68,6 +68,9 @@ describe('an incomplete run keeps FILE and writes FILE.partial', () => {
     expect(r.stderr).toContain(keptLine("the month's lookups are spent", 30, 'run the same command again once the quota renews (or with a pack) to finish'));
     // The rest is in the partial, not in FILE: the quota's error says where.
     expect(r.stderr).toMatch(new RegExp(`error: stopped by the monthly quota: 20 rows not looked up; ${out.replaceAll('.', '\\.')}\\.partial holds the rest`));
+    // The summary counts them as not looked up, not as errors, and says why in plain words (issue 16).
+    expect(r.stderr).toMatch(/rows: read 30 · found \d+ · missing \d+ · invalid 0 · errors 0 · not looked up 20 · duplicates 0\n/);
+    expect(r.stderr).toContain("stopped: the month's lookups are spent\n");
     expect(rowsOf(`${out}.partial`).answered).toBe(sb.charges().total);
     expect(sb.charges().total).toBe(10);
 
