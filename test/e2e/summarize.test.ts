@@ -339,3 +339,29 @@ describe('domain-intel summarize, as a tryout found it', () => {
     expect(by.stderr).toContain('no catalog is cached');
   });
 });
+
+describe('domain-intel summarize in a narrow terminal', () => {
+  it('wraps its lines of figures between words at 40 and 60 columns, cutting none, and keeps the visits on one line at 120', async () => {
+    const s = await summary([join(dir, 'out.csv')]);
+    const g = (x: number) => x.toLocaleString('en-US');
+    for (const columns of [40, 60, 120]) {
+      const r = await runInProcess(['summarize', join(dir, 'out.csv')], { env, stdoutTTY: true, columns });
+      expect(r.code, r.stderr).toBe(0);
+      const plain = r.stdout.replace(/\x1b\[[0-9;]*m/g, '');
+      const lines = plain.split('\n');
+      const rowsAt = lines.findIndex((l) => l.startsWith('rows '));
+      const rowsText = lines
+        .slice(
+          rowsAt,
+          lines.findIndex((l) => l.startsWith('hosts ')),
+        )
+        .join(' ');
+      expect(rowsText, `${columns} columns`).toContain(`${g(s.rows.error)} error`);
+      expect(rowsText).not.toContain('…');
+      const visits = lines.findIndex((l) => l.includes('visits, '));
+      const visitsText = lines.slice(visits, visits + 3).join(' ');
+      expect(visitsText).toContain(`max ${g(s.visits?.max ?? 0)}`);
+      if (columns === 120) expect(lines[visits]).toContain(`max ${g(s.visits?.max ?? 0)}`);
+    }
+  });
+});

@@ -6,6 +6,7 @@ import { percent } from '../../summary/figures.js';
 import type { Count, Summary } from '../../summary/types.js';
 import { SCALES } from '../summarize-options.js';
 import { groupedNumber as n } from './format.js';
+import { wrapLine } from './wrap.js';
 import { displayWidth, padToWidth, PLAIN, type Style, sanitizeForTerminal, truncateToWidth } from './terminal.js';
 
 type ListKey = 'technologies' | 'categories' | 'platforms' | 'networks' | 'countries' | 'languages' | 'trafficBands' | 'employees' | 'httpStatus';
@@ -39,17 +40,19 @@ export function renderSummary(s: Summary, o: BarsOptions): string {
   const style = o.style ?? PLAIN;
   const width = Math.max(40, o.width ?? 80);
   const out: string[] = [];
-  // Lines other than bars are cut to the width (bars are laid out to it).
+  // Headings are cut to the width (bars are laid out to it); lines of figures wrap between words on a terminal,
+  // so no figure is cut off (at 60 columns the rows line lost its error count to an ellipsis).
   const clip = (text: string) => truncateToWidth(text, width);
+  const wrap = (text: string) => wrapLine(text, o.width === undefined ? undefined : width);
   if (o.by === undefined) {
     out.push(style.bold(clip(`${sanitizeForTerminal(s.input.name)} (${s.input.format}), ${s.generatedAt}`)));
     const r = s.rows;
     out.push(
-      clip(
+      wrap(
         `rows       ${n(s.input.rows)}: ${n(r.found)} found, ${n(r.missing)} missing, ${n(r.invalid)} invalid, ${n(r.error)} error${r.unknown > 0 || s.input.format === 'hosts' ? `, ${n(r.unknown)} unknown` : ''}`,
       ),
     );
-    out.push(clip(`hosts      ${n(s.hosts.distinct)} distinct, ${n(s.hosts.found)} found (shares below are of found hosts)`));
+    out.push(wrap(`hosts      ${n(s.hosts.distinct)} distinct, ${n(s.hosts.found)} found (shares below are of found hosts)`));
   }
   for (const [key, title] of SECTIONS) {
     if (o.by !== undefined && o.by !== key) continue;
@@ -57,18 +60,17 @@ export function renderSummary(s: Summary, o: BarsOptions): string {
     if (list.length === 0) continue;
     // The scales are in their own order (band, range, code): their first N would be no "top", so they are whole.
     const shown = o.by === key || SCALES.has(key) ? list : list.slice(0, o.top);
-    out.push('', style.bold(clip(`${title}${shown.length < list.length ? `, top ${shown.length} of ${n(list.length)}` : ''}${coverage(s, key)}`)));
+    out.push('', style.bold(wrap(`${title}${shown.length < list.length ? `, top ${shown.length} of ${n(list.length)}` : ''}${coverage(s, key)}`)));
     out.push(...bars(shown, width, style));
     if (shown.length < list.length) out.push(style.dim(clip(`  ... ${n(list.length - shown.length)} more (--by ${byName(key)})`)));
     if (key === 'trafficBands' && s.visits !== null && o.by === undefined) {
       const v = s.visits;
-      out.push(clip(`  visits, ${n(v.count)} hosts: min ${n(v.min)}, p25 ${n(v.p25)}, median ${n(v.p50)}`));
-      out.push(clip(`    p75 ${n(v.p75)}, p90 ${n(v.p90)}, max ${n(v.max)}`));
+      out.push(wrap(`  visits, ${n(v.count)} hosts: min ${n(v.min)}, p25 ${n(v.p25)}, median ${n(v.p50)}, p75 ${n(v.p75)}, p90 ${n(v.p90)}, max ${n(v.max)}`));
     }
   }
   if (o.by === undefined) {
-    out.push('', clip(`redirects  ${n(s.redirects)} of ${n(s.hosts.found)} found hosts`));
-    out.push(clip(`resolves   ${n(s.resolves.yes)} yes, ${n(s.resolves.no)} no, ${n(s.resolves.unknown)} unknown`));
+    out.push('', wrap(`redirects  ${n(s.redirects)} of ${n(s.hosts.found)} found hosts`));
+    out.push(wrap(`resolves   ${n(s.resolves.yes)} yes, ${n(s.resolves.no)} no, ${n(s.resolves.unknown)} unknown`));
   }
   return `${out.join('\n')}\n`;
 }
