@@ -2,7 +2,7 @@
 import { NotFoundError, UsageError } from '../api/errors.js';
 import type { ApiResponse } from '../api/types.js';
 import type { CallOptions, DomainIntelClient } from '../api/client.js';
-import { fetchedAtText } from '../pipeline/fields.js';
+import { chooseColumns } from '../pipeline/flatten.js';
 import { KINDS } from '../pipeline/kinds.js';
 import { keptStore } from '../pipeline/kept.js';
 import { normaliseHost } from '../pipeline/normalise.js';
@@ -13,7 +13,7 @@ import type { EnrichCommand } from './options.js';
 import { EXIT } from './exit-codes.js';
 import { durationText } from '../store/values.js';
 import { humanDuration, relativeAge } from './output/format.js';
-import { argsFormat, toJson, type Format } from './output/render.js';
+import { argsFormat, type Format } from './output/render.js';
 import { openOutput } from '../pipeline/output-file.js';
 import type { AnswerCache } from '../store/answers.js';
 import type { Writable } from 'node:stream';
@@ -40,14 +40,17 @@ export async function single<T>(ctx: Context<EnrichCommand>, spec: SingleSpec<T>
     ctx.logger.info(hit && !ctx.opts.refresh ? `${host}: cached, costs nothing` : `${host}: 1 lookup needed`);
     return EXIT.OK;
   }
+  // --fields is checked before anything is paid for, as a list run checks it.
+  if (ctx.opts.fields !== undefined) chooseColumns(spec.kind, ctx.opts.fields, false);
   if (ctx.opts.maxLookups === 0) throw new UsageError('--max-lookups 0 allows no lookup', 'budget');
   const [client, store] = await Promise.all([ctx.client(), ctx.store()]);
   // The output is opened before anything is paid for: a path that cannot be written costs no lookup.
   const out = await openOutput(target, ctx.io.stdout, { signal: ctx.interrupted, onWait: (what) => ctx.logger.info(what) });
   try {
-    const code = await lookupAndWrite(ctx, spec, { host, key, format, client, store, out: out.stream });
+    const written = await lookupAndWrite(ctx, spec, { host, key, format, client, store, out: out.stream });
     await out.commit();
-    return code;
+    if (written.error) throw written.error;
+    return written.code;
   } finally {
     await out.abort(); // after a commit, nothing to do; otherwise FILE stays as it was
   }
@@ -62,7 +65,13 @@ interface Resolved {
   out: Writable;
 }
 
-async function lookupAndWrite<T>(ctx: Context<EnrichCommand>, spec: SingleSpec<T>, r: Resolved): Promise<number> {
+/** The exit code, and the error to report once the output is complete (a host the service does not hold). */
+interface Written {
+  code: number;
+  error?: NotFoundError;
+}
+
+async function lookupAndWrite<T>(ctx: Context<EnrichCommand>, spec: SingleSpec<T>, r: Resolved): Promise<Written> {
   const { host, key, format, client, store, out } = r;
   const { endpoint, fanOut } = KINDS[spec.kind];
   // A cache that cannot be written (disk full, read-only) costs the answer's keeping, never the paid answer.
@@ -91,40 +100,34 @@ async function lookupAndWrite<T>(ctx: Context<EnrichCommand>, spec: SingleSpec<T
     const older = ctx.opts.refresh ? '--refresh could not replace it' : `older than --max-age ${durationText(ctx.opts.maxAge)}`;
     ctx.logger.warn(`${host}: ${result.staleCause}; showing the answer fetched ${age} (${older}); run the same command again to refresh it`);
   } else if (result.cachedAt !== null) ctx.logger.info(`${host}: from the cache, fetched ${age} (--refresh fetches again)`);
-  if (result.status === 'missing') {
-    // Thrown, not logged here, so it is reported like every other error (a JSON object under --json); exit 8.
-    const message = `${host}: not held by the service${result.cachedAt === null ? ' (the lookup was spent; the answer is cached)' : ''}`;
-    throw new NotFoundError(message, { code: 'not_found', host, operation: endpoint });
-  }
-  const data = fanOut(result.data, host) as T;
-  if (format === 'table') out.write(`${spec.view(data)}\n`);
-  else if (format === 'csv') {
-    // The row writer (and csv-stringify) load only for CSV: JSON and tables need neither.
-    const { writeRows } = await import('./rows.js');
-    await writeRows(ctx, {
-      stream: out,
-      kind: spec.kind,
-      format: 'csv',
-      rows: [
-        {
-          kind: spec.kind,
-          line: 1,
-          cells: [spec.raw],
-          value: spec.raw,
-          status: 'found',
-          host,
-          reason: null,
-          data: data as never,
-          cached: result.cachedAt !== null,
-          fetchedAt: Math.floor(result.fetchedAt / 1000) * 1000,
-        },
-      ],
-    });
+  const missing = result.status === 'missing';
+  const data = missing ? null : (fanOut(result.data, host) as T);
+  if (format === 'table') {
+    if (data !== null) out.write(`${spec.view(data)}\n`);
   } else {
-    // JSON carries when the answer was fetched, as a run's rows do (fetched_at, the last field).
-    const fetchedAt = fetchedAtText(result.fetchedAt);
-    out.write(toJson(data !== null && typeof data === 'object' ? { ...data, fetched_at: fetchedAt } : data, format));
+    // The same row envelope a list writes (one row, line 1), so one host and many read alike in every format.
+    // The row writer loads only here: a table needs none of it.
+    const { writeRows } = await import('./rows.js');
+    const row = {
+      kind: spec.kind,
+      line: 1,
+      cells: [spec.raw],
+      value: spec.raw,
+      status: missing ? ('missing' as const) : ('found' as const),
+      host,
+      reason: null,
+      data: data as never,
+      cached: result.cachedAt !== null,
+      fetchedAt: Math.floor(result.fetchedAt / 1000) * 1000,
+    };
+    await writeRows(ctx, { stream: out, kind: spec.kind, format, rows: [row] });
   }
-  if (result.staleCause !== null) return EXIT.INCOMPLETE;
-  return kept.notKept > 0 ? EXIT.NOT_KEPT : EXIT.OK;
+  if (missing) {
+    // Reported like every other error (a JSON object on stderr under --json), exit 8; the row above is data,
+    // written all the same so a script reads the one shape whatever the answer.
+    const message = `${host}: not held by the service${result.cachedAt === null ? ' (the lookup was spent; the answer is cached)' : ''}`;
+    return { code: EXIT.NOT_FOUND, error: new NotFoundError(message, { code: 'not_found', host, operation: endpoint }) };
+  }
+  if (result.staleCause !== null) return { code: EXIT.INCOMPLETE };
+  return { code: kept.notKept > 0 ? EXIT.NOT_KEPT : EXIT.OK };
 }

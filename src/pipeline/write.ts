@@ -12,6 +12,8 @@
 //   formula injection (OWASP "CSV injection"); `neutraliseInput` extends it to input cells and the input
 //   header, and `raw` turns all of it off (raw wins over neutraliseInput: "leave every cell exact").
 //   JSON is never altered.
+// - JSON and NDJSON write one row envelope whatever the input: {line, input, status, host, reason, data,
+//   fetched_at}, `input` an object keyed by the CSV output's names for the input's columns (InputKeys).
 // - CSV rows end as the input's did (shape.eol: CRLF in, CRLF out); a BOM starts the CSV when the input had
 //   one or `bom` asks for it (Excel reads UTF-8 only with one). JSON and NDJSON get neither: their line
 //   ends are not the user's data, and RFC 8259 forbids a BOM in JSON, so `bom` does nothing there.
@@ -171,7 +173,7 @@ function jsonWriter(out: Writable, opts: RowWriterOptions, fields: { names: stri
       for (const f of fields.names) flat[f] = values[f] ?? null;
       return flat;
     }
-    const input = opts.shape.format === 'lines' ? (row.cells[0] ?? '') : keys.object(row.cells);
+    const input = keys.object(row.cells);
     const whole: Record<string, unknown> = {
       line: row.line,
       input,
@@ -203,13 +205,15 @@ function jsonWriter(out: Writable, opts: RowWriterOptions, fields: { names: stri
   };
 }
 
-// JSON keys for input cells: header names made unique (`_2`, `_3`...), `column_N` for blank or extra ones.
+// JSON keys for input cells, named as the CSV output names their columns: the header's names made unique
+// (`_2`, `_3`...: an object cannot hold a name twice), `column_N` for blank or extra ones, and `input` for a
+// newline list's one cell (the one column CSV writes for it). So `input` is an object whatever the input.
 class InputKeys {
   private readonly keys: string[] = [];
   private readonly taken = new Set<string>();
 
   constructor(shape: InputShape) {
-    for (const h of shape.headers ?? []) this.add(h);
+    for (const h of shape.format === 'lines' || shape.headers === null ? ['input'] : shape.headers) this.add(h);
   }
 
   object(cells: string[]): Record<string, string | null> {

@@ -71,7 +71,7 @@ describe('main(io)', () => {
           },
         });
         expect(r.code).toBe(0);
-        expect(JSON.parse(r.stdout)).toMatchObject({ domain: host });
+        expect(JSON.parse(r.stdout)).toMatchObject([{ data: { domain: host } }]);
         const lines = r.stderr.trim().split('\n');
         expect(lines[0]).toMatch(/^warning: cannot create the account state file \/proc\/di-nope\/state\.sqlite: .*going on without it/);
         // The rest is the lookup's own quota line: the state's trouble is said once.

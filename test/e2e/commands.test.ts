@@ -146,9 +146,10 @@ describe('against a sandbox with the key in the environment', () => {
       const host = held[0] as string;
       const r = await spawnCli(['lookup', host], { env });
       expect(r.code).toBe(0);
-      const profile = JSON.parse(r.stdout) as { domain: string };
-      expect(profile.domain).toBe(host);
-      expect(profile).toEqual({ ...sb.dataset.profile(host), fetched_at: expect.stringMatching(ISO_SECOND) });
+      // One host is the same array of row envelopes as many (issue 16): `input` keyed as CSV names the column.
+      expect(JSON.parse(r.stdout)).toEqual([
+        { line: 1, input: { input: host }, status: 'found', host, reason: null, data: sb.dataset.profile(host), fetched_at: expect.stringMatching(ISO_SECOND) },
+      ]);
       expect(r.stderr).toMatch(QUOTA_LINE);
       expect(r.stderr).toContain(`${sb.charges().remaining.toLocaleString('en-US')} / 50,000 lookups left`);
       expect(sb.requests().map((q) => q.operation)).toEqual(['domain']);
@@ -172,20 +173,31 @@ describe('against a sandbox with the key in the environment', () => {
       expect(r.code).toBe(0);
       const out = lines(r.stdout);
       expect(out).toHaveLength(1);
-      expect(JSON.parse(out[0] as string)).toEqual({ ...sb.dataset.profile(host), fetched_at: expect.stringMatching(ISO_SECOND) });
+      expect(JSON.parse(out[0] as string)).toEqual({
+        line: 1,
+        input: { input: host },
+        status: 'found',
+        host,
+        reason: null,
+        data: sb.dataset.profile(host),
+        fetched_at: expect.stringMatching(ISO_SECOND),
+      });
     });
 
     it('--quiet hides the quota line', async () => {
       const r = await runCli(['lookup', held[3] as string, '--quiet'], { env });
       expect(r.code).toBe(0);
       expect(r.stderr).toBe('');
-      expect((JSON.parse(r.stdout) as { domain: string }).domain).toBe(held[3]);
+      expect((JSON.parse(r.stdout) as { data: { domain: string } }[])[0]?.data.domain).toBe(held[3]);
     });
 
-    it('a host that is not held: exit 8, one error line, nothing on stdout', async () => {
+    it('a host that is not held: exit 8, one error line, its missing row on stdout (nothing under a table)', async () => {
       const r = await runCli(['lookup', NOT_HELD], { env });
       expect(r.code).toBe(8);
-      expect(r.stdout).toBe('');
+      // The answer is data too, in the shape a list writes it: a script reads status, not an empty stdout.
+      expect(JSON.parse(r.stdout)).toEqual([
+        { line: 1, input: { input: NOT_HELD }, status: 'missing', host: NOT_HELD, reason: null, data: null, fetched_at: expect.stringMatching(ISO_SECOND) },
+      ]);
       const errors = lines(r.stderr).filter((l) => !QUOTA_LINE.test(l));
       expect(errors).toHaveLength(1);
       expect(errors[0]).toMatch(/^error: /);
@@ -197,6 +209,10 @@ describe('against a sandbox with the key in the environment', () => {
       expect(quiet.code).toBe(8);
       expect(lines(quiet.stderr)).toHaveLength(1);
       expect(sb.charges().total).toBe(1); // the miss was cached
+
+      const table = await runCli(['lookup', NOT_HELD, '--format', 'table'], { env });
+      expect(table.code).toBe(8);
+      expect(table.stdout).toBe('');
     });
 
     it('a value that is not a host: exit 2, the message names it, nothing sent', async () => {
@@ -239,7 +255,7 @@ describe('against a sandbox with the key in the environment', () => {
       expect(refreshed.code).toBe(0);
       expect(sb.charges().total).toBe(2);
       expect(refreshed.stderr).not.toMatch(/from the cache/);
-      expect(JSON.parse(refreshed.stdout)).toEqual({ ...sb.dataset.profile(host), fetched_at: expect.stringMatching(ISO_SECOND) });
+      expect((JSON.parse(refreshed.stdout) as { data: unknown }[])[0]?.data).toEqual(sb.dataset.profile(host));
     });
   });
 
@@ -247,10 +263,13 @@ describe('against a sandbox with the key in the environment', () => {
     it('traffic: JSON with the history', async () => {
       const r = await runCli(['traffic', trafficHost], { env });
       expect(r.code).toBe(0);
-      const t = JSON.parse(r.stdout) as { host: string; history: { month: string; visits: number }[] };
-      expect(t.host).toBe(trafficHost);
-      expect(t.history.length).toBeGreaterThanOrEqual(6);
-      expect(t).toEqual({ ...sb.dataset.traffic(trafficHost), fetched_at: expect.stringMatching(ISO_SECOND) });
+      const [row, ...more] = JSON.parse(r.stdout) as { host: string; status: string; data: { history: unknown[] }; fetched_at: string }[];
+      expect(more).toEqual([]);
+      expect(row?.host).toBe(trafficHost);
+      expect(row?.status).toBe('found');
+      expect(row?.data.history.length).toBeGreaterThanOrEqual(6);
+      expect(row?.data).toEqual(sb.dataset.traffic(trafficHost));
+      expect(row?.fetched_at).toMatch(ISO_SECOND);
       expect(sb.charges().byEndpoint).toEqual({ traffic: 1 });
     });
 
@@ -267,7 +286,10 @@ describe('against a sandbox with the key in the environment', () => {
     it('employees of www.<apex> gives the figure of the apex', async () => {
       const r = await runCli(['employees', wwwHost], { env });
       expect(r.code).toBe(0);
-      const e = JSON.parse(r.stdout) as { host: string; apex: string; estimated_employees: unknown; as_of: string };
+      const rows = JSON.parse(r.stdout) as { host: string; data: { host: string; apex: string; estimated_employees: unknown; as_of: string } }[];
+      expect(rows).toHaveLength(1);
+      expect(rows[0]?.host).toBe(wwwHost);
+      const e = rows[0]!.data;
       const expected = sb.dataset.employees(apex);
       expect(e.host).toBe(wwwHost);
       expect(e.apex).toBe(apex);
@@ -331,7 +353,8 @@ describe('against a sandbox with the key in the environment', () => {
     it('tech <name> prints the count and spends nothing; a "/" in the name travels encoded', async () => {
       const r = await runCli(['tech', 'TCP/IP Stack'], { env });
       expect(r.code).toBe(0);
-      expect(JSON.parse(r.stdout)).toEqual(sb.dataset.technology('TCP/IP Stack'));
+      // An array of one record, as every command's JSON is an array.
+      expect(JSON.parse(r.stdout)).toEqual([sb.dataset.technology('TCP/IP Stack')]);
       expect(sb.charges().total).toBe(0);
       expect(sb.requests().map((q) => q.url)).toEqual(['/api/v1/technology/TCP%2FIP%20Stack']);
     });
@@ -344,12 +367,14 @@ describe('against a sandbox with the key in the environment', () => {
       expect(sb.charges().total).toBe(0);
     });
 
-    it('catalog --format json is the array of categories; a second call is served from the cache; --refresh fetches', async () => {
+    it('catalog --format json is the array of {category, tech, domains}, as NDJSON and CSV write them; cached; --refresh fetches', async () => {
       const first = await runCli(['catalog', '--format', 'json'], { env });
       expect(first.code).toBe(0);
-      const categories = JSON.parse(first.stdout) as { category: string; technologies: { tech: string; domains: number }[] }[];
-      expect(Array.isArray(categories)).toBe(true);
-      expect(categories).toEqual(sb.dataset.catalog());
+      const categories = JSON.parse(first.stdout) as { category: string; tech: string; domains: number }[];
+      const flat = sb.dataset.catalog().flatMap((c) => c.technologies.map((t) => ({ category: c.category, tech: t.tech, domains: t.domains })));
+      expect(categories).toEqual(flat);
+      const ndjson = await runCli(['catalog', '--format', 'ndjson'], { env });
+      expect(lines(ndjson.stdout).map((l) => JSON.parse(l))).toEqual(flat);
       expect(sb.requests()).toHaveLength(1);
 
       const second = await runCli(['catalog', '--format', 'json'], { env });
@@ -368,9 +393,9 @@ describe('against a sandbox with the key in the environment', () => {
     it('catalog --category <slug> shows only that category; an unknown slug exits 2 with a suggestion', async () => {
       const r = await runCli(['catalog', '--category', 'cms', '--format', 'json'], { env });
       expect(r.code).toBe(0);
-      const categories = JSON.parse(r.stdout) as { category: string }[];
-      expect(categories).toEqual(sb.dataset.catalog().filter((c) => c.category === 'cms'));
-      expect(categories).toHaveLength(1);
+      const records = JSON.parse(r.stdout) as { category: string; tech: string }[];
+      const cms = sb.dataset.catalog().find((c) => c.category === 'cms');
+      expect(records).toEqual(cms?.technologies.map((t) => ({ category: 'cms', ...t })));
 
       const bad = await runCli(['catalog', '--category', 'cmss'], { env });
       expect(bad.code).toBe(2);

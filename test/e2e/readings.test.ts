@@ -150,7 +150,7 @@ describe('readings that end a run or slow the free endpoints', () => {
     const name = s.dataset.catalog()[0]?.technologies[0]?.tech as string;
     const tech = await runInProcess(['tech', name, '--json'], { env });
     expect(tech.code).toBe(0);
-    expect(JSON.parse(tech.stdout)).toMatchObject({ tech: name });
+    expect(JSON.parse(tech.stdout)).toMatchObject([{ tech: name }]);
     expect(s.charges().total).toBe(0);
   });
 });

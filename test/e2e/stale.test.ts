@@ -119,8 +119,8 @@ describe('single lookups', () => {
     const r = await runInProcess(['lookup', host, '--format', 'json', '--retries', '0'], { env });
     expect(r.code).toBe(4);
     expect(r.stderr).toMatch(/the service could not be reached; showing the answer fetched 1 month ago \(older than --max-age 30d\)/);
-    const body = JSON.parse(r.stdout) as { domain: string; fetched_at: string };
-    expect(body).toMatchObject({ domain: host, fetched_at: iso });
+    const body = JSON.parse(r.stdout) as { data: { domain: string }; fetched_at: string }[];
+    expect(body).toMatchObject([{ status: 'found', host, data: { domain: host }, fetched_at: iso }]);
 
     const off = await runInProcess(['lookup', host, '--format', 'json', '--retries', '0', '--no-stale'], { env });
     expect(off.code).toBe(7);
@@ -144,6 +144,6 @@ describe('single lookups', () => {
     const before = `${new Date(Math.floor(Date.now() / 1000) * 1000).toISOString().slice(0, 19)}Z`;
     const r = await runInProcess(['lookup', host, '--format', 'json'], { env });
     expect(r.code).toBe(0);
-    expect((JSON.parse(r.stdout) as { fetched_at: string }).fetched_at >= before).toBe(true);
+    expect((JSON.parse(r.stdout) as { fetched_at: string }[])[0]!.fetched_at >= before).toBe(true);
   });
 });

@@ -228,7 +228,7 @@ describe('a cache that refuses writes (faked in SQLite, runs everywhere)', () =>
     sb.resetCounters();
     const r = await runInProcess(['lookup', b, '--json'], { env });
     expect(r.code).toBe(11);
-    expect(JSON.parse(r.stdout)).toMatchObject({ domain: b });
+    expect(JSON.parse(r.stdout)).toMatchObject([{ data: { domain: b } }]);
     expect(r.stderr).toContain('the cache is not writable (no room): the answer is not kept; a re-run will pay for it again');
     expect(sb.charges().total).toBe(1);
     allow();

@@ -181,17 +181,20 @@ describe('-o with hosts from the command line', () => {
     const r = await runInProcess(['lookup', host as string, '-o', out], { env, stdoutTTY: true });
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('');
-    const answer = JSON.parse(readFileSync(out, 'utf8')) as { domain: string; fetched_at: string };
-    expect(answer.domain).toBe(host);
-    expect(answer.fetched_at).toMatch(/^\d{4}-\d{2}-\d{2}T/);
+    const [answer, ...more] = JSON.parse(readFileSync(out, 'utf8')) as { data: { domain: string }; fetched_at: string }[];
+    expect(more).toEqual([]);
+    expect(answer?.data.domain).toBe(host);
+    expect(answer?.fetched_at).toMatch(/^\d{4}-\d{2}-\d{2}T/);
   });
 
-  it('a host the service does not hold leaves -o FILE as it was (exit 8)', async () => {
+  it('a host the service does not hold: -o FILE holds its missing row, as a list writes it (exit 8)', async () => {
     const out = join(dir, 'one.json');
     writeFileSync(out, 'yesterday\n');
     const r = await runInProcess(['lookup', 'surely-not-held.example', '-o', out], { env });
     expect(r.code).toBe(8);
-    expect(readFileSync(out, 'utf8')).toBe('yesterday\n');
+    expect(r.stderr).toMatch(/surely-not-held\.example: not held by the service/);
+    const rows = JSON.parse(readFileSync(out, 'utf8')) as { status: string; data: unknown }[];
+    expect(rows.map((x) => [x.status, x.data])).toEqual([['missing', null]]);
     expect(others()).toEqual(['one.json']);
   });
 

@@ -39,7 +39,7 @@ describe('a slow service and a short timeout', () => {
     const env = cliEnv({ DOMAIN_INTEL_BASE_URL: s.baseUrl, DOMAIN_INTEL_API_KEY: s.key });
     const r = await runInProcess(['lookup', s.hostList()[0] as string, '--timeout', '1s', '--json'], { env });
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout)).toMatchObject({ domain: s.hostList()[0] });
+    expect(JSON.parse(r.stdout)).toMatchObject([{ data: { domain: s.hostList()[0] } }]);
     expect(s.charges().requests).toBe(2);
     expect(s.charges().total).toBe(2);
   });

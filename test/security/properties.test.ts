@@ -190,10 +190,10 @@ describe('e2e: any value through batch', () => {
         const rows = r.stdout
           .trim()
           .split('\n')
-          .map((l) => JSON.parse(l) as { input: string; status: string; host: string | null; reason: string | null });
-        expect(rows.map((x) => x.input)).toEqual(lines);
+          .map((l) => JSON.parse(l) as { input: { input: string }; status: string; host: string | null; reason: string | null });
+        expect(rows.map((x) => x.input)).toEqual(lines.map((l) => ({ input: l })));
         for (const row of rows) {
-          const expected = normaliseHost(row.input);
+          const expected = normaliseHost(row.input.input);
           if (row.status === 'invalid') {
             expect(expected.ok).toBe(false);
             expect(row.host).toBeNull();

@@ -231,7 +231,7 @@ describe.concurrent('where the key may travel', () => {
         env: home.env({ DOMAIN_INTEL_BASE_URL: undefined }),
       });
       expect(loopback.code, loopback.stderr).toBe(0);
-      expect(JSON.parse(loopback.stdout)).toMatchObject({ domain: host });
+      expect(JSON.parse(loopback.stdout)).toMatchObject([{ data: { domain: host } }]);
       expect(
         sb
           .requests()

@@ -5,7 +5,7 @@ import { loadCatalog } from '../catalog-source.js';
 import type { Context } from '../context.js';
 import { EXIT } from '../exit-codes.js';
 import { relativeAge } from '../output/format.js';
-import { catalogView, pickFormat, toJson } from '../output/render.js';
+import { catalogView, pickFormat, recordsJson } from '../output/render.js';
 import { writeCsv } from '../rows.js';
 
 export default async function catalog(ctx: Context<'catalog'>): Promise<number> {
@@ -26,8 +26,12 @@ export default async function catalog(ctx: Context<'catalog'>): Promise<number> 
       ['category', 'tech', 'domains'],
       shown.flatMap((c) => c.technologies.map((t) => [c.category, t.tech, t.domains])),
     );
-  } else if (format === 'ndjson') {
-    for (const c of shown) for (const t of c.technologies) ctx.io.stdout.write(toJson({ category: c.category, ...t }, 'ndjson'));
-  } else ctx.io.stdout.write(toJson(shown, 'json'));
+  } else
+    ctx.io.stdout.write(
+      recordsJson(
+        shown.flatMap((c) => c.technologies.map((t) => ({ category: c.category, ...t }))),
+        format,
+      ),
+    );
   return EXIT.OK;
 }

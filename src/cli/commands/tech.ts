@@ -5,7 +5,7 @@ import { withRetry } from '../../api/retry.js';
 import { loadCatalog } from '../catalog-source.js';
 import type { Context } from '../context.js';
 import { EXIT } from '../exit-codes.js';
-import { pickFormat, technologyView, toJson } from '../output/render.js';
+import { pickFormat, recordsJson, technologyView } from '../output/render.js';
 import { writeCsv } from '../rows.js';
 
 export default async function tech(ctx: Context<'tech'>): Promise<number> {
@@ -16,7 +16,7 @@ export default async function tech(ctx: Context<'tech'>): Promise<number> {
     const format = pickFormat(ctx.opts.format, ctx.io.stdout.isTTY);
     if (format === 'table') ctx.io.stdout.write(`${technologyView(r.data, ctx.outStyle)}\n`);
     else if (format === 'csv') await writeCsv(ctx, ['tech', 'domains'], [[r.data.tech, r.data.domains]]);
-    else ctx.io.stdout.write(toJson(r.data, format));
+    else ctx.io.stdout.write(recordsJson([r.data], format));
     return EXIT.OK;
   } catch (err) {
     if (!(err instanceof NotFoundError)) throw err;
