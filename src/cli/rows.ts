@@ -23,6 +23,8 @@ export async function writeRows(
     format: opts.format,
     kind: opts.kind,
     shape: { format: 'lines', headers: null, hostColumn: 0 },
+    ...(ctx.opts.prefix === undefined ? {} : { prefix: ctx.opts.prefix }),
+    ...(ctx.opts.fields === undefined ? {} : { fields: ctx.opts.fields }),
     raw: ctx.opts.raw === true,
     neutraliseInput: ctx.opts.neutraliseInput === true,
     bom: ctx.opts.bom === true,
@@ -39,31 +41,34 @@ export async function writeCsv(ctx: Context<'tech' | 'catalog'>, header: string[
   ctx.io.stdout.write(stringify([header, ...rows.map((r) => r.map(safe))], { record_delimiter: '\n' }));
 }
 
+// The host (and the organisation an employees row is counted at) is what a row is about: a key, never cut;
+// figures never cut; the status, a country code and a date are short words read whole (keys too). Only the
+// technologies and the reason are free text, which gives way on a narrow terminal (table.ts).
 const TABLE_COLUMNS: Record<RunKind, Column[]> = {
   profile: [
-    { key: 'host' },
-    { key: 'status' },
-    { key: 'technologies', max: 40 },
-    { key: 'country_iso', header: 'country' },
-    { key: 'traffic_visits', header: 'visits/mo', align: 'right' },
-    { key: 'employees', header: 'employees', align: 'right' },
-    { key: 'reason', max: 40 },
+    { key: 'host', kind: 'key' },
+    { key: 'status', kind: 'key' },
+    { key: 'technologies', max: 40, kind: 'text' },
+    { key: 'country_iso', header: 'country', short: 'cc', kind: 'key' },
+    { key: 'traffic_visits', header: 'visits/mo', short: 'visits', align: 'right', kind: 'number' },
+    { key: 'employees', header: 'employees', short: 'empl.', align: 'right', kind: 'number' },
+    { key: 'reason', max: 40, kind: 'text' },
   ],
   traffic: [
-    { key: 'host' },
-    { key: 'status' },
-    { key: 'traffic_visits', header: 'visits/mo', align: 'right' },
-    { key: 'traffic_band', header: 'band' },
-    { key: 'traffic_as_of', header: 'as of' },
-    { key: 'reason', max: 40 },
+    { key: 'host', kind: 'key' },
+    { key: 'status', kind: 'key' },
+    { key: 'traffic_visits', header: 'visits/mo', short: 'visits', align: 'right', kind: 'number' },
+    { key: 'traffic_band', header: 'band', kind: 'key' },
+    { key: 'traffic_as_of', header: 'as of', kind: 'key' },
+    { key: 'reason', max: 40, kind: 'text' },
   ],
   employees: [
-    { key: 'host' },
-    { key: 'status' },
-    { key: 'apex', header: 'organisation' },
-    { key: 'employees', align: 'right' },
-    { key: 'employees_as_of', header: 'as of' },
-    { key: 'reason', max: 40 },
+    { key: 'host', kind: 'key' },
+    { key: 'status', kind: 'key' },
+    { key: 'apex', header: 'organisation', short: 'org', kind: 'key' },
+    { key: 'employees', short: 'empl.', align: 'right', kind: 'number' },
+    { key: 'employees_as_of', header: 'as of', kind: 'key' },
+    { key: 'reason', max: 40, kind: 'text' },
   ],
 };
 

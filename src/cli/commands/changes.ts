@@ -111,7 +111,8 @@ function eventTable(ctx: Context, events: ChangeEvent[]): string {
     to: e.field === 'technologies' ? names('+', e.added) : renderList(e.to),
     at: fetchedAtText(e.at),
   }));
-  const columns = EVENT_COLUMNS.map((key) => ({ key, ...(key === 'from' || key === 'to' ? { max: 40 } : {}) }));
+  // The host, the field and the time are read whole; the values give way on a narrow terminal (table.ts).
+  const columns = EVENT_COLUMNS.map((key) => ({ key, ...(key === 'from' || key === 'to' ? { max: 40 } : { kind: 'key' as const }) }));
   return renderTable(rows, columns, { style: ctx.outStyle, ...(ctx.io.stdout.columns ? { width: ctx.io.stdout.columns } : {}) });
 }
 

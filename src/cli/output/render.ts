@@ -26,9 +26,14 @@ export function argsFormat(requested: unknown, output: string | undefined, stdou
   return pickFormat(requested, !toFile && stdoutIsTTY);
 }
 
-/** JSON for stdout: pretty for json, one line for ndjson. */
-export function toJson(value: unknown, format: Format): string {
-  return format === 'ndjson' ? `${JSON.stringify(value)}\n` : `${JSON.stringify(value, null, 2)}\n`;
+/**
+ * Records as the row writer lays them out: a JSON array of one record per line, or NDJSON (one per line). An
+ * array even for one record, so a script reads every command's JSON the same way.
+ */
+export function recordsJson(records: readonly unknown[], format: 'json' | 'ndjson'): string {
+  const lines = records.map((r) => JSON.stringify(r));
+  if (format === 'ndjson') return lines.map((l) => `${l}\n`).join('');
+  return lines.length === 0 ? '[]\n' : `[\n${lines.join(',\n')}\n]\n`;
 }
 
 function range(low: number | null, high: number | null, point: number | null): string {
@@ -104,8 +109,16 @@ export function technologyView(t: TechnologyCount, style: Style): string {
 /** The catalog as one table of category, technology, domains. */
 export function catalogView(categories: CatalogCategory[], style: Style, width?: number): string {
   const rows = categories.flatMap((c) => c.technologies.map((t) => ({ category: c.category, tech: t.tech, domains: t.domains })));
-  return renderTable(rows, [{ key: 'category' }, { key: 'tech', header: 'technology' }, { key: 'domains', align: 'right' }], {
-    style,
-    ...(width === undefined ? {} : { width }),
-  });
+  return renderTable(
+    rows,
+    [
+      { key: 'category', kind: 'key' },
+      { key: 'tech', header: 'technology', kind: 'key' },
+      { key: 'domains', align: 'right', kind: 'number' },
+    ],
+    {
+      style,
+      ...(width === undefined ? {} : { width }),
+    },
+  );
 }

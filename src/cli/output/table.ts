@@ -1,6 +1,12 @@
 // Plain aligned tables and label/value blocks for records printed to a terminal (`lookup`, `catalog`, ...).
 // No box drawing: output stays greppable and pastes cleanly. Widths are measured with displayWidth, which
 // counts East Asian wide characters and emoji as two columns (an approximation, not a full wcwidth).
+//
+// Fitting a width: a column is a key (a host: what a row is about), a number, or free text. A cut host or a
+// cut figure (`usi.c…`, `40,600…`) is worse than none: it reads as another value. So free text gives way first
+// (shrunk; then headers shortened; then dropped, the widest first), keys and numbers never; a column empty in every row takes no
+// room at all. When keys and numbers alone are wider than the terminal, each row is shown as a block of
+// `label  value` lines instead (psql's `\x auto`), where nothing but free text is cut.
 import { PLAIN, type Style, displayWidth, padToWidth, sanitizeForTerminal, truncateToWidth } from './terminal.js';
 import { groupedNumber } from './format.js';
 
@@ -12,7 +18,16 @@ export interface Column {
   align?: 'left' | 'right';
   /** Most columns a value may take before it is cut with '…'. */
   max?: number;
+  /**
+   * How it fits a narrow terminal: 'key' and 'number' are never cut, 'text' shrinks first and, when given
+   * here, may be dropped. Defaults to 'number' when every value is a number, else text that only shrinks.
+   */
+  kind?: ColumnKind;
+  /** A shorter header, used when the table would not fit otherwise (`cc` for `country`). */
+  short?: string;
 }
+
+type ColumnKind = 'key' | 'number' | 'text';
 
 export interface RenderOptions {
   style?: Style;
@@ -58,54 +73,89 @@ function showCell(cell: Cell, style: Style): string {
   return cell.isNull ? style.dim(cell.text) : cell.text;
 }
 
-/** Shrink the widest columns one step at a time until the row fits `total` columns (or nothing can shrink). */
-function fitWidths(widths: number[], total: number): number[] {
+/**
+ * Widths that fit `total` columns: with `drop`, free-text columns declared so (`droppable`) go first, the widest first (the one that
+ * needs the most room to say anything), until the rest could fit; then the widest free-text column shrinks one
+ * step at a time down to MIN_COLUMN. Keys and numbers keep their width. Each width (0: dropped), and whether the
+ * row fits.
+ */
+function fitWidths(widths: number[], kinds: ColumnKind[], droppable: boolean[], total: number, drop: boolean): { widths: number[]; fits: boolean } {
   const out = [...widths];
-  let used = out.reduce((a, b) => a + b, 0) + GAP.length * Math.max(0, out.length - 1);
-  while (used > total) {
+  const used = (w: number[]): number => {
+    const shown = w.filter((x) => x > 0);
+    return shown.reduce((a, b) => a + b, 0) + GAP.length * Math.max(0, shown.length - 1);
+  };
+  const squeezed = (): number[] => out.map((w, i) => (kinds[i] === 'text' ? Math.min(w, MIN_COLUMN) : w));
+  if (drop) {
+    const text = out.flatMap((w, i) => (droppable[i] && w > 0 ? [i] : [])).sort((a, b) => out[b]! - out[a]!);
+    for (const i of text) {
+      if (used(squeezed()) <= total || out.filter((w) => w > 0).length <= 1) break;
+      out[i] = 0;
+    }
+  }
+  while (used(out) > total) {
     let widest = -1;
     for (let i = 0; i < out.length; i++) {
-      if (out[i]! > MIN_COLUMN && (widest < 0 || out[i]! > out[widest]!)) widest = i;
+      if (kinds[i] === 'text' && out[i]! > MIN_COLUMN && (widest < 0 || out[i]! > out[widest]!)) widest = i;
     }
     if (widest < 0) break;
-    // Take the whole overflow from the widest column at once, but not below the runner-up or the minimum.
-    const runnerUp = Math.max(MIN_COLUMN, ...out.filter((_, i) => i !== widest));
-    const cut = Math.max(1, Math.min(used - total, out[widest]! - runnerUp));
-    out[widest] = out[widest]! - cut;
-    used -= cut;
+    // Take the whole overflow from the widest text column at once, but not below the runner-up or the minimum.
+    const runnerUp = Math.max(MIN_COLUMN, ...out.filter((_w, i) => i !== widest && kinds[i] === 'text'));
+    out[widest] = out[widest]! - Math.max(1, Math.min(used(out) - total, out[widest]! - runnerUp));
   }
-  return out;
+  return { widths: out, fits: used(out) <= total };
 }
 
 /** Render rows as an aligned table: header, dim rule, one line per row; no trailing newline. */
-export function renderTable(rows: Record<string, unknown>[], columns: Column[], opts: RenderOptions = {}): string {
+export function renderTable(rows: Record<string, unknown>[], allColumns: Column[], opts: RenderOptions = {}): string {
   const style = opts.style ?? PLAIN;
-  const headers = columns.map((c) => sanitizeForTerminal(c.header ?? c.key));
-  const cells = rows.map((row) => columns.map((c) => toCell(row[c.key])));
-
-  const aligns = columns.map((c, i): 'left' | 'right' => {
-    if (c.align) return c.align;
+  const allCells = rows.map((row) => allColumns.map((c) => toCell(row[c.key])));
+  // A column empty in every row says nothing and takes room: dropped (kept when there are no rows at all).
+  const kept = allColumns.flatMap((_c, i) => (rows.length === 0 || allCells.some((r) => !r[i]!.isNull) ? [i] : []));
+  const columns = kept.map((i) => allColumns[i]!);
+  const cells = allCells.map((r) => kept.map((i) => r[i]!));
+  const long = columns.map((c) => sanitizeForTerminal(c.header ?? c.key));
+  let headers = long;
+  const allNumbers = (i: number): boolean => {
     const present = cells.map((r) => r[i]!).filter((cell) => !cell.isNull);
-    return present.length > 0 && present.every((cell) => cell.isNumber) ? 'right' : 'left';
-  });
+    return present.length > 0 && present.every((cell) => cell.isNumber);
+  };
+  const kinds = columns.map((c, i): ColumnKind => c.kind ?? (allNumbers(i) ? 'number' : 'text'));
+  const aligns = columns.map((c, i): 'left' | 'right' => c.align ?? (allNumbers(i) ? 'right' : 'left'));
 
-  let widths = columns.map((c, i) => {
-    // reduce, not Math.max(...spread): a long table would overflow the argument list.
-    const natural = cells.reduce((w, r) => Math.max(w, displayWidth(r[i]!.text)), displayWidth(headers[i]!));
-    return c.max !== undefined ? Math.max(1, Math.min(natural, c.max)) : natural;
-  });
-  if (opts.width !== undefined && opts.width > 0) widths = fitWidths(widths, opts.width);
+  const naturalWidths = (names: string[]): number[] =>
+    columns.map((c, i) => {
+      // reduce, not Math.max(...spread): a long table would overflow the argument list.
+      const natural = cells.reduce((w, r) => Math.max(w, displayWidth(r[i]!.text)), displayWidth(names[i]!));
+      return c.max !== undefined && kinds[i] === 'text' ? Math.max(1, Math.min(natural, c.max)) : natural;
+    });
+  let widths = naturalWidths(headers);
+  if (opts.width !== undefined && opts.width > 0) {
+    // What gives way, least loss first: free text shrinks; then the short headers; then free text goes.
+    // Only a column its caller declared free text may go: one of unknown worth only shrinks.
+    const droppable = columns.map((c) => c.kind === 'text');
+    const short = columns.map((c, i) => (c.short === undefined ? long[i]! : sanitizeForTerminal(c.short)));
+    const tries = [
+      { names: long, drop: false },
+      { names: short, drop: false },
+      { names: short, drop: true },
+    ];
+    const fitted = tries.map((t) => ({ ...t, ...fitWidths(naturalWidths(t.names), kinds, droppable, opts.width!, t.drop) })).find((t) => t.fits);
+    if (fitted === undefined && rows.length > 0) return renderBlocks(long, cells, kinds, style, opts.width);
+    if (fitted !== undefined) ({ widths, names: headers } = fitted);
+  }
+  const on = widths.flatMap((w, i) => (w > 0 ? [i] : []));
 
   const line = (texts: string[], shown: (text: string, i: number) => string): string =>
-    texts
-      .map((text, i) => {
-        const cut = truncateToWidth(text, widths[i]!);
+    on
+      .map((i) => {
+        const cut = truncateToWidth(texts[i]!, widths[i]!);
         return padToWidth(cut, widths[i]!, aligns[i]!, shown(cut, i));
       })
       .join(GAP)
       .trimEnd();
 
-  const out = [line(headers, (text) => style.bold(text)), style.dim(widths.map((w) => '─'.repeat(w)).join(GAP))];
+  const out = [line(headers, (text) => style.bold(text)), style.dim(on.map((i) => '─'.repeat(widths[i]!)).join(GAP))];
   for (const row of cells) {
     out.push(
       line(
@@ -115,6 +165,22 @@ export function renderTable(rows: Record<string, unknown>[], columns: Column[], 
     );
   }
   return out.join('\n');
+}
+
+/** Each row as a block of `label  value` lines, blocks apart by a blank line: only free text is cut to the width. */
+function renderBlocks(headers: string[], rows: Cell[][], kinds: ColumnKind[], style: Style, width: number): string {
+  const labelWidth = Math.max(0, ...headers.map(displayWidth));
+  const room = Math.max(MIN_COLUMN, width - labelWidth - GAP.length);
+  return rows
+    .map((row) =>
+      row
+        .map((cell, i) => {
+          const text = kinds[i] === 'text' ? truncateToWidth(cell.text, room) : cell.text;
+          return `${padToWidth(headers[i]!, labelWidth, 'left', style.dim(headers[i]!))}${GAP}${showCell({ ...cell, text }, style)}`;
+        })
+        .join('\n'),
+    )
+    .join('\n\n');
 }
 
 /** Render one record as 'label: value' lines, values aligned; no trailing newline. */

@@ -76,3 +76,82 @@ describe('renderKeyValue', () => {
     expect(displayWidth(out)).toBeLessThanOrEqual(30);
   });
 });
+
+// Issue 16: at 60 columns the host was cut (`usi.c…`) and a figure too (`40,600…`) while an empty `reason` kept
+// its width. Columns have a kind: keys and numbers are never cut, free text gives way first.
+describe('renderTable at narrow widths (40, 60, 120 columns)', () => {
+  const hosts = [
+    { host: 'usi.com', status: 'found', tech: 'Apache HTTP Server;Cloudflare;HSTS', cc: 'US', visits: 14_442, staff: null, reason: null },
+    { host: 'alzota-cloud.com', status: 'found', tech: "Cloudflare;jQuery;Let's Encrypt", cc: 'FR', visits: 308, staff: '1–10', reason: null },
+    { host: 'www.alzota-cloud.com', status: 'found', tech: null, cc: 'IN', visits: 40_600_797, staff: '1–10', reason: null },
+    { host: 'nothere-xyz.com', status: 'missing', tech: null, cc: null, visits: null, staff: null, reason: null },
+  ];
+  const cols = [
+    { key: 'host', kind: 'key' as const },
+    { key: 'status', kind: 'key' as const },
+    { key: 'tech', header: 'technologies', max: 40, kind: 'text' as const },
+    { key: 'cc', header: 'country', short: 'cc', kind: 'key' as const },
+    { key: 'visits', header: 'visits/mo', short: 'visits', align: 'right' as const, kind: 'number' as const },
+    { key: 'staff', header: 'employees', short: 'empl.', align: 'right' as const, kind: 'number' as const },
+    { key: 'reason', max: 40, kind: 'text' as const },
+  ];
+  const whole = ['usi.com', 'alzota-cloud.com', 'www.alzota-cloud.com', 'nothere-xyz.com', '14,442', '308', '40,600,797', '1–10'];
+
+  it('120: every column at full width but the empty reason, which takes no room', () => {
+    const lines = renderTable(hosts, cols, { width: 120 }).split('\n');
+    expect(lines[0]).toBe('host                  status   technologies                        country   visits/mo  employees');
+    expect(lines[2]).toBe('usi.com               found    Apache HTTP Server;Cloudflare;HSTS  US           14,442          —');
+    for (const line of lines) expect(displayWidth(line)).toBeLessThanOrEqual(120);
+    expect(lines.join('\n')).not.toContain('reason');
+  });
+
+  it('60: free text shrinks and short headers stand in; hosts and figures whole', () => {
+    const lines = renderTable(hosts, cols, { width: 60 }).split('\n');
+    expect(lines).toEqual([
+      'host                  status   techn…  cc      visits  empl.',
+      '────────────────────  ───────  ──────  ──  ──────────  ─────',
+      'usi.com               found    Apach…  US      14,442      —',
+      'alzota-cloud.com      found    Cloud…  FR         308   1–10',
+      'www.alzota-cloud.com  found    —       IN  40,600,797   1–10',
+      'nothere-xyz.com       missing  —       —            —      —',
+    ]);
+    for (const line of lines) expect(displayWidth(line)).toBeLessThanOrEqual(60);
+  });
+
+  it('60 with two free-text columns: the widest goes, the other keeps what room is left', () => {
+    const rows = [...hosts, { host: 'not a host', status: 'invalid', tech: null, cc: null, visits: null, staff: null, reason: 'contains spaces' }];
+    const lines = renderTable(rows, cols, { width: 60 }).split('\n');
+    expect(lines[0]).toBe('host                  status   cc      visits  empl.  reason');
+    expect(lines.at(-1)).toBe('not a host            invalid  —            —      —  conta…');
+    for (const line of lines) expect(displayWidth(line)).toBeLessThanOrEqual(60);
+  });
+
+  it('40: keys and numbers alone are wider, so each row is a block of label/value lines, nothing of them cut', () => {
+    const out = renderTable(hosts, cols, { width: 40 });
+    for (const line of out.split('\n')) expect(displayWidth(line)).toBeLessThanOrEqual(40);
+    for (const value of whole) expect(out).toContain(value);
+    expect(out.split('\n\n')).toHaveLength(4);
+    expect(out.split('\n\n')[2]).toBe(
+      [
+        'host          www.alzota-cloud.com',
+        'status        found',
+        'technologies  —',
+        'country       IN',
+        'visits/mo     40,600,797',
+        'employees     1–10',
+      ].join('\n'),
+    );
+    expect(out.split('\n\n')[0]).toContain('technologies  Apache HTTP Server;Cloudf…');
+  });
+
+  it('a key wider than the terminal is still written whole (the line runs over rather than lie)', () => {
+    const long = `${'a'.repeat(50)}.example`;
+    const out = renderTable([{ host: long }], [{ key: 'host', kind: 'key' }], { width: 40 });
+    expect(out).toContain(long);
+  });
+
+  it('without a width nothing is cut and no kind matters', () => {
+    const out = renderTable(hosts, cols);
+    for (const value of [...whole, 'Apache HTTP Server;Cloudflare;HSTS']) expect(out).toContain(value);
+  });
+});

@@ -1,0 +1,157 @@
+// Issue 16, "one shape per format" and "narrow terminals": every command's JSON is an array and its NDJSON one
+// object per line, of one record shape per command; lookup, batch, traffic and employees write the row
+// envelope {line, input, status, host, reason, data, fetched_at} whether one host or many, `input` an object
+// keyed as the CSV output of the same run names those columns. Tables on a terminal of 40, 60 and 120 columns
+// never cut a host or a figure. In-process against the sandbox over real HTTP.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse } from 'csv-parse/sync';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { displayWidth } from '../../src/cli/output/terminal.js';
+import { cliEnv, runInProcess } from '../helpers/cli.js';
+
+const ENVELOPE = ['line', 'input', 'status', 'host', 'reason', 'data', 'fetched_at'];
+const HELD = ['usi.com', 'alzota-cloud.com', 'www.alzota-cloud.com'];
+const MISSING = 'nothere-xyz.com';
+
+let sb: Sandbox;
+let env: NodeJS.ProcessEnv;
+let dir: string;
+beforeAll(async () => {
+  sb = await startSandbox({ port: 0 });
+  env = cliEnv({ DOMAIN_INTEL_BASE_URL: sb.baseUrl, DOMAIN_INTEL_API_KEY: sb.key });
+  dir = mkdtempSync(join(tmpdir(), 'di-formats-'));
+});
+afterAll(async () => {
+  await sb.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+type Row = Record<string, unknown> & { input: Record<string, unknown> };
+
+/** Runs the command in JSON, NDJSON and CSV; checks the JSON array equals the NDJSON lines; returns both. */
+async function threeWays(args: string[], expectCode = 0): Promise<{ rows: Row[]; header: string[] }> {
+  const json = await runInProcess([...args, '--format', 'json'], { env });
+  expect(json.code, json.stderr).toBe(expectCode);
+  const rows = JSON.parse(json.stdout) as Row[];
+  expect(Array.isArray(rows)).toBe(true);
+  const ndjson = await runInProcess([...args, '--format', 'ndjson'], { env });
+  expect(ndjson.code, ndjson.stderr).toBe(expectCode);
+  expect(
+    ndjson.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l)),
+  ).toEqual(rows);
+  const csv = await runInProcess([...args, '--format', 'csv'], { env });
+  expect(csv.code, csv.stderr).toBe(expectCode);
+  const [header] = parse(csv.stdout) as string[][];
+  return { rows, header: header ?? [] };
+}
+
+describe('one shape per format (issue 16)', () => {
+  it('lookup of one host and of several: the same envelope, input keyed as the CSV names its column', async () => {
+    const one = await threeWays(['lookup', HELD[0]!]);
+    const many = await threeWays(['lookup', ...HELD, MISSING]);
+    expect(one.rows).toHaveLength(1);
+    expect(many.rows).toHaveLength(4);
+    for (const r of [...one.rows, ...many.rows]) expect(Object.keys(r)).toEqual(ENVELOPE);
+    // The CSV's input column (before status) is what `input` is keyed by: `input` for hosts typed in.
+    expect(one.header.slice(0, one.header.indexOf('status'))).toEqual(['input']);
+    expect(one.rows[0]!.input).toEqual({ input: HELD[0] });
+    expect(many.rows.map((r) => r.input)).toEqual([...HELD, MISSING].map((h) => ({ input: h })));
+    // The same host reads the same alone or in a list (its answer cached by then, so even fetched_at agrees).
+    expect(many.rows[0]).toEqual(one.rows[0]);
+    expect(many.rows[3]).toMatchObject({ status: 'missing', host: MISSING, data: null });
+  });
+
+  it('a host the service does not hold, alone: its missing row on stdout, the error on stderr, exit 8', async () => {
+    const { rows } = await threeWays(['lookup', MISSING], 8);
+    expect(rows).toEqual([{ line: 1, input: { input: MISSING }, status: 'missing', host: MISSING, reason: null, data: null, fetched_at: expect.any(String) }]);
+  });
+
+  it('traffic and employees of one host: the envelope with the answer in data', async () => {
+    for (const command of ['traffic', 'employees']) {
+      const { rows, header } = await threeWays([command, HELD[2]!]);
+      expect(rows).toHaveLength(1);
+      expect(Object.keys(rows[0]!)).toEqual(ENVELOPE);
+      expect(rows[0]).toMatchObject({ line: 1, input: { input: HELD[2] }, status: 'found', host: HELD[2] });
+      expect(header[0]).toBe('input');
+    }
+  });
+
+  it('batch of a newline list, of a CSV, and traffic --input: input keyed by the CSV output header', async () => {
+    const list = join(dir, 'hosts.txt');
+    writeFileSync(list, `${HELD.join('\n')}\n`);
+    const table = join(dir, 'companies.csv');
+    writeFileSync(table, `company,website,,website\nUSI,${HELD[0]},x,y\nAlzota,${HELD[1]},,\n`);
+    for (const args of [
+      ['batch', list],
+      ['batch', table, '--column', '2'],
+      ['traffic', '--input', list],
+    ]) {
+      const { rows, header } = await threeWays(args);
+      const inputColumns = header.slice(0, header.indexOf('status'));
+      for (const r of rows) {
+        expect(Object.keys(r)).toEqual(ENVELOPE);
+        expect(typeof r.input).toBe('object');
+      }
+      if (args[1] === table) {
+        // An object holds a name once: the CSV's repeated and blank names made unique as `_2` and `column_N`.
+        expect(inputColumns).toEqual(['company', 'website', '', 'website']);
+        expect(Object.keys(rows[0]!.input)).toEqual(['company', 'website', 'column_3', 'website_2']);
+        expect(rows[0]!.input).toEqual({ company: 'USI', website: HELD[0], column_3: 'x', website_2: 'y' });
+      } else {
+        expect(inputColumns).toEqual(['input']);
+        expect(rows.map((r) => r.input)).toEqual(HELD.map((h) => ({ input: h })));
+      }
+    }
+  });
+
+  it('tech: an array of one {tech, domains}; catalog: the same {category, tech, domains} records as its CSV', async () => {
+    const tech = await threeWays(['tech', 'WordPress']);
+    expect(tech.rows).toEqual([sb.dataset.technology('WordPress')]);
+    expect(tech.header).toEqual(['tech', 'domains']);
+    const catalog = await threeWays(['catalog', '--category', 'cms']);
+    expect(catalog.header).toEqual(['category', 'tech', 'domains']);
+    for (const r of catalog.rows) expect(Object.keys(r)).toEqual(catalog.header);
+    expect(catalog.rows.length).toBeGreaterThan(1);
+  });
+});
+
+describe('tables on a narrow terminal (issue 16)', () => {
+  const hosts = [...HELD, MISSING];
+  const figures = () => HELD.map((h) => sb.dataset.profile(h)?.traffic?.estimated_monthly_visits).filter((v) => typeof v === 'number');
+
+  it.each([120, 60])('%i columns: one line per host, every host and figure whole, no empty reason column, within the width', async (columns) => {
+    const r = await runInProcess(['lookup', ...hosts], { env, stdoutTTY: true, columns });
+    expect(r.code, r.stderr).toBe(0);
+    const lines = r.stdout.trimEnd().split('\n');
+    expect(lines).toHaveLength(2 + hosts.length);
+    for (const line of lines) expect(displayWidth(line)).toBeLessThanOrEqual(columns);
+    for (const [i, h] of hosts.entries()) expect(lines[2 + i]!.startsWith(`${h} `)).toBe(true);
+    for (const v of figures()) expect(r.stdout).toContain(v!.toLocaleString('en-US'));
+    expect(lines[0]).not.toMatch(/reason/);
+    expect(lines[0]).toMatch(columns === 120 ? /technologies +country +visits\/mo +employees$/ : /techn… +cc +visits +empl\.$/);
+  });
+
+  it('40 columns: hosts and figures do not fit side by side, so each host is a block; nothing of them cut', async () => {
+    const r = await runInProcess(['lookup', ...hosts], { env, stdoutTTY: true, columns: 40 });
+    expect(r.code, r.stderr).toBe(0);
+    for (const line of r.stdout.trimEnd().split('\n')) expect(displayWidth(line)).toBeLessThanOrEqual(40);
+    const blocks = r.stdout.trimEnd().split('\n\n');
+    expect(blocks.map((b) => b.split('\n')[0])).toEqual(hosts.map((h) => `host          ${h}`));
+    for (const v of figures()) expect(r.stdout).toContain(v!.toLocaleString('en-US'));
+    expect(r.stdout).not.toMatch(/reason/);
+  });
+
+  it('an invalid row keeps its reason at 60 columns: the widest free text (technologies) goes first', async () => {
+    const r = await runInProcess(['lookup', ...hosts, 'not a host'], { env, stdoutTTY: true, columns: 60 });
+    const lines = r.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^host +status +cc +visits +empl\. +reason$/);
+    expect(lines.at(-1)).toMatch(/^not a host +invalid .*conta…$/);
+    for (const line of lines) expect(displayWidth(line)).toBeLessThanOrEqual(60);
+  });
+});
