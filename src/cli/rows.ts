@@ -1,6 +1,5 @@
 // Writing enriched rows and small tables of values from a command to stdout.
 import type { Writable } from 'node:stream';
-import { stringify } from 'csv-stringify/sync';
 import type { EnrichedRow, RunKind } from '../pipeline/types.js';
 import { createRowWriter, flatten, neutraliseCell } from '../pipeline/write.js';
 import type { Context } from './context.js';
@@ -36,6 +35,8 @@ export async function writeRows(
 
 /** Writes a small CSV (header and rows) to stdout, neutralising formula-like cells unless --raw. */
 export async function writeCsv(ctx: Context<'tech' | 'catalog'>, header: string[], rows: (string | number)[][]): Promise<void> {
+  // Loaded here, not with the module: a single lookup's JSON goes through writeRows and needs none of it.
+  const { stringify } = await import('csv-stringify/sync');
   const clean = terminalCells(ctx, ctx.io.stdout).cleanCell ?? ((s: string) => s);
   const safe = (v: string | number) => (typeof v === 'number' ? v : clean(ctx.opts.raw === true ? v : neutraliseCell(v)));
   ctx.io.stdout.write(stringify([header, ...rows.map((r) => r.map(safe))], { record_delimiter: '\n' }));

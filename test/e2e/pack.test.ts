@@ -75,7 +75,7 @@ describe('npm pack', () => {
       const env = cliEnv({ DOMAIN_INTEL_BASE_URL: sb.baseUrl, DOMAIN_INTEL_API_KEY: sb.key });
       const host = sb.hostList()[0] as string;
       const lookup = await run(installed, ['lookup', host, '--format', 'json'], { cwd: dir, env });
-      expect((JSON.parse(lookup.stdout) as { domain: string }).domain).toBe(host);
+      expect((JSON.parse(lookup.stdout) as { data: { domain: string } }[])[0]?.data.domain).toBe(host);
       expect(sb.charges().total).toBe(1);
       // Asked again, the installed copy answers from its SQLite cache and spends nothing.
       const again = await run(installed, ['lookup', host, '--format', 'json'], { cwd: dir, env });
