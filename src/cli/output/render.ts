@@ -49,7 +49,7 @@ export function profileView(p: DomainProfile, style: Style, width?: number): str
   const e = p.employees;
   return renderKeyValue(
     [
-      ['host', p.domain],
+      ['host', p.domain, 'key'],
       ['resolves', p.resolves],
       ['technologies', p.technologies],
       ['network', p.network],

@@ -183,16 +183,20 @@ function renderBlocks(headers: string[], rows: Cell[][], kinds: ColumnKind[], st
     .join('\n\n');
 }
 
-/** Render one record as 'label: value' lines, values aligned; no trailing newline. */
-export function renderKeyValue(pairs: [string, unknown][], opts: RenderOptions = {}): string {
+/**
+ * Render one record as 'label: value' lines, values aligned; no trailing newline. A pair's third element marks
+ * a key (a host) that is never cut to the width; figures are never cut either.
+ */
+export function renderKeyValue(pairs: [string, unknown, ColumnKind?][], opts: RenderOptions = {}): string {
   const style = opts.style ?? PLAIN;
   const labels = pairs.map(([label]) => `${sanitizeForTerminal(label)}:`);
   const labelWidth = Math.max(0, ...labels.map(displayWidth));
   return pairs
-    .map(([, value], i) => {
+    .map(([, value, kind], i) => {
       const cell = toCell(value);
       const room = opts.width !== undefined && opts.width > 0 ? opts.width - labelWidth - GAP.length : Infinity;
-      const text = Number.isFinite(room) ? truncateToWidth(cell.text, Math.max(MIN_COLUMN, room)) : cell.text;
+      const whole = kind === 'key' || kind === 'number' || cell.isNumber;
+      const text = Number.isFinite(room) && !whole ? truncateToWidth(cell.text, Math.max(MIN_COLUMN, room)) : cell.text;
       const label = padToWidth(labels[i]!, labelWidth, 'left', style.dim(labels[i]!));
       return `${label}${GAP}${showCell({ ...cell, text }, style)}`;
     })

@@ -75,6 +75,21 @@ describe('renderKeyValue', () => {
     const out = renderKeyValue([['k', 'v'.repeat(200)]], { width: 30 });
     expect(displayWidth(out)).toBeLessThanOrEqual(30);
   });
+
+  it('never cuts a key or a figure to the width, only free text (a single lookup at 40 columns)', () => {
+    const host = 'www.a-rather-long-company-name.example';
+    const out = renderKeyValue(
+      [
+        ['host', host, 'key'],
+        ['visits', 40_600_797_123],
+        ['technologies', 'Apache HTTP Server;Cloudflare;HSTS;Next.js'],
+      ],
+      { width: 40 },
+    ).split('\n');
+    expect(out[0]).toBe(`host:          ${host}`);
+    expect(out[1]).toBe('visits:        40,600,797,123');
+    expect(out[2]).toBe('technologies:  Apache HTTP Server;Cloud…');
+  });
 });
 
 // Issue 16: at 60 columns the host was cut (`usi.c…`) and a figure too (`40,600…`) while an empty `reason` kept
