@@ -85,11 +85,8 @@ beforeAll(async () => {
   }
   const catalog = await runInProcess(['catalog', '--format', 'json'], { env });
   expect(catalog.code, catalog.stderr).toBe(0);
-  categoryOf = new Map(
-    (JSON.parse(catalog.stdout) as { category: string; technologies: { tech: string }[] }[]).flatMap((c) =>
-      c.technologies.map((t) => [t.tech, c.category] as const),
-    ),
-  );
+  // catalog's JSON is its records, one per technology (issue 16), as its NDJSON and CSV.
+  categoryOf = new Map((JSON.parse(catalog.stdout) as { category: string; tech: string }[]).map((t) => [t.tech, t.category] as const));
   rows = parse(readFileSync(join(dir, 'out.csv'), 'utf8'), { columns: true }) as Record<string, string>[];
 }, 60_000);
 afterAll(async () => {
