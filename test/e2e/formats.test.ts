@@ -82,6 +82,17 @@ describe('one shape per format (issue 16)', () => {
     }
   });
 
+  it('traffic HOST --fields: the flat objects a list run writes; an unknown field refused before anything is spent', async () => {
+    const { rows, header } = await threeWays(['traffic', HELD[1]!, '--fields', 'traffic_visits,traffic_band']);
+    expect(header).toEqual(['input', 'traffic_visits', 'traffic_band']);
+    expect(rows).toEqual([{ line: 1, traffic_visits: sb.dataset.traffic(HELD[1]!)?.estimated_monthly_visits, traffic_band: sb.dataset.traffic(HELD[1]!)?.band }]);
+    const before = sb.charges().total;
+    const bad = await runInProcess(['traffic', 'usi.com', '--fields', 'nope', '--refresh'], { env });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/unknown field nope; valid fields for traffic: /);
+    expect(sb.charges().total).toBe(before);
+  });
+
   it('batch of a newline list, of a CSV, and traffic --input: input keyed by the CSV output header', async () => {
     const list = join(dir, 'hosts.txt');
     writeFileSync(list, `${HELD.join('\n')}\n`);
