@@ -85,7 +85,9 @@ describe('one shape per format (issue 16)', () => {
   it('traffic HOST --fields: the flat objects a list run writes; an unknown field refused before anything is spent', async () => {
     const { rows, header } = await threeWays(['traffic', HELD[1]!, '--fields', 'traffic_visits,traffic_band']);
     expect(header).toEqual(['input', 'traffic_visits', 'traffic_band']);
-    expect(rows).toEqual([{ line: 1, traffic_visits: sb.dataset.traffic(HELD[1]!)?.estimated_monthly_visits, traffic_band: sb.dataset.traffic(HELD[1]!)?.band }]);
+    expect(rows).toEqual([
+      { line: 1, traffic_visits: sb.dataset.traffic(HELD[1]!)?.estimated_monthly_visits, traffic_band: sb.dataset.traffic(HELD[1]!)?.band },
+    ]);
     const before = sb.charges().total;
     const bad = await runInProcess(['traffic', 'usi.com', '--fields', 'nope', '--refresh'], { env });
     expect(bad.code).toBe(2);

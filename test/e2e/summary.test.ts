@@ -72,7 +72,6 @@ describe('the run summary', () => {
       columns: 200,
     });
     expect(r.code).toBe(4);
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: reading colour codes is the point
     const plain = r.stderr.replace(/\x1b\[[0-9;]*m/g, '');
     expect(plain).toMatch(/rows: read 30 · found \d+ · missing \d+ · invalid 0 · errors 0 · not looked up 20 · duplicates 0\n/);
     expect(plain).toContain('stopped: --max-lookups 10 reached\n');
