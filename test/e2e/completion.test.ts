@@ -2,7 +2,7 @@
 // installed (bash always; zsh and fish when present) and asked for candidates the way the shell asks.
 // Stored key names and cached catalog names come from `domain-intel completion --names`, so the CLI is
 // put on PATH as `domain-intel` and the catalog is fetched once from the sandbox to fill the cache.
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
@@ -29,12 +29,14 @@ let sb: Sandbox;
 let dir: string;
 let env: NodeJS.ProcessEnv;
 let techNames: string[];
+let slugs: string[];
 const scripts: Record<string, string> = {};
 
 beforeAll(async () => {
   assertBuilt();
   sb = await startSandbox({ port: 0, rpm: 0, hosts: 50 });
   techNames = [...new Set(sb.dataset.catalog().flatMap((c) => c.technologies.map((t) => t.tech)))];
+  slugs = sb.dataset.catalog().map((c) => c.category);
   dir = mkdtempSync(join(tmpdir(), 'di-completion-'));
   // The scripts call `domain-intel` by name, as they do once installed.
   const binDir = join(dir, 'bin');
@@ -60,11 +62,15 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-/** COMPREPLY after bash's completion function runs on `words` (the last one is being completed). */
+/**
+ * COMPREPLY after bash's completion function runs on `words` (the last one is being completed), the script
+ * loaded as the README says: `source <(domain-intel completion bash)` in a bash with no startup files.
+ */
 async function bashComplete(...words: string[]): Promise<string[]> {
-  // biome-ignore lint/suspicious/noTemplateCurlyInString: shell code, expanded by the shell
-  const script = 'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); COMPREPLY=(); _domain_intel; printf "%s\\0" "${COMPREPLY[@]}"';
-  const { stdout } = await exec('bash', ['-c', script, 'bash', scripts.bash as string, 'domain-intel', ...words], { env });
+  const script =
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: shell code, expanded by the shell
+    'source <(domain-intel completion bash); COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); COMPREPLY=(); _domain_intel; printf "%s\\0" "${COMPREPLY[@]}"';
+  const { stdout } = await exec('bash', ['--norc', '--noprofile', '-c', script, 'bash', 'domain-intel', ...words], { env });
   return stdout.split('\0').filter((w) => w !== '');
 }
 
@@ -97,7 +103,107 @@ describe('completion command', () => {
     expect(tech.stdout.split('\n').filter((l) => l !== '')).toEqual(techNames);
     const keys = await runCli(['completion', '--names', 'keys'], { env });
     expect(keys.stdout).toBe('work\n');
+    const categories = await runCli(['completion', '--names', 'categories'], { env });
+    expect(categories.stdout).toBe(`${slugs.join('\n')}\n`);
   });
+
+  it('lists names from the cache only: with the service gone and an empty cache, nothing, at once', async () => {
+    const cold = cliEnv({ DOMAIN_INTEL_BASE_URL: 'http://127.0.0.1:9/api/v1', DOMAIN_INTEL_API_KEY: sb.key });
+    for (const what of ['tech', 'categories']) {
+      const r = await runCli(['completion', '--names', what], { env: cold });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toBe('');
+    }
+    const r = await runCli(['completion', '--names', 'hosts'], { env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--names takes keys, tech or categories, got "hosts"/);
+  });
+});
+
+describe('bash: setting names, plan names, category slugs, and nothing for a host', () => {
+  it('config set|unset offer the setting names, and `config set plan` the plan names', async () => {
+    expect(await bashComplete('config', 'set', '')).toEqual(['base-url', 'plan', 'rpm']);
+    expect(await bashComplete('config', 'unset', '')).toEqual(['base-url', 'plan', 'rpm']);
+    expect(await bashComplete('config', 'set', 'p')).toEqual(['plan']);
+    expect(await bashComplete('config', 'set', 'plan', '')).toEqual(['pro', 'business', 'business-plus']);
+    expect(await bashComplete('config', 'set', 'plan', 'business-')).toEqual(['business-plus']);
+    // A URL or a number is the user's to type.
+    expect(await bashComplete('config', 'set', 'rpm', '')).toEqual([]);
+    expect(await bashComplete('config', 'set', 'plan', 'pro', '')).toEqual([]);
+  });
+
+  it('lookup offers nothing for a host (no options, so no lone `-`), and its options on a `-`', async () => {
+    expect(await bashComplete('lookup', '')).toEqual([]);
+    expect(await bashComplete('lookup', 'example.com', '')).toEqual([]);
+    expect(await bashComplete('lookup', '--format')).toEqual(['--format']);
+    expect(await bashComplete('lookup', '--concurrency', '')).toEqual([]);
+  });
+
+  it('catalog --category offers the cached slugs, in both spellings of the option', async () => {
+    expect(await bashComplete('catalog', '--category', '')).toEqual(slugs);
+    expect(await bashComplete('catalog', '--category', '=', '')).toEqual(slugs);
+    const first = slugs[0] as string;
+    expect(await bashComplete('catalog', '--category', first.slice(0, 2))).toEqual(slugs.filter((s) => s.startsWith(first.slice(0, 2))));
+  });
+});
+
+/**
+ * A real interactive bash (`bash --norc -i` on a pseudo-terminal, through util-linux's `script`): the line
+ * after the keys are typed, Tab included, as readline left it. Each step waits for the shell to answer.
+ */
+const HAS_SCRIPT = installed('script');
+describe.skipIf(!HAS_SCRIPT)('bash, interactively: what Tab inserts', () => {
+  it('inserts nothing after `config set`, `lookup` or `catalog --category` when nothing is common, and completes names', async () => {
+    const work = mkdtempSync(join(dir, 'cwd-'));
+    writeFileSync(join(work, 'hosts.csv'), 'host\n'); // files a fallback to file names would offer
+    writeFileSync(join(work, 'notes.txt'), '');
+    writeFileSync(join(dir, 'inputrc'), 'set bell-style none\n');
+    const child = spawn('script', ['-qfec', 'bash --norc --noprofile -i', '/dev/null'], {
+      cwd: work,
+      env: { ...env, INPUTRC: join(dir, 'inputrc'), TERM: 'dumb', HISTFILE: '/dev/null' },
+    });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
+    const until = async (re: RegExp, from: number): Promise<string> => {
+      for (;;) {
+        const m = re.exec(out.slice(from));
+        if (m) return m[1] ?? '';
+        if (child.exitCode !== null) throw new Error(`bash exited: ${out}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    };
+    const send = async (keys: string, answer: RegExp): Promise<string> => {
+      const from = out.length;
+      child.stdin.write(keys);
+      return until(answer, from);
+    };
+    try {
+      await until(/[$#] $/, 0);
+      await send("PS1='READY> '\n", /READY> /);
+      // Ctrl-T prints the line readline holds; the script is loaded the way the README says.
+      await send(`bind -x '"\\C-t": printf "\\n<line:%s>\\n" "$READLINE_LINE"'; source <(domain-intel completion bash)\n`, /READY> /);
+      const tab = async (typed: string): Promise<string> => {
+        const line = await send(`${typed}\t\x14`, /<line:([^>]*)>/);
+        await send('\x15\n', /READY> /); // Ctrl-U, Enter: an empty line, a fresh prompt
+        return line;
+      };
+      expect(await tab('domain-intel config set ')).toBe('domain-intel config set ');
+      expect(await tab('domain-intel config set p')).toBe('domain-intel config set plan ');
+      expect(await tab('domain-intel config set plan ')).toBe('domain-intel config set plan ');
+      expect(await tab('domain-intel config set plan business-')).toBe('domain-intel config set plan business-plus ');
+      expect(await tab('domain-intel lookup ')).toBe('domain-intel lookup ');
+      expect(await tab('domain-intel lookup h')).toBe('domain-intel lookup h'); // a host, not the file hosts.csv
+      expect(await tab('domain-intel batch h')).toBe('domain-intel batch hosts.csv '); // batch takes a file
+      const only = slugs.find((s) => slugs.filter((t) => t.startsWith(s.slice(0, 3))).length === 1) as string;
+      expect(await tab(`domain-intel catalog --category ${only.slice(0, 3)}`)).toBe(`domain-intel catalog --category ${only} `);
+    } finally {
+      child.stdin.end('exit\n');
+      child.kill();
+    }
+  }, 30_000);
 });
 
 describe('bash', () => {
@@ -107,9 +213,11 @@ describe('bash', () => {
 
   it('completes commands, and subcommands after a command', async () => {
     const top = await bashComplete('');
-    expect(top).toEqual(expect.arrayContaining(['lookup', 'batch', 'tech', 'catalog', 'keys', 'completion', '--help']));
+    expect(top).toEqual(expect.arrayContaining(['lookup', 'batch', 'tech', 'catalog', 'keys', 'completion']));
+    expect(top.filter((w) => w.startsWith('-'))).toEqual([]); // options wait for a `-`, as git's do
+    expect(await bashComplete('-')).toEqual(expect.arrayContaining(['--help', '--version', '--plan']));
     expect(await bashComplete('ke')).toEqual(['keys']);
-    expect(await bashComplete('keys', '')).toEqual(expect.arrayContaining(['add', 'list', 'use', 'remove', 'verify']));
+    expect(await bashComplete('keys', '')).toEqual(['add', 'list', 'use', 'remove', 'verify']);
     expect(await bashComplete('--quiet', 'cache', 'p')).toEqual(['prune']);
   });
 
@@ -126,7 +234,7 @@ describe('bash', () => {
     const rows = Object.values(OPTIONS) as OptionRow[];
     const paths = new Set(rows.flatMap((row) => (row.commands === 'global' ? [] : row.commands)));
     for (const path of ['', 'keys use', ...paths]) {
-      const words = new RegExp(`^    "${path}"\\) words="([^"]*)";;$`, 'm').exec(script)?.[1]?.split(' ');
+      const words = new RegExp(`^ {4}"${path}"\\) words="(-[^"]*)";;$`, 'm').exec(script)?.[1]?.split(' ');
       expect(words, `no completion for "${path}"`).toBeDefined();
       for (const row of [...optionsOf(path), ...optionsOf('')]) {
         for (const flag of flagsOf(row)) {
@@ -155,8 +263,8 @@ describe('bash', () => {
     expect(await bashWords(word as string)).toEqual(['TCP/IP Stack']);
     // What the user has typed so far may already be escaped.
     expect(await bashComplete('tech', 'TCP/IP\\ S')).toEqual(['TCP/IP\\ Stack']);
-    // Only one name: after it come options.
-    expect(await bashComplete('tech', 'TCP/IP\\ Stack', '')).not.toContain('TCP/IP\\ Stack');
+    // Only one name: after it, nothing but options (on a `-`).
+    expect(await bashComplete('tech', 'TCP/IP\\ Stack', '')).toEqual([]);
   });
 
   it('quotes every catalog name so that it reads back as exactly that name', async () => {
@@ -198,8 +306,24 @@ describe.skipIf(!HAS_ZSH)('zsh', () => {
     expect(await zshComplete('--quiet', 'keys', 'use', '')).toEqual(['work']);
     expect(await zshComplete('completion', '')).toEqual(['bash', 'zsh', 'fish']);
     expect(await zshComplete('completion', '-')).not.toContain('--names');
-    expect(await zshComplete('batch', '--format', '')).toEqual(['csv', 'json', 'ndjson']);
+    expect(await zshComplete('batch', '--format', '')).toEqual(['csv', 'json', 'ndjson', 'xlsx']);
     expect(await zshComplete('batch', '')).toEqual(['FILES']);
+  });
+
+  it('offers setting names, plan names and category slugs, and nothing for a host', async () => {
+    expect(await zshComplete('config', 'set', '')).toEqual(['base-url', 'plan', 'rpm']);
+    expect(await zshComplete('config', 'set', 'plan', '')).toEqual(['pro', 'business', 'business-plus']);
+    expect(await zshComplete('lookup', '')).toEqual([]);
+    expect(await zshComplete('lookup', '-')).toContain('--format');
+    expect(await zshComplete('catalog', '--category', '')).toEqual(slugs);
+    expect(await zshComplete('batch', '-o', '')).toEqual(['FILES']);
+    expect(await zshComplete('batch', '--concurrency', '')).toEqual([]);
+  });
+
+  it('loads as the README says: source <(domain-intel completion zsh) after compinit', async () => {
+    const script = 'autoload -Uz compinit && compinit -u -d "$1"; source <(domain-intel completion zsh); print -r -- "$_comps[domain-intel]"';
+    const { stdout } = await exec('zsh', ['-f', '-c', script, 'zsh', join(dir, 'zcompdump')], { env });
+    expect(stdout.trim()).toBe('_domain_intel');
   });
 });
 
@@ -224,5 +348,18 @@ describe.skipIf(!HAS_FISH)('fish', () => {
     expect(await fishComplete('domain-intel completion --')).not.toContain('--names');
     expect(await fishComplete('domain-intel keys use ')).toEqual(['work']);
     expect(await fishComplete('domain-intel --quiet tech TCP/I')).toEqual(['TCP/IP Stack']);
+  });
+
+  it('offers setting names, plan names and category slugs, and nothing for a host', async () => {
+    expect(await fishComplete('domain-intel config set ')).toEqual(['base-url', 'plan', 'rpm']);
+    expect(await fishComplete('domain-intel config set plan ')).toEqual(['business', 'business-plus', 'pro']);
+    expect(await fishComplete('domain-intel config set plan pro ')).toEqual([]);
+    expect(await fishComplete('domain-intel lookup ')).toEqual([]);
+    expect((await fishComplete('domain-intel catalog --category ')).sort()).toEqual([...slugs].sort());
+  });
+
+  it('loads as the README says: domain-intel completion fish | source', async () => {
+    const { stdout } = await exec('fish', ['--no-config', '-c', 'domain-intel completion fish | source; complete -C "domain-intel config set plan "'], { env });
+    expect(stdout.split('\n').filter((l) => l !== '')).toEqual(['business', 'business-plus', 'pro']);
   });
 });

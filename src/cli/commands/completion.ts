@@ -1,14 +1,32 @@
 // `domain-intel completion bash|zsh|fish`: completion scripts generated from the program's commands and the
-// option table, so they never drift from the real commands and options. Stored key names and cached catalog
-// names are completed through `domain-intel completion --names keys|tech`, which reads local files only and
-// never the network (a Tab press must be instant and free; `domain-intel catalog` fills the cache).
+// option table, so they never drift from the real commands and options. Stored key names and the cached
+// catalog's technologies and category slugs are completed through `domain-intel completion --names
+// keys|tech|categories`, which reads local files only and never the network (a Tab press must be instant and
+// free; `domain-intel catalog` fills the cache).
 import type { Command } from 'commander';
 import { closest } from '../../api/closest.js';
+import type { CatalogCategory } from '../../api/types.js';
+import { PLAN_NAMES } from '../../api/types.js';
 import { UsageError } from '../../api/errors.js';
 import type { Context } from '../context.js';
 import { EXIT } from '../exit-codes.js';
 import { commandPath, flagsOf, optionsOf, VERSION_FLAGS } from '../options.js';
-import { bash, fish, type OptionSpec, SHELLS, type Spec, zsh } from '../output/completion-scripts.js';
+import { bash, fish, type OptionSpec, type Positional, type Program, SHELLS, type Spec, zsh } from '../output/completion-scripts.js';
+import { SETTING_NAMES } from '../../store/config.js';
+
+/** What each command's arguments complete to (see Program); any other argument completes to nothing. */
+const POSITIONALS: Record<string, Positional> = {
+  completion: { words: SHELLS },
+  'keys use': { names: 'keys' },
+  'keys remove': { names: 'keys' },
+  'config set': { words: SETTING_NAMES },
+  'config unset': { words: SETTING_NAMES },
+  'config set plan': { words: PLAN_NAMES },
+  tech: { names: 'tech' },
+  batch: 'files',
+  changes: 'files',
+  summarize: 'files',
+};
 
 // commander's own options: help on every command, the version on the program (main.ts).
 const HELP: OptionSpec = { flags: ['-h', '--help'], value: false, choices: [], file: false };
@@ -18,7 +36,13 @@ const VERSION: OptionSpec = { flags: flagsOf({ flags: VERSION_FLAGS }), value: f
 function specsOf(path: string): OptionSpec[] {
   return optionsOf(path)
     .filter((o) => !o.hidden)
-    .map((o) => ({ flags: flagsOf(o), value: o.flags.includes('<'), choices: o.choices ?? [], file: /<file>/.test(o.flags) }));
+    .map((o) => ({
+      flags: flagsOf(o),
+      value: o.flags.includes('<'),
+      choices: o.choices ?? [],
+      file: /<file>/.test(o.flags),
+      ...(/<slug>/.test(o.flags) ? { names: 'categories' as const } : {}), // catalog --category: the cached slugs
+    }));
 }
 
 /** Every command of the program with its visible options; global options are valid after any command. */
@@ -39,25 +63,25 @@ function root(cmd: Command): Command {
   return c;
 }
 
-/** The program's specs; `--version` belongs to the top level only. */
-function programSpecs(program: Command): Spec[] {
-  const [top, ...rest] = walk(program, specsOf(''));
-  if (!top) return [];
-  return [{ ...top, options: [VERSION, ...specsOf(''), HELP] }, ...rest];
+/** The program as the scripts need it; `--version` belongs to the top level only. */
+function program(root: Command): Program {
+  const [top, ...rest] = walk(root, specsOf(''));
+  if (!top) return { specs: [], positionals: POSITIONALS };
+  return { specs: [{ ...top, options: [VERSION, ...specsOf(''), HELP] }, ...rest], positionals: POSITIONALS };
 }
 
-/** Names for the scripts, one a line: stored keys, or the technologies of the cached catalog. */
+/** Names for the scripts, one a line: stored keys, or the technologies or category slugs of the cached catalog. */
 async function names(ctx: Context, what: string): Promise<void> {
   if (what === 'keys') {
     const { listKeys } = await import('../../store/keys.js');
     for (const k of listKeys(await ctx.settings())) ctx.io.stdout.write(`${k.name}\n`);
-  } else if (what === 'tech') {
+  } else if (what === 'tech' || what === 'categories') {
+    // The cache only, however old: a Tab press never waits on the network (an empty cache lists nothing).
     const store = await ctx.store();
-    const hit = store?.get('catalog', '', Infinity);
-    const categories = (hit?.body ?? []) as { technologies: { tech: string }[] }[];
-    const seen = new Set(categories.flatMap((c) => c.technologies.map((t) => t.tech))); // a name may sit in two categories
-    for (const name of seen) ctx.io.stdout.write(`${name}\n`);
-  } else throw new UsageError(`--names takes keys or tech, got ${JSON.stringify(what)}`);
+    const categories = (store?.get('catalog', '', Infinity)?.body ?? []) as CatalogCategory[];
+    const listed = what === 'tech' ? categories.flatMap((c) => c.technologies.map((t) => t.tech)) : categories.map((c) => c.category);
+    for (const name of new Set(listed)) ctx.io.stdout.write(`${name}\n`); // a technology may sit in two categories
+  } else throw new UsageError(`--names takes keys, tech or categories, got ${JSON.stringify(what)}`);
 }
 
 export default async function completion(ctx: Context<'completion'>): Promise<number> {
@@ -68,10 +92,10 @@ export default async function completion(ctx: Context<'completion'>): Promise<nu
     return EXIT.OK;
   }
   if (shell === undefined) throw new UsageError(`which shell? domain-intel completion bash|zsh|fish`);
-  const specs = programSpecs(root(ctx.command));
-  if (shell === 'bash') ctx.io.stdout.write(bash(specs));
-  else if (shell === 'zsh') ctx.io.stdout.write(zsh(specs));
-  else if (shell === 'fish') ctx.io.stdout.write(fish(specs));
+  const described = program(root(ctx.command));
+  if (shell === 'bash') ctx.io.stdout.write(bash(described));
+  else if (shell === 'zsh') ctx.io.stdout.write(zsh(described));
+  else if (shell === 'fish') ctx.io.stdout.write(fish(described));
   else {
     const near = closest(shell, SHELLS, 1)[0];
     throw new UsageError(`no completion for ${JSON.stringify(shell)}: choose bash, zsh or fish${near ? ` (did you mean ${near}?)` : ''}`);

@@ -3,6 +3,15 @@
 /** The shells completion scripts are written for. */
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;
 
+/** Names the program lists itself (`completion --names`), from local files only: never the network. */
+type Names = 'keys' | 'tech' | 'categories';
+
+/**
+ * What an argument completes to: fixed words, listed names, file names, or nothing (a host, a number: the shell
+ * must insert nothing rather than fall back to options or files).
+ */
+export type Positional = { words: readonly string[] } | { names: Names } | 'files';
+
 /** An option as completion needs it. */
 export interface OptionSpec {
   flags: string[];
@@ -11,6 +20,8 @@ export interface OptionSpec {
   choices: readonly string[];
   /** The value is a file name (`<file>` in the option's flags). */
   file: boolean;
+  /** The value is one of the names the program lists (`--category`: the cached catalog's slugs). */
+  names?: Names;
 }
 
 /** A command (its path of names; none for the program) with the options valid after it and its subcommands. */
@@ -20,15 +31,15 @@ export interface Spec {
   subcommands: string[];
 }
 
-/** What the first argument of a command completes to; commands not listed take hosts or free text. */
-type Positional = { words: readonly string[] } | { names: 'keys' | 'tech' } | 'files';
-const POSITIONALS: Record<string, Positional> = {
-  completion: { words: SHELLS },
-  'keys use': { names: 'keys' },
-  'keys remove': { names: 'keys' },
-  tech: { names: 'tech' },
-  batch: 'files',
-};
+/**
+ * What the program is given: its commands, and what their arguments complete to, keyed by the command's path
+ * (the first argument: `config set`) or by the path and the first argument (the second: `config set plan`).
+ * An argument with no entry (lookup's hosts) completes to nothing.
+ */
+export interface Program {
+  specs: Spec[];
+  positionals: Record<string, Positional>;
+}
 
 const specFlags = (s: Spec): string[] => s.options.flatMap((o) => o.flags);
 const valueFlags = (specs: Spec[]): string[] => [...new Set(specs.flatMap((s) => s.options.filter((o) => o.value).flatMap((o) => o.flags)))];
@@ -82,25 +93,38 @@ ${gap}_domain_intel_known() {
 }`;
 }
 
+/** Flags whose value is a listed name, with the names: `[flag, names]`, one entry per flag. */
+const namedFlags = (specs: Spec[]): [string, Names][] => [
+  ...new Map(specs.flatMap((s) => s.options.flatMap((o) => (o.names ? o.flags.map((f): [string, Names] => [f, o.names as Names]) : [])))),
+];
+const subcommandWords = (specs: Spec[]): Spec[] => specs.filter((s) => s.subcommands.length > 0);
+
 /** The bash script: a completion function registered with `complete`. */
-export function bash(specs: Spec[]): string {
-  const valueCases = choiceCases(specs)
-    .map(({ keys, choices }) => `    ${casePatterns(keys)}) COMPREPLY=($(compgen -W "${choices}" -- "$cur"));;`)
+export function bash({ specs, positionals }: Program): string {
+  const namesOf = (what: Names): string => `_domain_intel_quoted < <(domain-intel completion --names ${what} 2>/dev/null)`;
+  // An empty answer with `-o default` on is bash's own file completion (names quoted, directories marked); it
+  // is turned on only where a file is wanted, so a host or a number completes to nothing, never to files.
+  const files = 'compopt -o default 2>/dev/null';
+  const valueCases = [
+    ...choiceCases(specs).map(({ keys, choices }) => `    ${casePatterns(keys)}) COMPREPLY=($(compgen -W "${choices}" -- "$cur"));;`),
+    ...namedFlags(specs).map(([flag, what]) => `    *"|${flag}") ${namesOf(what)};;`),
+    `    ${casePatterns(fileFlags(specs).map((f) => `*|${f}`))}) ${files};;`,
+  ].join('\n');
+  const flagCases = specs.map((s) => `    "${s.path.join(' ')}") words="${[...new Set(specFlags(s))].join(' ')}";;`).join('\n');
+  const subCases = subcommandWords(specs)
+    .map((s) => `      "${s.path.join(' ')}") words="${s.subcommands.join(' ')}";;`)
     .join('\n');
-  const wordCases = specs.map((s) => `    "${s.path.join(' ')}") words="${[...s.subcommands, ...new Set(specFlags(s))].join(' ')}";;`).join('\n');
-  const positionalCases = Object.entries(POSITIONALS)
-    .map(([path, p]) => {
-      const action =
-        p === 'files'
-          ? 'return' // empty: bash's own file completion (-o default) quotes names and marks directories
-          : 'words' in p
-            ? `COMPREPLY=($(compgen -W "${p.words.join(' ')}" -- "$cur")); return`
-            : `_domain_intel_quoted < <(domain-intel completion --names ${p.names} 2>/dev/null); return`;
-      return `      "${path}") ${action};;`;
+  const positionalCases = Object.entries(positionals)
+    .map(([at, p]) => {
+      const action = p === 'files' ? files : 'words' in p ? `COMPREPLY=($(compgen -W "${p.words.join(' ')}" -- "$cur"))` : namesOf(p.names);
+      return `      "${at}") ${action}; return;;`;
     })
     .join('\n');
   return `# bash completion for domain-intel
-# Install: domain-intel completion bash > ~/.local/share/bash-completion/completions/domain-intel
+# Install, for this shell:    source <(domain-intel completion bash)
+# and for every new shell:    echo 'source <(domain-intel completion bash)' >> ~/.bashrc
+# (Needs no bash-completion package. With it, this also works:
+#   domain-intel completion bash > ~/.local/share/bash-completion/completions/domain-intel)
 
 # Adds the candidates on stdin (one a line) that start with the word being completed to COMPREPLY, each
 # quoted for the shell so a name with spaces or quotes stays one word. A word opened with a quote gets the
@@ -121,7 +145,7 @@ _domain_intel_quoted() {
 ${shellTests(specs, '\n')}
 
 _domain_intel() {
-  local cur="\${COMP_WORDS[COMP_CWORD]}" prev="" opt="" path="" words="" w i npos=0 ended=0
+  local cur="\${COMP_WORDS[COMP_CWORD]}" prev="" opt="" path="" first="" words="" w i npos=0 ended=0
   COMPREPLY=()
   (( COMP_CWORD > 0 )) && prev="\${COMP_WORDS[COMP_CWORD-1]}"
   # The command is the run of known words, skipping options and their values; what follows is arguments.
@@ -135,9 +159,13 @@ _domain_intel() {
       fi
       continue
     fi
-    if (( npos == 0 )) && _domain_intel_known "\${path:+$path }$w"; then path="\${path:+$path }$w"; else ((npos++)); fi
+    if (( npos == 0 )) && _domain_intel_known "\${path:+$path }$w"; then path="\${path:+$path }$w"
+    else
+      (( npos == 0 )) && first="$w"
+      ((npos++))
+    fi
   done
-  # The value of an option: its choices, or files (bash's default completion) for anything else.
+  # The value of an option: its choices, listed names, or files; nothing for a number or free text.
   if [[ "$cur" == "=" ]]; then opt="$prev"; cur=""
   elif [[ "$prev" == "=" ]] && (( COMP_CWORD > 1 )); then opt="\${COMP_WORDS[COMP_CWORD-2]}"
   else opt="$prev"
@@ -148,36 +176,39 @@ ${valueCases}
     esac
     return
   fi
-${argumentsThenWords('path', positionalCases, wordCases)}
+${argumentsThenFlags('path', positionalCases, subCases, flagCases)}
   COMPREPLY=($(compgen -W "$words" -- "$cur"))
 }
-complete -o default -F _domain_intel domain-intel
+complete -F _domain_intel domain-intel
 `;
 }
 
 /** The zsh script: a function for fpath (autoloaded) or to source. */
-export function zsh(specs: Spec[]): string {
-  const valueCases = choiceCases(specs)
-    .map(({ keys, choices }) => `    ${casePatterns(keys)}) compadd -- ${choices};;`)
+export function zsh({ specs, positionals }: Program): string {
+  const namesOf = (what: Names): string => `cands=("\${(@f)$(domain-intel completion --names ${what} 2>/dev/null)}"); compadd -- "\${(@)cands:#}"`;
+  const valueCases = [
+    ...choiceCases(specs).map(({ keys, choices }) => `    ${casePatterns(keys)}) compadd -- ${choices};;`),
+    ...namedFlags(specs).map(([flag, what]) => `    *"|${flag}") ${namesOf(what)};;`),
+    `    ${casePatterns(fileFlags(specs).map((f) => `*|${f}`))}) _files;;`,
+  ].join('\n');
+  const flagCases = specs.map((s) => `    "${s.path.join(' ')}") cands=(${[...new Set(specFlags(s))].join(' ')});;`).join('\n');
+  const subCases = subcommandWords(specs)
+    .map((s) => `      "${s.path.join(' ')}") cands=(${s.subcommands.join(' ')});;`)
     .join('\n');
-  const wordCases = specs.map((s) => `    "${s.path.join(' ')}") cands=(${[...s.subcommands, ...new Set(specFlags(s))].join(' ')});;`).join('\n');
-  const positionalCases = Object.entries(POSITIONALS)
-    .map(([path, p]) => {
-      const action =
-        p === 'files'
-          ? '_files; return'
-          : 'words' in p
-            ? `compadd -- ${p.words.join(' ')}; return`
-            : `cands=("\${(@f)$(domain-intel completion --names ${p.names} 2>/dev/null)}"); compadd -- "\${(@)cands:#}"; return`;
-      return `      "${path}") ${action};;`;
+  const positionalCases = Object.entries(positionals)
+    .map(([at, p]) => {
+      const action = p === 'files' ? '_files' : 'words' in p ? `compadd -- ${p.words.join(' ')}` : namesOf(p.names);
+      return `      "${at}") ${action}; return;;`;
     })
     .join('\n');
   return `#compdef domain-intel
 # zsh completion for domain-intel
-# Install: domain-intel completion zsh > "\${fpath[1]}/_domain-intel"   (or: source <(domain-intel completion zsh))
+# Install, for this shell:    source <(domain-intel completion zsh)      (after compinit)
+# and for every new shell:    echo 'source <(domain-intel completion zsh)' >> ~/.zshrc   (after compinit there)
+# or, autoloaded:             domain-intel completion zsh > "\${fpath[1]}/_domain-intel"
 _domain_intel() {
   local -a cands
-  local cur="\${words[CURRENT]}" opt="\${words[CURRENT-1]}" cmdpath="" w
+  local cur="\${words[CURRENT]}" opt="\${words[CURRENT-1]}" cmdpath="" first="" w
   integer i npos=0 ended=0
   # The command is the run of known words, skipping options and their values; what follows is arguments.
   for (( i = 2; i < CURRENT; i++ )); do
@@ -187,16 +218,19 @@ _domain_intel() {
       [[ "$w" != *=* ]] && _domain_intel_takes_value "$w" && (( i++ ))
       continue
     fi
-    if (( npos == 0 )) && _domain_intel_known "\${cmdpath:+$cmdpath }$w"; then cmdpath="\${cmdpath:+$cmdpath }$w"; else (( npos++ )); fi
+    if (( npos == 0 )) && _domain_intel_known "\${cmdpath:+$cmdpath }$w"; then cmdpath="\${cmdpath:+$cmdpath }$w"
+    else
+      (( npos == 0 )) && first="$w"
+      (( npos++ ))
+    fi
   done
   if (( ! ended )) && _domain_intel_takes_value "$opt"; then
     case "$cmdpath|$opt" in
 ${valueCases}
-    ${casePatterns(fileFlags(specs).map((f) => `*|${f}`))}) _files;;
     esac
     return
   fi
-${argumentsThenWords('cmdpath', positionalCases, wordCases)}
+${argumentsThenFlags('cmdpath', positionalCases, subCases, flagCases)}
   compadd -a cands
 }
 ${shellTests(specs, '')}
@@ -209,56 +243,73 @@ if [[ "\${funcstack[1]}" == "_domain-intel" ]]; then _domain_intel "$@"; else co
 const fishQuote = (s: string): string => `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 
 /** The fish script: one `complete` line per candidate. */
-export function fish(specs: Spec[]): string {
+export function fish({ specs, positionals }: Program): string {
   const lines = [
     '# fish completion for domain-intel',
-    '# Install: domain-intel completion fish > ~/.config/fish/completions/domain-intel.fish',
+    '# Install, for this shell:    domain-intel completion fish | source',
+    '# and for every new shell:    domain-intel completion fish > ~/.config/fish/completions/domain-intel.fish',
     'complete -c domain-intel -f',
   ];
   const top = specs.find((s) => s.path.length === 0);
+  const namesOf = (what: Names): string => fishQuote(`(domain-intel completion --names ${what} 2>/dev/null)`);
   const option = (o: OptionSpec, cond: string): string => {
     const parts = ['complete -c domain-intel'];
     if (cond) parts.push('-n', fishQuote(cond));
     for (const f of o.flags) parts.push(f.startsWith('--') ? `-l ${f.slice(2)}` : `-s ${f.slice(1)}`);
     if (o.choices.length > 0) parts.push('-x -a', fishQuote(o.choices.join(' ')));
+    else if (o.names) parts.push('-x -a', namesOf(o.names));
     else if (o.file) parts.push('-r -F');
     else if (o.value) parts.push('-x');
     return parts.join(' ');
   };
+  const seen = (path: string[]): string => path.map((w) => `__fish_seen_subcommand_from ${w}`).join('; and ');
   for (const o of top?.options ?? []) lines.push(option(o, o.flags.includes('--version') ? '__fish_use_subcommand' : ''));
   for (const sub of top?.subcommands ?? []) lines.push(`complete -c domain-intel -n __fish_use_subcommand -a ${sub}`);
   const globalFlags = new Set((top?.options ?? []).flatMap((o) => o.flags));
   for (const s of specs.filter((x) => x.path.length > 0)) {
-    const [first, second] = s.path;
-    const cond =
-      s.path.length === 1 ? `__fish_seen_subcommand_from ${first}` : `__fish_seen_subcommand_from ${first}; and __fish_seen_subcommand_from ${second}`;
+    const cond = seen(s.path);
     const noSub = s.subcommands.length > 0 ? `${cond}; and not __fish_seen_subcommand_from ${s.subcommands.join(' ')}` : cond;
     for (const sub of s.subcommands) lines.push(`complete -c domain-intel -n ${fishQuote(noSub)} -a ${sub}`);
     for (const o of s.options.filter((x) => !x.flags.some((f) => globalFlags.has(f)))) lines.push(option(o, cond));
-    const positional = POSITIONALS[s.path.join(' ')];
-    if (positional === undefined) continue;
-    if (positional === 'files') lines.push(`complete -c domain-intel -n ${fishQuote(cond)} -F`);
-    else if ('words' in positional) lines.push(`complete -c domain-intel -n ${fishQuote(cond)} -a ${fishQuote(positional.words.join(' '))}`);
-    else lines.push(`complete -c domain-intel -n ${fishQuote(cond)} -a ${fishQuote(`(domain-intel completion --names ${positional.names} 2>/dev/null)`)}`);
+  }
+  for (const [at, p] of Object.entries(positionals)) {
+    // `config set plan`: the command `config set`, then its first argument `plan`.
+    const words = at.split(' ');
+    const cond = seen(words);
+    if (p === 'files') lines.push(`complete -c domain-intel -n ${fishQuote(cond)} -F`);
+    else if ('words' in p) {
+      // Once one of the words is on the line, it is not offered again (`config set plan pro <Tab>`).
+      lines.push(
+        `complete -c domain-intel -n ${fishQuote(`${cond}; and not __fish_seen_subcommand_from ${p.words.join(' ')}`)} -a ${fishQuote(p.words.join(' '))}`,
+      );
+    } else lines.push(`complete -c domain-intel -n ${fishQuote(cond)} -a ${namesOf(p.names)}`);
   }
   return `${lines.join('\n')}\n`;
 }
 
 /**
- * The shell text bash and zsh share once an option's value is ruled out: after `--`, or on a word that is not
- * an option, complete the command's arguments; otherwise its subcommands and flags. `pathVar` names the shell
- * variable holding the command path.
+ * The shell text bash and zsh share once an option's value is ruled out. On a word that is not an option (or
+ * after `--`): the argument's completion, else the command's subcommands, else nothing at all (a host is not
+ * guessed, and options wait for a `-`). On `-`: the command's flags. `pathVar` names the variable holding the
+ * command path; each case sets the candidates or returns.
  */
-function argumentsThenWords(pathVar: string, positionalCases: string, wordCases: string): string {
+function argumentsThenFlags(pathVar: string, positionalCases: string, subCases: string, flagCases: string): string {
   return `  if (( ended )) || [[ "$cur" != -* ]]; then
-    if (( npos == 0 )); then
-      case "$${pathVar}" in
+    local at="$${pathVar}"
+    (( npos == 1 )) && at="$${pathVar} $first"
+    if (( npos <= 1 )); then
+      case "$at" in
 ${positionalCases}
       esac
     fi
-    (( ended )) && return
-  fi
-  case "$${pathVar}" in
-${wordCases}
-  esac`;
+    (( npos > 0 || ended )) && return
+    case "$${pathVar}" in
+${subCases}
+      *) return;;
+    esac
+  else
+    case "$${pathVar}" in
+${flagCases}
+    esac
+  fi`;
 }
