@@ -14,6 +14,16 @@ function distance(a: string, b: string): number {
   return prev[b.length] ?? 0;
 }
 
+/**
+ * The one candidate equal to `name` ignoring case (`wordpress` for WordPress), or undefined when none is or
+ * several are: only an unambiguous spelling may be taken in the user's stead.
+ */
+export function caseMatch(name: string, candidates: readonly string[]): string | undefined {
+  const q = name.toLowerCase();
+  const hits = [...new Set(candidates.filter((c) => c.toLowerCase() === q))];
+  return hits.length === 1 ? hits[0] : undefined;
+}
+
 /** Up to `n` candidates close to `name` (a substring match counts as close), nearest first. */
 export function closest(name: string, candidates: readonly string[], n = 3): string[] {
   const q = name.toLowerCase();

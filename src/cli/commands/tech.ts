@@ -1,7 +1,9 @@
-// `domain-intel tech <name>`: domains per technology (free). A name not in the catalog gets suggestions.
+// `domain-intel tech <name>`: domains per technology (free). A name not in the catalog is taken in its one
+// spelling that matches ignoring case (said on stderr), else it fails with suggestions.
+import { closest, caseMatch } from '../../api/closest.js';
 import { NotFoundError } from '../../api/errors.js';
-import { closest } from '../../api/closest.js';
 import { withRetry } from '../../api/retry.js';
+import type { TechnologyCount } from '../../api/types.js';
 import { loadCatalog } from '../catalog-source.js';
 import type { Context } from '../context.js';
 import { EXIT } from '../exit-codes.js';
@@ -9,22 +11,30 @@ import { pickFormat, recordsJson, technologyView } from '../output/render.js';
 import { writeCsv } from '../rows.js';
 
 export default async function tech(ctx: Context<'tech'>): Promise<number> {
-  const name = ctx.args.name as string;
+  const data = await technology(ctx, ctx.args.name as string);
+  const format = pickFormat(ctx.opts.format, ctx.io.stdout.isTTY);
+  if (format === 'table') ctx.io.stdout.write(`${technologyView(data, ctx.outStyle)}\n`);
+  else if (format === 'csv') await writeCsv(ctx, ['tech', 'domains'], [[data.tech, data.domains]]);
+  else ctx.io.stdout.write(recordsJson([data], format)); // one record, as an array like every listing
+  return EXIT.OK;
+}
+
+/** The technology's count; on a 404, the catalog's one case-insensitive match, or an error with suggestions. */
+async function technology(ctx: Context<'tech'>, name: string): Promise<TechnologyCount> {
   const client = await ctx.client();
+  const ask = async (n: string): Promise<TechnologyCount> => (await withRetry(() => client.technology(n), { signal: ctx.interrupted })).data;
   try {
-    const r = await withRetry(() => client.technology(name), { signal: ctx.interrupted });
-    const format = pickFormat(ctx.opts.format, ctx.io.stdout.isTTY);
-    if (format === 'table') ctx.io.stdout.write(`${technologyView(r.data, ctx.outStyle)}\n`);
-    else if (format === 'csv') await writeCsv(ctx, ['tech', 'domains'], [[r.data.tech, r.data.domains]]);
-    else ctx.io.stdout.write(recordsJson([r.data], format));
-    return EXIT.OK;
+    return await ask(name);
   } catch (err) {
     if (!(err instanceof NotFoundError)) throw err;
     const { categories } = await loadCatalog(ctx, false);
-    const near = closest(
-      name,
-      categories.flatMap((c) => c.technologies.map((t) => t.tech)),
-    );
+    const names = categories.flatMap((c) => c.technologies.map((t) => t.tech));
+    const one = caseMatch(name, names);
+    if (one !== undefined && one !== name) {
+      ctx.logger.info(`no technology named ${JSON.stringify(name)}; using ${JSON.stringify(one)}, the catalog's one name that matches ignoring case`);
+      return ask(one);
+    }
+    const near = closest(name, names);
     const hint = near.length > 0 ? `; did you mean ${near.map((n) => JSON.stringify(n)).join(', ')}?` : '; `domain-intel catalog` lists them';
     throw new NotFoundError(`no technology named ${JSON.stringify(name)} in the catalog${hint}`, { code: 'not_found', host: name, operation: 'technology' });
   }
