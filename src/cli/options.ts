@@ -9,6 +9,7 @@ import { PLAN_NAMES } from '../api/types.js';
 import { DEFAULT_MAX_AGE_MS, durationText } from '../store/values.js';
 import { delimiter, duration, intOption, list, rate } from './option-parsers.js';
 import { ENCODINGS } from '../pipeline/encoding.js';
+import { CATALOG_OPTIONS } from './catalog-options.js';
 import { CHANGES_OPTIONS } from './changes-options.js';
 import { SANDBOX_OPTIONS } from './sandbox-options.js';
 import { SUMMARIZE_OPTIONS } from './summarize-options.js';
@@ -187,10 +188,11 @@ export const OPTIONS = {
   ...CHANGES_OPTIONS,
   ...SUMMARIZE_OPTIONS,
   ...SANDBOX_OPTIONS,
+  ...CATALOG_OPTIONS,
 
   names: {
     flags: '--names <what>',
-    help: 'list stored key names or cached technology names (used by the scripts)',
+    help: 'list stored key names, or cached technology names or category slugs (used by the scripts)',
     commands: ['completion'],
     hidden: true,
   },
