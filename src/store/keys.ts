@@ -67,7 +67,13 @@ function checkName(name: string): void {
 function requireStored(settings: SettingsReader, name: string): string {
   const keys = settings.get('keys');
   const key = Object.hasOwn(keys, name) ? keys[name] : undefined;
-  if (key === undefined) throw new UsageError(`no stored key named ${JSON.stringify(name)}; see \`domain-intel key list\``, 'no_such_key');
+  if (key === undefined) {
+    // The names there are (they are not secret), and the command that lists them: no guessing needed.
+    const names = Object.keys(keys).sort();
+    const there =
+      names.length > 0 ? `stored: ${names.join(', ')} (\`domain-intel keys list\`)` : 'no keys are stored; add one with `domain-intel keys add NAME`';
+    throw new UsageError(`no stored key named ${JSON.stringify(name)}; ${there}`, 'no_such_key');
+  }
   return key;
 }
 
