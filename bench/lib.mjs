@@ -133,8 +133,9 @@ export function startSandbox(args, { configDir }) {
     child.on('exit', (code) => reject(new Error(`sandbox exited (${code}): ${err}`)));
     child.stdout.on('data', (d) => {
       out += d;
-      const baseUrl = /DOMAIN_INTEL_BASE_URL=(\S+)/.exec(out)?.[1];
-      const key = /DOMAIN_INTEL_API_KEY=(\S+)/.exec(out)?.[1];
+      // The banner's two lines, as pasted into a shell: `export NAME=value`.
+      const baseUrl = /^export DOMAIN_INTEL_BASE_URL=(\S+)$/m.exec(out)?.[1];
+      const key = /^export DOMAIN_INTEL_API_KEY=(\S+)$/m.exec(out)?.[1];
       if (!baseUrl || !key) return;
       const url = baseUrl.replace(/\/api\/v1\/?$/, '');
       const admin = async (name, method = 'GET') => {

@@ -18,8 +18,9 @@ const settings = await new Promise((resolve, reject) => {
   let text = '';
   sandbox.stdout.on('data', (d) => {
     text += d;
-    const base = /DOMAIN_INTEL_BASE_URL=(\S+)/.exec(text);
-    const key = /DOMAIN_INTEL_API_KEY=(\S+)/.exec(text);
+    // The banner's two lines, as pasted into a shell: `export NAME=value`.
+    const base = /^export DOMAIN_INTEL_BASE_URL=(\S+)$/m.exec(text);
+    const key = /^export DOMAIN_INTEL_API_KEY=(\S+)$/m.exec(text);
     if (base && key) resolve({ DOMAIN_INTEL_BASE_URL: base[1], DOMAIN_INTEL_API_KEY: key[1] });
   });
   sandbox.on('exit', (code) => reject(new Error(`the sandbox exited early (${code})`)));

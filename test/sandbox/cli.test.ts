@@ -54,8 +54,8 @@ describe('domain-intel sandbox', () => {
     );
     const fake = fakeIo(args, { env: cliEnv() });
     const done = main(fake.io);
-    while (!fake.stdout().includes('DOMAIN_INTEL_API_KEY=')) await new Promise((resolve) => setImmediate(resolve));
-    const baseUrl = /DOMAIN_INTEL_BASE_URL=(\S+)/.exec(fake.stdout())?.[1] as string;
+    while (!/^export DOMAIN_INTEL_API_KEY=\S+$/m.test(fake.stdout())) await new Promise((resolve) => setImmediate(resolve));
+    const baseUrl = /^export DOMAIN_INTEL_BASE_URL=(\S+)$/m.exec(fake.stdout())?.[1] as string;
     const readings = (await (await fetch(baseUrl.replace('/api/v1', '/__sandbox/readings'))).json()) as Readings;
     const expected: Readings = {
       allAbsent: 'not-found',
@@ -81,8 +81,8 @@ describe('domain-intel sandbox', () => {
   it('starts with the default readings', async () => {
     const fake = fakeIo(['sandbox', '--port', '0', '--hosts', '20'], { env: cliEnv() });
     const done = main(fake.io);
-    while (!fake.stdout().includes('DOMAIN_INTEL_API_KEY=')) await new Promise((resolve) => setImmediate(resolve));
-    const info = /DOMAIN_INTEL_BASE_URL=(\S+)/.exec(fake.stdout())?.[1]?.replace('/api/v1', '/__sandbox/readings') as string;
+    while (!/^export DOMAIN_INTEL_API_KEY=\S+$/m.test(fake.stdout())) await new Promise((resolve) => setImmediate(resolve));
+    const info = /^export DOMAIN_INTEL_BASE_URL=(\S+)$/m.exec(fake.stdout())?.[1]?.replace('/api/v1', '/__sandbox/readings') as string;
     expect(await (await fetch(info)).json()).toEqual(DEFAULT_READINGS);
     fake.signal('SIGINT');
     expect(await done).toBe(0);

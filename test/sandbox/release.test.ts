@@ -276,8 +276,8 @@ describe('domain-intel sandbox --release', () => {
   it('serves the release given', async () => {
     const fake = fakeIo(['sandbox', '--port', '0', '--hosts', '20', '--release', '2026-03'], { env: cliEnv() });
     const done = main(fake.io);
-    while (!fake.stdout().includes('DOMAIN_INTEL_API_KEY=')) await new Promise((resolve) => setImmediate(resolve));
-    const url = /DOMAIN_INTEL_BASE_URL=(\S+)/.exec(fake.stdout())?.[1]?.replace('/api/v1', '/__sandbox/release') as string;
+    while (!/^export DOMAIN_INTEL_API_KEY=\S+$/m.test(fake.stdout())) await new Promise((resolve) => setImmediate(resolve));
+    const url = /^export DOMAIN_INTEL_BASE_URL=(\S+)$/m.exec(fake.stdout())?.[1]?.replace('/api/v1', '/__sandbox/release') as string;
     expect(await (await fetch(url)).json()).toEqual({ release: '2026-03' });
     expect(fake.stderr()).toContain('release 2026-03');
     fake.signal('SIGINT');
