@@ -31,7 +31,9 @@ export function normaliseBaseUrl(input: string): string {
   }
   const path = url.pathname.replace(/\/+$/, '');
   if (!path.endsWith(API_PREFIX)) {
-    throw new UsageError(`base URL must end in ${API_PREFIX} (got ${url.origin}${url.pathname})`, 'bad_base_url');
+    // Echoed as typed (URL would add a `/` the user never wrote); a bare origin gets the URL it surely meant.
+    const offer = path === '' ? `; did you mean ${url.origin}${API_PREFIX}?` : '';
+    throw new UsageError(`base URL must end in ${API_PREFIX}, got ${input.trim()}${offer}`, 'bad_base_url');
   }
   return `${url.origin}${path}`;
 }

@@ -39,8 +39,9 @@ export default async function config(ctx: Context): Promise<number> {
     }
     case 'set': {
       const key = settingNamed(setting);
-      await settings.set(key, settingValue(key, ctx.args.value as string));
-      ctx.logger.info(`${setting} set`);
+      const value = settingValue(key, ctx.args.value as string);
+      await settings.set(key, value);
+      ctx.logger.info(`${setting} set to ${String(value)}`); // as stored: a base URL without its trailing slash
       return EXIT.OK;
     }
     case 'unset': {
