@@ -66,14 +66,10 @@ Re-running the same command resumes: answers already fetched come from the cache
   config: block(['domain-intel config set plan business', 'domain-intel config show']),
   quota: block(['domain-intel quota', "domain-intel quota --json | jq '.accounts[0].remaining'"]),
   cache: block(['domain-intel cache stats', 'domain-intel cache prune --max-age 7d', 'domain-intel cache prune --history 90d   # past answers too']),
-  sandbox: block([
-    'domain-intel sandbox --port 8787 &',
-    'DOMAIN_INTEL_BASE_URL=http://127.0.0.1:8787/api/v1 DOMAIN_INTEL_API_KEY=<printed key> domain-intel lookup <a printed host>',
-  ]),
+  sandbox: block(['domain-intel sandbox --port 8787   # prints two export lines: paste them into another shell, then', 'domain-intel lookup <a printed host>']),
   completion: block([
-    'domain-intel completion bash > ~/.local/share/bash-completion/completions/domain-intel',
-    // biome-ignore lint/suspicious/noTemplateCurlyInString: a zsh parameter in a shell example, not a template
-    'domain-intel completion zsh > "${fpath[1]}/_domain-intel"',
     'domain-intel completion fish > ~/.config/fish/completions/domain-intel.fish',
+    'source <(domain-intel completion bash)   # bash, this shell; the same line in ~/.bashrc for every shell',
+    'source <(domain-intel completion zsh)    # zsh, after compinit; the same line in ~/.zshrc',
   ]),
 } as const;
