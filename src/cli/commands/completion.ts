@@ -11,7 +11,8 @@ import { UsageError } from '../../api/errors.js';
 import type { Context } from '../context.js';
 import { EXIT } from '../exit-codes.js';
 import { commandPath, flagsOf, optionsOf, VERSION_FLAGS } from '../options.js';
-import { bash, fish, type OptionSpec, type Positional, type Program, SHELLS, type Spec, zsh } from '../output/completion-scripts.js';
+import { fish } from '../output/completion-fish.js';
+import { bash, type OptionSpec, type Positional, type Program, SHELLS, type Spec, zsh } from '../output/completion-scripts.js';
 import { SETTING_NAMES } from '../../store/config.js';
 
 /** What each command's arguments complete to (see Program); any other argument completes to nothing. */
