@@ -36,7 +36,7 @@ describe('one match ignoring case', () => {
   it('tech wordpress answers for WordPress and says so on stderr, spending nothing', async () => {
     const r = await runInProcess(['tech', 'wordpress', '--format', 'json'], { env: withKey() });
     expect(r.code, r.stderr).toBe(0);
-    expect(JSON.parse(r.stdout)).toEqual(sb.dataset.technology('WordPress'));
+    expect(JSON.parse(r.stdout)).toEqual([sb.dataset.technology('WordPress')]);
     expect(r.stderr).toBe('no technology named "wordpress"; using "WordPress", the catalog\'s one name that matches ignoring case\n');
     const again = await runInProcess(['tech', 'wordpress', '--quiet', '--format', 'json'], { env: withKey() });
     expect(again.code).toBe(0);
@@ -55,7 +55,8 @@ describe('one match ignoring case', () => {
   it('catalog --category CMS shows cms and says so; no match still fails with suggestions', async () => {
     const r = await runInProcess(['catalog', '--category', 'CMS', '--format', 'json'], { env: withKey() });
     expect(r.code, r.stderr).toBe(0);
-    expect(JSON.parse(r.stdout)).toEqual(sb.dataset.catalog().filter((c) => c.category === 'cms'));
+    const cms = sb.dataset.catalog().find((c) => c.category === 'cms');
+    expect(JSON.parse(r.stdout)).toEqual(cms?.technologies.map((t) => ({ category: 'cms', ...t })));
     expect(r.stderr).toBe('no category "CMS"; using "cms", the one that matches ignoring case\n');
     const bad = await runInProcess(['catalog', '--category', 'CMSS'], { env: withKey() });
     expect(bad.code).toBe(2);
