@@ -16,6 +16,7 @@ import {
   ServerError,
 } from './errors.js';
 import { rateLimitResume } from './reset.js';
+import { isCertificateCode } from './retry.js';
 
 /** The typed error for a non-200 answer (§7); `key` is masked out of any service text it carries. */
 export function statusError(
@@ -70,6 +71,7 @@ export function transportError(
   timeout: AbortSignal,
   timeoutMs: number,
   base: ErrorDetails,
+  baseUrl: string,
 ): DomainIntelError {
   if (err instanceof DomainIntelError) return err;
   if (userSignal?.aborted) return new AbortedError();
@@ -78,7 +80,22 @@ export function transportError(
     return new NetworkError(`${base.operation}: no answer within ${timeoutMs} ms`, { ...base, code: 'timeout', cause: err });
   }
   const message = (err as Error).message ?? String(err);
+  const unreachable = unreachableText(code, message, baseUrl);
+  if (unreachable !== null) return new NetworkError(unreachable, { ...base, code, cause: err });
   return new NetworkError(`${base.operation}: connection failed (${code}: ${message})`, { ...base, code, cause: err });
+}
+
+/**
+ * What a failure no retry can mend (retry.ts isUnreachable) says: the base URL it was sent to and the cause in
+ * words, then the system's code and text. Null for any other failure.
+ */
+function unreachableText(code: string, message: string, baseUrl: string): string | null {
+  const where = `cannot reach the service at ${baseUrl}`;
+  const { host } = new URL(baseUrl);
+  if (code === 'ECONNREFUSED') return `${where}: the connection was refused (${code}: ${message})`;
+  if (code === 'ENOTFOUND') return `${where}: no such host name ${host} (${code})`;
+  if (isCertificateCode(code)) return `${where}: its TLS certificate was not accepted (${code}: ${message})`;
+  return null;
 }
 
 /** The `data` member every successful body wraps its result in (§2). */

@@ -24,7 +24,11 @@ import {
 export interface ClientOptions {
   /** Must end in /api/v1; plain http only to loopback. */
   baseUrl: string;
-  apiKey: string;
+  /**
+   * The key, or a function giving it on the first request that is sent (it may throw InvalidKeyError): a
+   * command served from the cache then never needs one.
+   */
+  apiKey: string | (() => string);
   /** Bring your own undici dispatcher (tests, proxies); the client then never closes it. */
   dispatcher?: Dispatcher;
   /** Whole-request timeout in ms (default 30 s). */
@@ -48,7 +52,8 @@ export interface CallOptions {
   /**
    * The timeout is multiplied by this (default 1). A metered request that timed out may have been served and
    * charged (§8.6): sent again with the same timeout to a slow service it is charged again and again, so a
-   * retry after a timeout waits longer (retry.ts doubles it).
+   * retry after a timeout waits longer (retry.ts doubles it). Below 1 when retry.ts cuts the last attempt
+   * to what is left of the cap on the request's time.
    */
   patience?: number;
 }
@@ -64,7 +69,8 @@ type Operation = 'domain' | 'batch' | 'traffic' | 'employees' | 'technology' | '
 /** Client for the Domain Intelligence Service. */
 export class DomainIntelClient {
   readonly baseUrl: string;
-  readonly #key: string;
+  #key: string | null = null;
+  readonly #keySource: () => string;
   readonly #options: ClientOptions;
   #dispatcher: Dispatcher | undefined;
   #ownsDispatcher = false;
@@ -72,18 +78,19 @@ export class DomainIntelClient {
 
   constructor(options: ClientOptions) {
     this.baseUrl = normaliseBaseUrl(options.baseUrl);
-    if (typeof options.apiKey !== 'string' || options.apiKey === '') {
-      throw new InvalidKeyError('no API key: store one with `domain-intel keys add` or set DOMAIN_INTEL_API_KEY', { code: 'invalid_key' });
+    const { apiKey } = options;
+    if (typeof apiKey === 'function') this.#keySource = apiKey;
+    else {
+      this.#key = sendableKey(apiKey);
+      this.#keySource = () => apiKey;
     }
-    // A key holding a line break or another control character (a paste accident) cannot be a header value:
-    // undici refuses it locally on every attempt, which would read as a network failure and be retried.
-    // It is a malformed key (§5.7): refuse it as one, without repeating it.
-    if (/[^\t\x20-\x7e\x80-\xff]/.test(options.apiKey)) {
-      throw new InvalidKeyError('the API key contains a line break or a control character and cannot be sent; copy it again', { code: 'invalid_key' });
-    }
-    this.#key = options.apiKey;
     this.#options = options;
     this.#dispatcher = options.dispatcher;
+  }
+
+  /** One attempt's timeout in ms, before patience (retry.ts caps one request's time at a multiple of it). */
+  get timeoutMs(): number {
+    return this.#options.timeoutMs ?? 30_000;
   }
 
   /** The quota headers of the most recent response that carried them. */
@@ -171,13 +178,15 @@ export class DomainIntelClient {
   ): Promise<RawAnswer> {
     const clock = this.#options.clock ?? Date.now;
     const started = Date.now();
-    const timeoutMs = (this.#options.timeoutMs ?? 30_000) * Math.max(1, opts.patience ?? 1);
+    const timeoutMs = Math.round(this.timeoutMs * (opts.patience ?? 1));
     const timeout = AbortSignal.timeout(timeoutMs);
     const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
     const base: ErrorDetails = { code: '', operation, ...(host === undefined ? {} : { host }) };
     const report = (status: number | null, error?: string) =>
       this.#options.onResponse?.({ method, path, status, ms: Date.now() - started, ...(error === undefined ? {} : { error }) });
     if (opts.signal?.aborted) throw new AbortedError();
+    this.#key ??= sendableKey(this.#keySource()); // asked for only now, when a request must go
+    const key = this.#key;
     http ??= await import('./http.js'); // undici, on the first request only
     const dispatcher = this.#getDispatcher(http);
     let status: number;
@@ -192,7 +201,7 @@ export class DomainIntelClient {
         method,
         signal,
         headers: {
-          authorization: `Bearer ${this.#key}`,
+          authorization: `Bearer ${key}`,
           accept: 'application/json',
           'user-agent': `domain-intel/${VERSION}`,
           ...(body === undefined ? {} : { 'content-type': 'application/json' }),
@@ -207,7 +216,7 @@ export class DomainIntelClient {
       retryAfter = Array.isArray(ra) ? (ra[0] ?? null) : (ra ?? null);
       text = await readCapped(res.body, this.#options.maxBodyBytes ?? 32 * 1024 * 1024, { ...base, status });
     } catch (err) {
-      const mapped = transportError(err, opts.signal, timeout, timeoutMs, base);
+      const mapped = transportError(err, opts.signal, timeout, timeoutMs, base, this.baseUrl);
       report(null, mapped.code);
       throw mapped;
     }
@@ -225,15 +234,22 @@ export class DomainIntelClient {
       }
       return { status, body: parsed, quota };
     }
-    throw statusError(
-      status,
-      parsed,
-      text,
-      retryAfter,
-      { ...base, status, quota },
-      { now: clock(), key: this.#key, windowMs: this.#options.windowMs ?? 60_000 },
-    );
+    throw statusError(status, parsed, text, retryAfter, { ...base, status, quota }, { now: clock(), key, windowMs: this.#options.windowMs ?? 60_000 });
   }
+}
+
+/** The key if it can be sent; throws InvalidKeyError (never repeating it) when it is missing or cannot be a header value. */
+function sendableKey(key: unknown): string {
+  if (typeof key !== 'string' || key === '') {
+    throw new InvalidKeyError('no API key: store one with `domain-intel keys add` or set DOMAIN_INTEL_API_KEY', { code: 'invalid_key' });
+  }
+  // A key holding a line break or another control character (a paste accident) cannot be a header value:
+  // undici refuses it locally on every attempt, which would read as a network failure and be retried.
+  // It is a malformed key (§5.7): refuse it as one, without repeating it.
+  if (/[^\t\x20-\x7e\x80-\xff]/.test(key)) {
+    throw new InvalidKeyError('the API key contains a line break or a control character and cannot be sent; copy it again', { code: 'invalid_key' });
+  }
+  return key;
 }
 
 type Http = typeof import('./http.js');

@@ -77,6 +77,9 @@ export function createContext(cmd: Command, args: Record<string, unknown>, io: I
     get keySource() {
       return services.keySource;
     },
+    get baseUrl() {
+      return services.baseUrl;
+    },
     settings: services.settings,
     config: services.config,
     client: services.client,
@@ -84,7 +87,7 @@ export function createContext(cmd: Command, args: Record<string, unknown>, io: I
     store: services.store,
     clean: (text) => sanitizeForTerminal(redact(text, secrets)),
     redact: (text) => redact(text, secrets),
-    hintFor: (err) => hintFor(err, { keySource: services.keySource, lastQuota: services.quota }),
+    hintFor: (err) => hintFor(err, { keySource: services.keySource, lastQuota: services.quota, baseUrl: services.baseUrl }),
     onClose,
     async close() {
       stops.release();

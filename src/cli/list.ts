@@ -10,6 +10,7 @@ import type { EnrichedRow, InputShape, RunKind } from '../pipeline/types.js';
 import type { Context } from './context.js';
 import type { EnrichCommand } from './options.js';
 import { EXIT } from './exit-codes.js';
+import { baseUrlHint } from './hints.js';
 import { report } from './report.js';
 import { formatReset, groupedNumber, humanDuration } from './output/format.js';
 import { createProgress } from './output/progress.js';
@@ -255,14 +256,15 @@ function exitFor(ctx: Context<EnrichCommand>, s: RunStats, short: QuotaShort | n
   }
   if (s.errors > 0) {
     const unreachable = s.lookupsSpent === 0 && s.found + s.missing === s.cacheHits + s.stale;
-    const code = unreachable && s.stoppedBy === null ? EXIT.NETWORK : EXIT.INCOMPLETE;
+    const code = unreachable && (s.stoppedBy === null || s.stoppedBy === 'unreachable') ? EXIT.NETWORK : EXIT.INCOMPLETE;
     // The first failed row's reason names the trouble (an outage says what the connection met); rows may
     // differ after it. Rows a stop left untried are not failures: said apart, with the stop.
     const failed = s.errors - s.notLookedUp;
     const why = s.errorCause ? ` (the first: ${s.errorCause})` : '';
     const untried = s.stoppedBy === null ? '' : ` (${stopCause(s.stoppedBy, ctx.opts.maxLookups ?? null)})`;
     const what = [failed > 0 ? `${n(failed)} rows in error${why}` : '', s.notLookedUp > 0 ? `${n(s.notLookedUp)} rows not looked up${untried}` : ''];
-    const message = `${what.filter(Boolean).join(', ')}; run the same command again to fetch only those`;
+    const where = s.stoppedBy === 'unreachable' ? baseUrlHint(ctx.baseUrl) : null; // where the base URL came from
+    const message = `${what.filter(Boolean).join(', ')}; ${where ? `${where}; ` : ''}run the same command again to fetch only those`;
     return runEnd(ctx, code, s.stoppedBy === 'budget' ? 'budget' : 'incomplete', message);
   }
   if (s.stale > 0) {

@@ -7,6 +7,7 @@ import type { AnswerCache } from '../store/cache.js';
 import type { ResolvedConfig } from '../store/config.js';
 import type { Settings } from '../store/settings.js';
 import { storageTrouble } from '../store/errors.js';
+import { checkKeyShape, KEY_ENV } from '../store/keys.js';
 import type { AccountState } from '../store/state.js';
 import type { GivenOptions, Opts } from './options.js';
 import type { Logger } from './output/logger.js';
@@ -14,7 +15,7 @@ import type { Logger } from './output/logger.js';
 export interface Services {
   settings(): Promise<Settings>;
   config(): Promise<ResolvedConfig>;
-  /** A client for the configured service; throws InvalidKeyError when there is no key. */
+  /** A client for the configured service; it asks for the key on its first request (InvalidKeyError when none is usable). */
   client(): Promise<DomainIntelClient>;
   /** The state of the account in use (quota memo, learned rate, shared limiter slots); opened with the client. */
   state(): Promise<AccountState>;
@@ -24,6 +25,8 @@ export interface Services {
   readonly quota: QuotaInfo | null;
   /** Where the key in use came from, for messages ('the stored key "work"'); null before config(). */
   readonly keySource: string | null;
+  /** The base URL in use and where it came from ('the base URL comes from DOMAIN_INTEL_BASE_URL'), for messages; null before config(). */
+  readonly baseUrl: { url: string; source: string } | null;
 }
 
 export interface ServiceDeps {
@@ -46,6 +49,7 @@ export function createServices({ opts, flags, env, logger, secrets, onClose }: S
   let storeP: Promise<AnswerCache | null> | undefined;
   let stateP: Promise<AccountState> | undefined;
   let keySource: string | null = null;
+  let baseUrl: { url: string; source: string } | null = null;
   let lastQuota: QuotaInfo | null = null;
 
   const services: Services = {
@@ -54,6 +58,9 @@ export function createServices({ opts, flags, env, logger, secrets, onClose }: S
     },
     get keySource() {
       return keySource;
+    },
+    get baseUrl() {
+      return baseUrl;
     },
     settings() {
       settingsP ??= import('../store/settings.js').then((m) => m.openSettings({ env, onWarning: (w) => logger.warn(w) }));
@@ -72,6 +79,7 @@ export function createServices({ opts, flags, env, logger, secrets, onClose }: S
           secrets.push(config.key.key);
           keySource = config.key.source === 'env' ? 'the key in DOMAIN_INTEL_API_KEY' : `the stored key "${config.key.name ?? ''}"`;
         }
+        baseUrl = { url: config.baseUrl, source: BASE_URL_SOURCE[config.sources.baseUrl] };
         return config;
       })();
       return configP;
@@ -80,11 +88,11 @@ export function createServices({ opts, flags, env, logger, secrets, onClose }: S
       clientP ??= (async () => {
         // The module loads while the settings are read and the state file opens, not after: each waits on the disk.
         const [config, { DomainIntelClient }, state] = await Promise.all([services.config(), import('../api/client.js'), services.state()]);
-        const key = requireKey(config);
         const noted = recorder(state, logger);
         const client = new DomainIntelClient({
           baseUrl: config.baseUrl,
-          apiKey: key,
+          // Asked for on the first request that must go: answers the cache holds are served without a key.
+          apiKey: () => requireKey(config),
           timeoutMs: opts.timeout,
           windowMs: config.windowMs,
           onQuota: (q) => {
@@ -109,6 +117,9 @@ export function createServices({ opts, flags, env, logger, secrets, onClose }: S
           import('../store/state.js'),
           import('../store/errors.js'),
         ]);
+        // Without a usable key nothing will be sent (the client refuses before its first request): the
+        // account is unknown, so nothing is read or kept for it.
+        if (usableKey(config) === null) return processAccountState(config.baseUrl, '');
         const key = requireKey(config);
         try {
           // In the cache directory even under --no-cache: the quota and the limiter are not answers.
@@ -143,9 +154,33 @@ export function createServices({ opts, flags, env, logger, secrets, onClose }: S
   return services;
 }
 
+/** Where a base URL came from, as a message says it (ResolvedConfig.sources.baseUrl). */
+const BASE_URL_SOURCE: Readonly<Record<ResolvedConfig['sources']['baseUrl'], string>> = {
+  default: 'no base URL was set, so the built-in default is used',
+  stored: 'the base URL comes from the stored setting (config set base-url)',
+  env: 'the base URL comes from DOMAIN_INTEL_BASE_URL',
+  flag: 'the base URL comes from --base-url',
+  plan: 'the base URL comes from the plan',
+};
+
+/** The key when there is one of the right shape (spec §5.2), else null. */
+function usableKey(config: ResolvedConfig): string | null {
+  return config.key && checkKeyShape(config.key.key) === null ? config.key.key : null;
+}
+
+/**
+ * The key to send: refused (InvalidKeyError, exit 6) when there is none or it is not of the shape §5.2 gives
+ * (a fixed prefix and 48 hexadecimal characters), before anything is sent: a malformed key can only be
+ * answered 401, and a batch would spend its first request learning that.
+ */
 function requireKey(config: ResolvedConfig): string {
-  if (config.key) return config.key.key;
-  throw new InvalidKeyError('no API key: store one with `domain-intel keys add` (reads stdin) or set DOMAIN_INTEL_API_KEY', { code: 'invalid_key' });
+  if (!config.key) {
+    throw new InvalidKeyError('no API key: store one with `domain-intel keys add` (reads stdin) or set DOMAIN_INTEL_API_KEY', { code: 'invalid_key' });
+  }
+  const problem = checkKeyShape(config.key.key);
+  if (problem === null) return config.key.key;
+  const where = config.key.source === 'env' ? KEY_ENV : `the stored key "${config.key.name ?? ''}"`;
+  throw new InvalidKeyError(`${where} is not an API key (nothing was sent): ${problem}`, { code: 'malformed_key' });
 }
 
 /**

@@ -85,6 +85,7 @@ async function lookupAndWrite<T>(ctx: Context<EnrichCommand>, spec: SingleSpec<T
     refresh: ctx.opts.refresh === true,
     stale: ctx.opts.stale !== false,
     retries: ctx.opts.retries,
+    timeoutMs: client.timeoutMs, // sets the cap on the request's time (api/retry.ts)
     signal: ctx.interrupted,
     onRetry: ({ delayMs, error, rateLimited }) =>
       ctx.logger.warn(rateLimited ? `rate limited; waiting ${humanDuration(delayMs)}` : `${error.message}; retrying in ${humanDuration(delayMs)}`),

@@ -4,7 +4,7 @@
 // it, and what was spent is what was stored. It also owns why a run stopped: `stop` is the one place that sets it.
 import type { DomainIntelClient } from '../api/client.js';
 import { AbortedError, DomainIntelError, InvalidKeyError, QuotaExhaustedError } from '../api/errors.js';
-import { decide, firstAttempt, isRateLimit, mayHaveBeenCharged, type RetryLimits } from '../api/retry.js';
+import { decide, firstAttempt, isRateLimit, isUnreachable, mayHaveBeenCharged, type RetryLimits, type RetryState } from '../api/retry.js';
 import type { QuotaInfo } from '../api/types.js';
 import type { AnswerStore } from './answer-store.js';
 import type { Answer, KindSpec } from './kinds.js';
@@ -196,7 +196,8 @@ export class Dispatcher<K extends RunKind> {
   async #send(keys: string[]): Promise<void> {
     const { stats, limiter, spec } = this.#o;
     const signal = this.#stop.signal;
-    const state = firstAttempt();
+    // The cap on the request's time starts with its first attempt, not while it waits for the limiter's slot.
+    let state: RetryState | null = null;
     for (;;) {
       if (signal.aborted) return this.#settle(keys, 'error', null, this.#stopText ?? 'interrupted');
       let ticket: Ticket;
@@ -213,6 +214,7 @@ export class Dispatcher<K extends RunKind> {
         return this.#settle(keys, 'error', null, this.#stopText);
       }
       stats.requests++;
+      state ??= firstAttempt(this.#o.clock(), this.#o.limits);
       let answer: Answer;
       try {
         answer = await spec.call(this.#o.client, keys, (key) => this.#o.waiting.hostOf(key), { patience: state.patience });
@@ -230,7 +232,7 @@ export class Dispatcher<K extends RunKind> {
           // When the run resumes is the limiter's word (the service's reset, or its own estimate), not the error's fallback.
           this.#o.onEvent?.({ type: 'rate-limited', resumeAt: limiter.pausedUntil });
         }
-        const next = decide(err, state, this.#o.limits, this.#o.random);
+        const next = decide(err, state, this.#o.limits, this.#o.clock(), this.#o.random);
         if (next.action === 'wait') {
           state.waits++; // the limiter holds every worker until the reset
           continue;
@@ -268,8 +270,17 @@ export class Dispatcher<K extends RunKind> {
       return this.#settle(keys, 'error', null, this.#stopText);
     }
     if (err instanceof AbortedError) return this.#settle(keys, 'error', null, this.#stopText ?? 'interrupted');
+    // Refused, no such name, a certificate not trusted: every other request would meet the same. Nothing more
+    // is sent; as after a 402 the input is still read, so every row is settled (an older answer where the
+    // cache has one, else "not looked up"), and these rows carry the error, the run's first cause.
     this.#o.waiting.failedWith(keys, err); // an older answer may stand in for it, if this error allows (stale.ts)
     this.#settle(keys, 'error', null, reason, true);
+    if (isUnreachable(err)) {
+      // The cause the summary names for rows in error, even when these rows got older answers and only the
+      // rows it stops (which say just "not looked up") are in error.
+      this.#o.stats.errorCause ??= reason;
+      this.stop('unreachable');
+    }
   }
 
   /** Records an answer (ledger.ts), then settles the rows of keys it left out. */

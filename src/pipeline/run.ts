@@ -117,7 +117,8 @@ export function enrich<K extends RunKind>(records: RecordSource, o: EnrichOption
     input,
     concurrency,
     maxLookups: o.maxLookups ?? null,
-    limits: retryLimits(o),
+    // The cap on one request's time is set by the client's timeout (api/retry.ts REQUEST_CAP_TIMEOUTS).
+    limits: retryLimits({ ...o, timeoutMs: o.client.timeoutMs }),
     random: o.random,
     sleep: o.sleep ?? defaultSleep,
     clock,

@@ -55,7 +55,7 @@ export interface RunStats {
  * the caller's quota gate saying what is left cannot cover the run (EnrichOptions.quotaGate).
  * Set in one place (Dispatcher.stop); what rows say of it, in one place too (stopText).
  */
-export type StopReason = 'quota' | 'budget' | 'aborted' | 'closed' | 'key' | 'error' | 'short';
+export type StopReason = 'quota' | 'budget' | 'aborted' | 'closed' | 'key' | 'error' | 'short' | 'unreachable';
 
 const STOP_CAUSE: { readonly [R in StopReason]: (maxLookups: number | null) => string } = {
   // Said whether a 402 came or the last answer reported 0 left (the run then sends nothing to be refused).
@@ -63,13 +63,15 @@ const STOP_CAUSE: { readonly [R in StopReason]: (maxLookups: number | null) => s
   budget: (maxLookups) => `--max-lookups ${maxLookups} reached`,
   aborted: () => 'interrupted',
   closed: () => 'the output was closed',
-  key: () => 'the API key was refused (401)',
+  key: () => 'no usable API key (missing, malformed or refused)',
   error: () => 'an error ended the run',
   short: () => 'the quota left cannot cover this run',
+  // Connection refused, no such name, a certificate not trusted (api/retry.ts isUnreachable).
+  unreachable: () => 'the service could not be reached',
 };
 
 /** Stops that are a decision not to look the rest up (the others cut the run short). */
-const DECIDED: ReadonlySet<StopReason> = new Set(['quota', 'budget', 'key', 'short']);
+const DECIDED: ReadonlySet<StopReason> = new Set(['quota', 'budget', 'key', 'short', 'unreachable']);
 
 /** Why a run stopped, in words (the summary's "stopped:" line). */
 export function stopCause(reason: StopReason, maxLookups: number | null): string {

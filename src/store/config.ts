@@ -5,7 +5,7 @@ import { normaliseBaseUrl } from '../api/base-url.js';
 import { UsageError } from '../api/errors.js';
 import { PLANS, type PlanName } from '../api/types.js';
 import { type GivenOptions, longName, OPTIONS, type OptionRow } from '../cli/options.js';
-import { checkKeyShape, KEY_ENV, resolveKey, type ResolvedKey } from './keys.js';
+import { resolveKey, type ResolvedKey } from './keys.js';
 import { cacheDir as defaultCacheDir, type Env } from './paths.js';
 import type { SettingsReader, StoredSettings } from './settings.js';
 import { MINUTE_MS, parsePlan, parseRate, type Rate } from './values.js';
@@ -135,10 +135,9 @@ export function resolveConfig(options: ResolveConfigOptions = {}): ResolvedConfi
     else if (said.plan) [rate, rateSource] = [perMinute(PLANS[said.plan].perMinute), 'plan'];
   }
 
+  // Its shape is checked when a request must go (cli/services.ts): a malformed key is refused then, before
+  // anything is sent, and commands that send nothing (config show, answers from the cache) need none.
   const key = resolveKey({ settings: options.settings ?? null, env });
-  // Stored keys were checked when added; the environment's is only warned about, since the service decides.
-  const keyProblem = key?.source === 'env' ? checkKeyShape(key.key) : null;
-  if (keyProblem !== null) options.onWarning?.(`${KEY_ENV} does not look like an API key: ${keyProblem}`);
   const maxAgeMs = flags.maxAge ?? OPTIONS.maxAge.default;
   if (!(maxAgeMs >= 0)) throw new UsageError('--max-age must not be negative', 'bad_duration');
 

@@ -6,7 +6,8 @@ import type { Settings, SettingsReader } from './settings.js';
 
 /**
  * Spec §5.2: "a fixed live-key prefix followed by 48 hexadecimal characters". The prefix itself is not
- * documented, so any word_ prefix is accepted (e.g. di_live_); the service has the last word.
+ * documented, so any prefix of letters and digits ending in an underscore is accepted; the service has the
+ * last word. Messages describe the shape without naming a prefix the spec does not give.
  */
 export const KEY_PATTERN = /^[A-Za-z][A-Za-z0-9]*_(?:[A-Za-z0-9]+_)*[0-9a-f]{48}$/;
 
@@ -31,19 +32,22 @@ export interface KeyListing {
   active: boolean;
 }
 
+/** The shape §5.2 gives a key, as messages describe it. */
+const KEY_SHAPE = "an API key is the service's fixed prefix (letters and digits, ending in _) followed by 48 hexadecimal characters";
+
 /** Null when `key` looks like a key; otherwise why not, without ever repeating the key. */
 export function checkKeyShape(key: string): string | null {
   if (key === '') return 'the key is empty';
   if (/\s/.test(key)) return 'the key contains whitespace or a line break; copy it again';
   if (KEY_PATTERN.test(key)) return null;
   const cut = key.lastIndexOf('_');
-  if (cut <= 0) return 'the key has no prefix; expected a prefix such as di_live_ followed by 48 hexadecimal characters';
+  if (cut <= 0) return `the key has no prefix; ${KEY_SHAPE}`;
   if (!/^[A-Za-z][A-Za-z0-9]*_(?:[A-Za-z0-9]+_)*$/.test(key.slice(0, cut + 1))) {
     return 'the key prefix may hold only letters and digits separated by underscores';
   }
   const secret = key.slice(cut + 1);
-  if (secret.length !== 48) return `the part after the prefix has ${secret.length} characters; 48 hexadecimal characters are expected`;
-  return 'the part after the prefix must be lowercase hexadecimal (0-9, a-f)';
+  if (secret.length !== 48) return `the part after the prefix has ${secret.length} characters; ${KEY_SHAPE}`;
+  return `the part after the prefix must be lowercase hexadecimal (0-9, a-f); ${KEY_SHAPE}`;
 }
 
 /** The key as it may be shown: its prefix, an ellipsis and its last 4 characters (di_live_…9f3a). */

@@ -43,31 +43,31 @@ describe('retry rule', () => {
   });
 });
 
-const limits = { retries: 2, maxRateLimitWaits: 3 };
+const limits = { retries: 2, maxRateLimitWaits: 3, timeoutMs: 30_000 };
+/** A request's state at `now` 0, well inside the cap. */
+const at = (attempt: number, waits = 0) => ({ attempt, waits, patience: 1, deadline: 60_000 });
 const unavailable = () => new MeteringUnavailableError('metering down', { code: 'metering_unavailable', status: 503 });
 const tooMany = (resumeAt = 0) => new RateLimitedError('slow down', { code: 'rate_limited', status: 429 }, resumeAt);
 
 describe('the one retry policy (decide)', () => {
   it('backs off a retryable failure while retries remain, then gives up naming them', () => {
-    expect(decide(unavailable(), { attempt: 0, waits: 0, patience: 1 }, limits, () => 0.999)).toEqual({ action: 'backoff', delayMs: 249 });
-    expect(decide(unavailable(), { attempt: 1, waits: 0, patience: 1 }, limits, () => 0.5)).toEqual({ action: 'backoff', delayMs: 250 });
-    expect(decide(unavailable(), { attempt: 2, waits: 0, patience: 1 }, limits)).toEqual({ action: 'give-up', reason: 'metering down (after 2 retries)' });
+    expect(decide(unavailable(), at(0, 0), limits, 0, () => 0.999)).toEqual({ action: 'backoff', delayMs: 249 });
+    expect(decide(unavailable(), at(1, 0), limits, 0, () => 0.5)).toEqual({ action: 'backoff', delayMs: 250 });
+    expect(decide(unavailable(), at(2, 0), limits, 0)).toEqual({ action: 'give-up', reason: 'metering down (after 2 retries)' });
   });
   it('waits for a 429 reset while waits remain, without spending a retry, then gives up', () => {
-    expect(decide(tooMany(1234), { attempt: 2, waits: 2, patience: 1 }, limits)).toEqual({ action: 'wait', resumeAt: 1234 });
-    expect(decide(tooMany(), { attempt: 0, waits: 3, patience: 1 }, limits)).toEqual({ action: 'give-up', reason: 'still rate limited after 3 waits' });
+    expect(decide(tooMany(1234), at(2, 2), limits, 0)).toEqual({ action: 'wait', resumeAt: 1234 });
+    expect(decide(tooMany(), at(0, 3), limits, 0)).toEqual({ action: 'give-up', reason: 'still rate limited after 3 waits' });
   });
   it('gives up at once on what must not be retried', () => {
     const key = new InvalidKeyError('key refused', { code: 'invalid_key', status: 401 });
-    expect(decide(key, { attempt: 0, waits: 0, patience: 1 }, limits)).toEqual({ action: 'give-up', reason: 'key refused' });
-    expect(decide(new QuotaExhaustedError('spent', { code: 'quota_exhausted', status: 402 }), { attempt: 0, waits: 0, patience: 1 }, limits).action).toBe(
-      'give-up',
-    );
+    expect(decide(key, at(0, 0), limits, 0)).toEqual({ action: 'give-up', reason: 'key refused' });
+    expect(decide(new QuotaExhaustedError('spent', { code: 'quota_exhausted', status: 402 }), at(0, 0), limits, 0).action).toBe('give-up');
   });
   it('has one default for single lookups and runs, overridable limit by limit', () => {
-    expect(RETRY_DEFAULTS).toEqual({ retries: 4, maxRateLimitWaits: 10 });
+    expect(RETRY_DEFAULTS).toEqual({ retries: 4, maxRateLimitWaits: 10, timeoutMs: 30_000 });
     expect(retryLimits({})).toEqual(RETRY_DEFAULTS);
-    expect(retryLimits({ retries: 0 })).toEqual({ retries: 0, maxRateLimitWaits: 10 });
+    expect(retryLimits({ retries: 0 })).toEqual({ retries: 0, maxRateLimitWaits: 10, timeoutMs: 30_000 });
   });
 });
 

@@ -53,7 +53,9 @@ describe('batch', () => {
     const out = join(dir, 'outage-out.csv');
     const r = await runInProcess(['batch', file, '-o', out, '--retries', '0'], { env });
     expect(r.stderr).toMatch(/3 rows from answers older than 30 days: the service could not be reached/);
-    expect(r.stderr).toMatch(/1 rows in error \(the first: batch: connection failed \(ECONNREFUSED[^\n]*\); run the same command again/);
+    expect(r.stderr).toMatch(
+      /1 rows in error \(the first: cannot reach the service at [^\n]*: the connection was refused \(ECONNREFUSED[^\n)]*\)\); the base URL comes from [^\n]*; run the same command again/,
+    );
     expect(r.code).toBe(7); // rows in error, nothing reached the service: unreachable, as without stale rows
     // A row in error leaves the run incomplete: its rows are in FILE.partial (part A), stale ones with them.
     const lines = readFileSync(`${out}.partial`, 'utf8').trimEnd().split('\n');

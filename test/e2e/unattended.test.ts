@@ -43,7 +43,7 @@ describe('a nightly cron run', () => {
     const second = await run();
     expect(second.code).toBe(7); // nothing could be looked up: the service is unreachable
     // The exit's line names the trouble, not only a count.
-    expect(second.stderr).toMatch(/warning: 10 rows in error \(the first: .*ECONNREFUSED.*\); run the same command again/);
+    expect(second.stderr).toMatch(/warning: 10 rows in error \(the first: .*ECONNREFUSED.*\); the base URL comes from .*; run the same command again/);
     expect(readFileSync(out).equals(good)).toBe(true);
     const partial = readFileSync(`${out}.partial`, 'utf8').trimEnd().split('\n');
     expect(partial).toHaveLength(41);

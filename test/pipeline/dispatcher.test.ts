@@ -86,7 +86,7 @@ describe('Dispatcher against the sandbox', () => {
     expect(d.stats.stoppedBy).toBe('key');
     expect(d.dispatcher.fatal).toBeInstanceOf(InvalidKeyError);
     expect(d.dispatcher.cancelled).toBe(true);
-    expect(rows.every((r) => r.status === 'error' && /401/.test(r.reason ?? ''))).toBe(true);
+    expect(rows.every((r) => r.status === 'error' && r.reason === 'not looked up: no usable API key (missing, malformed or refused)')).toBe(true);
     expect(d.stats.requests).toBe(1);
   });
 
@@ -103,7 +103,7 @@ describe('Dispatcher against the sandbox', () => {
 
   it('follows the retry policy: backs off up to its retries, then gives up with the reason on the row', async () => {
     h = await harness({ rpm: 0, faults: { unavailable: 1 } });
-    const d = dispatchStage(h, 'traffic', { limits: { retries: 2, maxRateLimitWaits: 10 } });
+    const d = dispatchStage(h, 'traffic', { limits: { retries: 2, maxRateLimitWaits: 10, timeoutMs: 30_000 } });
     d.want(h.sb.hostList()[0]!);
     d.dispatcher.pump();
     const rows = await d.settled();
@@ -114,7 +114,7 @@ describe('Dispatcher against the sandbox', () => {
 
   it('sits out no more 429s than the policy allows', async () => {
     h = await harness({ rpm: 1, windowMs: 60_000 });
-    const d = dispatchStage(h, 'traffic', { concurrency: 1, limits: { retries: 4, maxRateLimitWaits: 0 } });
+    const d = dispatchStage(h, 'traffic', { concurrency: 1, limits: { retries: 4, maxRateLimitWaits: 0, timeoutMs: 30_000 } });
     for (const host of h.sb.hostList().slice(0, 2)) d.want(host);
     d.dispatcher.pump();
     const rows = await d.settled();
