@@ -80,7 +80,7 @@ export const OPTIONS = {
     env: 'DOMAIN_INTEL_RPM',
   },
   rate: { flags: '--rate <n/window>', help: 'advanced: requests per window, e.g. 300/1m or 20/1s', commands: 'global', parse: rate },
-  timeout: { flags: '--timeout <duration>', help: "one attempt's timeout; a request with its retries takes at most 3 times it", commands: 'global', parse: duration, default: 30_000, show: durationText },
+  timeout: { flags: '--timeout <duration>', help: 'per-attempt timeout', commands: 'global', parse: duration, default: 30_000, show: durationText },
   quiet: { flags: '-q, --quiet', help: 'no quota line, no summary; warnings and errors only', commands: 'global' },
   json: { flags: '--json', help: 'errors as JSON objects on stderr ({error, code, host, exit})', commands: 'global' },
   debug: { flags: '--debug', help: 'request log and stack traces on stderr (the key is redacted)', commands: 'global' },

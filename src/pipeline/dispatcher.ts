@@ -2,46 +2,20 @@
 // (--max-lookups, the quota's remaining lookups), paced by the limiter, under the one retry policy
 // (api/retry.ts). It keeps the ledger: every answer the service charged for is stored before any row shows
 // it, and what was spent is what was stored. It also owns why a run stopped: `stop` is the one place that sets it.
-import type { DomainIntelClient } from '../api/client.js';
 import { AbortedError, DomainIntelError, InvalidKeyError, QuotaExhaustedError } from '../api/errors.js';
-import { decide, firstAttempt, isRateLimit, isUnreachable, mayHaveBeenCharged, type RetryLimits, type RetryState } from '../api/retry.js';
-import type { QuotaInfo } from '../api/types.js';
-import type { AnswerStore } from './answer-store.js';
-import type { Answer, KindSpec } from './kinds.js';
+import { decide, firstAttempt, isRateLimit, isUnreachable, mayHaveBeenCharged, type RetryState } from '../api/retry.js';
+import type { Answer } from './kinds.js';
+import type { DispatcherOptions } from './dispatcher-options.js';
 import { QuotaGate } from './gate.js';
 import { Ledger, UNANSWERED } from './ledger.js';
-import type { OrderedBuffer, Slot } from './order.js';
-import { INPUT_QUIET_MS, type InputState } from './intake.js';
+import type { Slot } from './order.js';
+import { INPUT_QUIET_MS } from './intake.js';
 import { Later } from './later.js';
-import type { RateLimiter, Ticket } from './schedule.js';
-import { type RunEvent, type RunStats, type StopReason, stopText } from './stats.js';
+import type { Ticket } from './schedule.js';
+import { type StopReason, stopText } from './stats.js';
 import type { RowStatus, RunKind } from './types.js';
-import type { Waiting } from './waiting.js';
 
-export interface DispatcherOptions<K extends RunKind> {
-  spec: KindSpec;
-  client: DomainIntelClient;
-  store: AnswerStore;
-  limiter: RateLimiter;
-  buffer: OrderedBuffer<K>;
-  waiting: Waiting<K>;
-  stats: RunStats;
-  input: InputState;
-  /** Requests in flight at once. */
-  concurrency: number;
-  /** Hard budget of lookups, or null. */
-  maxLookups: number | null;
-  limits: RetryLimits;
-  random?: (() => number) | undefined;
-  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
-  clock: () => number;
-  onProgress?: ((stats: Readonly<RunStats>) => void) | undefined;
-  onEvent?: ((event: RunEvent) => void) | undefined;
-  /** Oldest cached answer the run accepts (the planner's rule); default: any age. */
-  maxAgeMs?: (() => number) | undefined;
-  /** Asked once, with the first quota an answer reports; false stops the run ('short'). See EnrichOptions. */
-  quotaGate?: ((quota: QuotaInfo) => Promise<boolean>) | undefined;
-}
+export type { DispatcherOptions } from './dispatcher-options.js';
 
 /** Stops that also cancel what waits to be sent (retries, rate-limit pauses); the others let it finish. */
 const CANCELS: ReadonlySet<StopReason> = new Set(['aborted', 'closed', 'key', 'error']);
@@ -219,6 +193,8 @@ export class Dispatcher<K extends RunKind> {
       try {
         answer = await spec.call(this.#o.client, keys, (key) => this.#o.waiting.hostOf(key), { patience: state.patience });
       } catch (err) {
+        // No usable key: the client refused before sending (only a 401 has a status), so no request went.
+        if (err instanceof InvalidKeyError && err.status === undefined) stats.requests--;
         const rateLimited = isRateLimit(err);
         limiter.settle(ticket, !rateLimited);
         if (mayHaveBeenCharged(err)) stats.unconfirmed += keys.length;

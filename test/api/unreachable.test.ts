@@ -52,7 +52,7 @@ describe('failures no retry can mend', () => {
     expect(err.code).toBe('ECONNREFUSED');
     const port = new URL(baseUrl).port;
     expect(err.message).toBe(
-      `cannot reach the service at ${baseUrl}: the connection was refused (ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:${port}); is the service running there?`,
+      `cannot reach the service at ${baseUrl}: the connection was refused (ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:${port})`,
     );
     expect(isUnreachable(err)).toBe(true);
     expect(isRetryable(err)).toBe(false);
@@ -63,7 +63,7 @@ describe('failures no retry can mend', () => {
     const { err, attempts } = await oneLookup(baseUrl);
     expect(attempts).toBe(1);
     expect(err.code).toBe('ENOTFOUND');
-    expect(err.message).toBe(`cannot reach the service at ${baseUrl}: no such host name api.nowhere.invalid (ENOTFOUND); is the base URL right?`);
+    expect(err.message).toBe(`cannot reach the service at ${baseUrl}: no such host name api.nowhere.invalid (ENOTFOUND)`);
   });
 
   describe('a TLS certificate the system does not trust', () => {

@@ -153,6 +153,7 @@ describe('answers the cache holds need no key', () => {
     expect(more.stderr.split('\n').filter((l) => l.startsWith('error: '))).toEqual([NO_KEY.trim()]);
     expect(more.stderr).toContain('lookups 0 spent · 5 from cache · found 5 · missing 0 · errors 1\n');
     expect(more.stderr).toContain('stopped: no usable API key (missing, malformed or refused)\n');
+    expect(more.stderr).toContain('requests 0 ·'); // refused before sending: none went
   });
 });
 

@@ -17,7 +17,7 @@ afterEach(async () => {
 describe('a slow service and a short timeout', () => {
   it('a batch timed out twice is bought twice, not five times; spent and unconfirmed add up to the charges', async () => {
     // The first two requests take 1.5 s: the first times out at 1 s, the retry waits 2 s and gets its answer.
-    sb = await startSandbox({ port: 0, rpm: 0, slowRequests: [1, 2], slowMs: 1500 });
+    sb = await startSandbox({ port: 0, rpm: 0, slowRequests: [1, 2], slowMs: 1300 });
     const s = sb;
     const file = join(mkdtempSync(join(tmpdir(), 'di-transit-')), 'in.csv');
     writeFileSync(file, `domain\n${s.hostList().slice(0, 100).join('\n')}\n`);
@@ -34,7 +34,7 @@ describe('a slow service and a short timeout', () => {
   });
 
   it('a single lookup that timed out is retried with more patience', async () => {
-    sb = await startSandbox({ port: 0, rpm: 0, slowRequests: [1, 2], slowMs: 1500 });
+    sb = await startSandbox({ port: 0, rpm: 0, slowRequests: [1, 2], slowMs: 1300 });
     const s = sb;
     const env = cliEnv({ DOMAIN_INTEL_BASE_URL: s.baseUrl, DOMAIN_INTEL_API_KEY: s.key });
     const r = await runInProcess(['lookup', s.hostList()[0] as string, '--timeout', '1s', '--json'], { env });
