@@ -51,9 +51,7 @@ describe('failures no retry can mend', () => {
     expect(err).toBeInstanceOf(NetworkError);
     expect(err.code).toBe('ECONNREFUSED');
     const port = new URL(baseUrl).port;
-    expect(err.message).toBe(
-      `cannot reach the service at ${baseUrl}: the connection was refused (ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:${port})`,
-    );
+    expect(err.message).toBe(`cannot reach the service at ${baseUrl}: the connection was refused (ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:${port})`);
     expect(isUnreachable(err)).toBe(true);
     expect(isRetryable(err)).toBe(false);
   });
