@@ -105,7 +105,8 @@ describe('an incomplete run keeps FILE and writes FILE.partial', () => {
     expect(r.code).toBe(7);
     expectKept(20);
     expect(rowsOf(`${out}.partial`)).toMatchObject({ answered: 0, errors: 20 });
-    expect(r.stderr).toContain(keptLine('20 rows in error', 20));
+    // The run stopped sending at the refusal (no retry can mend it): the kept line says why in those words.
+    expect(r.stderr).toContain(keptLine('the service could not be reached', 20));
   });
 
   it('some rows in error (503s, no retries): exit 4, FILE unchanged, answered and error rows in FILE.partial, answers as charged', async () => {

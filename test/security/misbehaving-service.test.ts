@@ -67,7 +67,7 @@ describe.concurrent('sandbox faults at rate 1 (batch of fixtures/sample.csv, --r
         for (const row of rows.filter((x) => x.status !== 'invalid')) {
           expect(row.status).toBe('error');
           expect(row.reason).toMatch(reason);
-          expect(row.reason).toMatch(/after 1 retries/);
+          expect(row.reason).toMatch(/after 1 retry\)/);
           expect(row.data).toBeNull();
         }
         expect(rows.filter((x) => x.status === 'invalid').every((x) => typeof x.reason === 'string' && x.reason !== '')).toBe(true);
