@@ -68,7 +68,8 @@ describe('a stopped server', () => {
     expect(lines).toContain('stopped: the service could not be reached');
     // No retry warnings: one line, the run's end, with the cause, where the base URL came from and how to set it.
     expect(lines.filter((l) => /^(warning|error): /.test(l))).toEqual([
-      `warning: 1,000 rows in error (the first: ${cause}); the base URL comes from DOMAIN_INTEL_BASE_URL: set another with ${SET_BASE_URL}; ` +
+      `warning: ${sent.length} rows in error (the first: ${cause}), ${(1000 - sent.length).toLocaleString('en-US')} rows not looked up ` +
+        `(the service could not be reached); the base URL comes from DOMAIN_INTEL_BASE_URL: set another with ${SET_BASE_URL}; ` +
         'run the same command again to fetch only those',
     ]);
     // Only the requests already in flight when the first refusal came were sent (the batches of 100 their
@@ -151,7 +152,7 @@ describe('answers the cache holds need no key', () => {
     const more = await runInProcess(['batch', csvFile(hosts.slice(0, 6)), '--format', 'csv'], { env: keyless });
     expect(more.code).toBe(6);
     expect(more.stderr.split('\n').filter((l) => l.startsWith('error: '))).toEqual([NO_KEY.trim()]);
-    expect(more.stderr).toContain('lookups 0 spent · 5 from cache · found 5 · missing 0 · errors 1\n');
+    expect(more.stderr).toContain('rows: read 6 · found 5 · missing 0 · invalid 0 · errors 0 · not looked up 1 · duplicates 0\n');
     expect(more.stderr).toContain('stopped: no usable API key (missing, malformed or refused)\n');
     expect(more.stderr).toContain('requests 0 ·'); // refused before sending: none went
   });
