@@ -33,6 +33,7 @@ export async function loadCatalog(
     maxAgeMs: CATALOG_MAX_AGE_MS,
     refresh,
     signal: ctx.interrupted,
+    timeoutMs: client.timeoutMs, // the cap on the request's time follows --timeout (api/retry.ts)
   });
   if (kept.notKept > 0) ctx.logger.warn(`${kept.notKeptCause}: the catalog is not kept, and is fetched again next time`);
   return { categories: r.data ?? [], cachedAt: r.cachedAt, staleCause: r.staleCause };
