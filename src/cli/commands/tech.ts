@@ -22,7 +22,8 @@ export default async function tech(ctx: Context<'tech'>): Promise<number> {
 /** The technology's count; on a 404, the catalog's one case-insensitive match, or an error with suggestions. */
 async function technology(ctx: Context<'tech'>, name: string): Promise<TechnologyCount> {
   const client = await ctx.client();
-  const ask = async (n: string): Promise<TechnologyCount> => (await withRetry((patience) => client.technology(n, { patience }), { signal: ctx.interrupted, timeoutMs: client.timeoutMs })).data;
+  const ask = async (n: string): Promise<TechnologyCount> =>
+    (await withRetry((patience) => client.technology(n, { patience }), { signal: ctx.interrupted, timeoutMs: client.timeoutMs })).data;
   try {
     return await ask(name);
   } catch (err) {
