@@ -4,6 +4,7 @@ import { InputError, UsageError } from '../api/errors.js';
 import { openJobInput, runJob } from '../pipeline/job.js';
 import { inputNotes } from '../pipeline/dialect.js';
 import { enrich } from '../pipeline/run.js';
+import { KINDS } from '../pipeline/kinds.js';
 import { RateLimiter } from '../pipeline/schedule.js';
 import { type RunStats, stopCause } from '../pipeline/stats.js';
 import type { EnrichedRow, InputShape, RunKind } from '../pipeline/types.js';
@@ -13,7 +14,9 @@ import { EXIT } from './exit-codes.js';
 import { baseUrlHint } from './hints.js';
 import { report } from './report.js';
 import { formatReset, groupedNumber, humanDuration } from './output/format.js';
-import { createProgress } from './output/progress.js';
+import { createProgress, type ProgressSnapshot } from './output/progress.js';
+import { type InputMeter, progressFigures } from './progress-figures.js';
+import { PROGRESS_INTERVAL_MS } from './progress-options.js';
 import { printPlan } from './plan-report.js';
 import { endOutput, type OutputEnd, wroteLine } from './output-end.js';
 import { argsFormat } from './output/render.js';
@@ -31,7 +34,9 @@ export interface ListSpec {
 /** Runs an enrichment described by the command's options; returns the exit code. */
 export async function runList(ctx: Context<EnrichCommand>, spec: ListSpec): Promise<number> {
   const o = ctx.opts;
-  const input = await openSource(ctx, spec);
+  // The input file's bytes as the run reads them: progress's share read, until the need is known.
+  const meter: InputMeter = { read: 0, total: null };
+  const input = await openSource(ctx, spec, meter);
   const requested = o.format;
   // Lists from the command line default like single lookups; files default to CSV (any size streams), or
   // xlsx when -o names a workbook.
@@ -51,13 +56,15 @@ export async function runList(ctx: Context<EnrichCommand>, spec: ListSpec): Prom
   // --rpm 0 (pacing off) is the user's word too: it neither uses nor stores a learned rate.
   const unsaid = config.sources.rate === 'default';
   const learned = unsaid ? state.learnedRate() : null;
+  // The limiter's slots, read by progress too: what holds them now says when the next request may go.
+  const slots = state.slots();
   const limiter = new RateLimiter({
     limit: config.rpm ?? learned?.requests ?? null,
     windowMs: given ? config.windowMs : (learned?.windowMs ?? config.windowMs),
     given,
     // Nothing said and nothing learned: the minute is only a default, so a bare 429 is looked past, not waited out.
     windowGuessed: !given && learned === null,
-    slots: state.slots(),
+    slots,
     onLearn: (rate) => {
       ctx.logger.info(`the service allows about ${rate.requests} requests per ${humanDuration(rate.windowMs)}; using that (set --plan to skip learning)`);
       try {
@@ -89,9 +96,45 @@ export async function runList(ctx: Context<EnrichCommand>, spec: ListSpec): Prom
     await printPlan(ctx, stats, limiter.limit, limiter.windowMs);
     return EXIT.OK;
   }
-  const showProgress = !o.quiet && (o.progress === true || ctx.io.stderr.isTTY === true) && o.json !== true;
-  const drawOn = { stream: ctx.io.stderr, enabled: showProgress, style: ctx.style };
+  // --progress-interval alone asks for progress too. A spinner needs stderr to be a terminal that stdout's
+  // rows do not stream onto (they would break its line); off a terminal the plain line is for logs.
+  const asked = o.progress === true || o.progressInterval !== undefined;
+  const rowsOnTerminal = format !== 'table' && (o.output === undefined || o.output === '-') && ctx.io.stdout.isTTY === true;
+  const onTerminal = ctx.io.stderr.isTTY === true && !rowsOnTerminal;
+  const showProgress = !o.quiet && o.json !== true && (onTerminal || (asked && ctx.io.stderr.isTTY !== true));
+  // The run's counters as last reported: a run that ends in an error (a refused key) still says what it spent.
+  // The same object fills in as the run goes: progress reads it live.
+  let seen: Readonly<RunStats> | null = null;
+  const batchSize = KINDS[spec.kind].batchSize;
+  const figures = (): ProgressSnapshot | null => {
+    if (seen === null) return null;
+    const now = ctx.io.clock.now();
+    const held = slots.acceptedBetween(now - limiter.windowMs, now + 1);
+    const inFlight = seen.inFlight;
+    const pace = {
+      limit: limiter.limit,
+      windowMs: limiter.windowMs,
+      batchSize,
+      held: held.count + inFlight,
+      oldestHeldAt: held.first ?? (inFlight > 0 ? now : null),
+      pausedUntil: limiter.pausedUntil,
+    };
+    return progressFigures(seen, meter, pace, now);
+  };
+  const drawOn = {
+    stream: ctx.io.stderr,
+    enabled: showProgress,
+    style: ctx.style,
+    read: figures,
+    now: () => ctx.io.clock.now(),
+    plainEveryMs: asked ? (o.progressInterval ?? PROGRESS_INTERVAL_MS) : null,
+  };
   let progress = await createProgress(drawOn);
+  // Cleared on every way out: the end and a thrown error (the command's close), at once on Ctrl-C (a second
+  // one exits before any close) and when the reader of stdout went away (`| head`: its lines follow ours).
+  const clear = () => progress.stop();
+  ctx.onClose(clear);
+  for (const stop of [ctx.interrupted, ctx.outputClosed]) stop.addEventListener('abort', clear, { once: true });
   const quota = await checkQuota(ctx, 'file' in spec.source ? spec.source.file : null, input, base, async (ask) => {
     // A question mid-run cannot share the terminal's line with the spinner: it stops, and a new one follows.
     progress.stop();
@@ -103,25 +146,8 @@ export async function runList(ctx: Context<EnrichCommand>, spec: ListSpec): Prom
   });
   if (quota.refused !== null) return runEnd(ctx, EXIT.QUOTA, 'over_quota', quota.refused);
   const runOptions = { ...base, ...(quota.gate ? { quotaGate: quota.gate } : {}) };
-  // The run's counters as last reported: a run that ends in an error (a refused key) still says what it spent.
-  let seen: Readonly<RunStats> | null = null;
   const onProgress = (s: Readonly<RunStats>) => {
     seen = s;
-    const now = ctx.io.clock.now();
-    const elapsed = Math.max(1, now - s.startedAt);
-    const done = s.found + s.missing + s.errors;
-    const rate = (done * 1000) / elapsed;
-    const left = s.valid - done;
-    progress.update({
-      rowsRead: s.rows,
-      hostsDone: done,
-      lookupsSpent: s.lookupsSpent,
-      cacheHits: s.cacheHits,
-      ratePerSec: rate,
-      etaMs: rate > 0 && left > 0 ? (left / rate) * 1000 : null,
-      quotaRemaining: s.quota?.remaining ?? null,
-      waitingUntil: limiter.pausedUntil > now ? limiter.pausedUntil : null,
-    });
   };
   const onEvent = (e: import('../pipeline/stats.js').RunEvent) => {
     if (e.type === 'rate-limited') ctx.logger.debug(`429: pausing every worker for ${humanDuration(Math.max(0, e.resumeAt - ctx.io.clock.now()))}`);

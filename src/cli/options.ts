@@ -12,6 +12,7 @@ import { ENCODINGS } from '../pipeline/encoding.js';
 import { CATALOG_OPTIONS } from './catalog-options.js';
 import { CHANGES_OPTIONS } from './changes-options.js';
 import { SANDBOX_OPTIONS } from './sandbox-options.js';
+import { PROGRESS_OPTIONS } from './progress-options.js';
 import { SUMMARIZE_OPTIONS } from './summarize-options.js';
 
 const FORMATS = ['table', 'json', 'ndjson', 'csv', 'xlsx'] as const;
@@ -183,7 +184,7 @@ export const OPTIONS = {
   },
   retries: { flags: '--retries <n>', help: 'retries for 5xx, timeouts and broken answers', commands: ENRICH, parse: intOption(0), default: 4 },
   concurrency: { flags: '--concurrency <n>', help: 'requests in flight', commands: ENRICH, parse: intOption(1), default: 8 },
-  progress: { flags: '--progress', help: 'show progress even when stderr is not a terminal', commands: ENRICH },
+  ...PROGRESS_OPTIONS,
 
   ...CHANGES_OPTIONS,
   ...SUMMARIZE_OPTIONS,

@@ -15,9 +15,13 @@ import type { Context } from './context.js';
 import type { ListSpec } from './list.js';
 import { isWorkbookName } from '../pipeline/workbook-sniff.js';
 import type { EnrichCommand, Opts } from './options.js';
+import type { InputMeter } from './progress-figures.js';
 
-/** The input of a run, as a function that gives its records (called once by the run, once more by a quota check). */
-export async function openSource(ctx: Context<EnrichCommand>, spec: ListSpec): Promise<() => JobInput> {
+/**
+ * The input of a run, as a function that gives its records (called once by the run, once more by a quota check).
+ * `meter`, when given, counts the bytes of an input file as the latest reading takes them (progress's share read).
+ */
+export async function openSource(ctx: Context<EnrichCommand>, spec: ListSpec, meter?: InputMeter): Promise<() => JobInput> {
   const o = ctx.opts;
   if ('args' in spec.source) {
     const records = spec.source.args.map((value, i) => ({ line: i + 1, cells: [value], value }));
@@ -49,11 +53,17 @@ export async function openSource(ctx: Context<EnrichCommand>, spec: ListSpec): P
   ctx.onClose(async () => {
     await first?.close();
   });
+  // A workbook is unzipped whole before its first row: its bytes say nothing of the rows read.
+  if (meter && !isWorkbookName(file)) meter.total = st.size;
   // The quota check may read the input once before the run does: the first read takes the open file, a
   // second opens it again.
   return () => {
     const source = first === null ? createReadStream(file) : first.createReadStream();
     first = null;
+    if (meter && meter.total !== null) {
+      meter.read = 0;
+      source.on('data', (chunk: Buffer | string) => (meter.read += chunk.length));
+    }
     return { stream: readingOf(file, source), fileName: file, ...common };
   };
 }

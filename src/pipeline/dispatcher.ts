@@ -150,6 +150,8 @@ export class Dispatcher<K extends RunKind> {
   #stamp(): void {
     const { stats } = this.#o;
     stats.inFlight = this.#inflight;
+    stats.lookupsWaiting = this.#o.waiting.size;
+    stats.inputDone = this.#o.input.done;
     stats.elapsedMs = this.#o.clock() - stats.startedAt;
   }
 

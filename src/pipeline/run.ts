@@ -172,6 +172,8 @@ export function enrich<K extends RunKind>(records: RecordSource, o: EnrichOption
         // Frees the seen-set's SQLite part, if it grew one; its memory part serves answers still in flight.
         seen.close();
         dispatcher.pump();
+        // The input's end makes the need whole: progress says so now, not at the next answer.
+        dispatcher.report();
         buffer.notify();
       });
     try {

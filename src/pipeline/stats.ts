@@ -47,6 +47,10 @@ export interface RunStats {
   notKeptCause: string | null;
   /** Why the run stopped sending before the end, if it did. */
   stoppedBy: StopReason | null;
+  /** Live, for progress: distinct hosts queued or in flight (planned for a lookup, not yet settled). */
+  lookupsWaiting: number;
+  /** Live, for progress: every input row has been read and planned, so lookupsNeeded is the run's whole need. */
+  inputDone: boolean;
 }
 
 /**
@@ -144,5 +148,7 @@ export function emptyStats(now: number): RunStats {
     notKept: 0,
     notKeptCause: null,
     stoppedBy: null,
+    lookupsWaiting: 0,
+    inputDone: false,
   };
 }

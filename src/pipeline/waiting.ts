@@ -50,6 +50,11 @@ export class Waiting<K extends RunKind> {
     this.#changes = changes;
   }
 
+  /** Keys queued or in flight. */
+  get size(): number {
+    return this.#rows.size;
+  }
+
   /** True when a lookup of `key` is queued or in flight. */
   has(key: string): boolean {
     return this.#rows.has(key);

@@ -1,0 +1,92 @@
+// What the progress line shows, worked out from a run's live counters, its input's bytes and the rate
+// limiter's pace. Pure: every figure is a function of what it is given, the clock included, so tests check
+// the ETA against a known pace with a fake clock.
+import type { RunStats } from '../pipeline/stats.js';
+import type { ProgressSnapshot } from './output/progress.js';
+
+/** The limiter's pace and what holds its slots now (RateLimiter and its SlotStore). */
+export interface Pace {
+  /** Requests per window, or null while unknown (then only the pace the run has managed counts). */
+  limit: number | null;
+  windowMs: number;
+  /** Hosts one request asks about (the kind's batch size). */
+  batchSize: number;
+  /** Requests holding a slot now: sent within the last window, or in flight. */
+  held: number;
+  /** When the oldest of those was sent (its slot frees a window after it), or null when none. */
+  oldestHeldAt: number | null;
+  /** When requests resume after a 429 (epoch ms), or 0. */
+  pausedUntil: number;
+}
+
+/** How far through its input file a run has read, in bytes; `total` null when the size is not known (stdin). */
+export interface InputMeter {
+  read: number;
+  total: number | null;
+}
+
+export interface EtaInput {
+  now: number;
+  /** Distinct hosts still to look up (estimated while the input is still being read). */
+  hostsLeft: number;
+  /** Distinct hosts the run has sent and had settled so far, and since when (the run's start). */
+  hostsDone: number;
+  startedAt: number;
+  pace: Pace;
+}
+
+/**
+ * Time until the last lookup is answered. When the limit binds (more requests left than slots free), what the
+ * limiter allows: the requests left in windows of `limit`, the first of them once the oldest slot held frees
+ * (a window after the end of a 429 pause, whose slots all go at its end). Otherwise, or when the run has
+ * gone slower than the limit allows (latency or concurrency set the pace), the pace the run has managed:
+ * hosts per second since it started. The limiter's figure is what corrects the old ETA: a burst of a
+ * window's requests at the start made the run's own pace read as seconds for a run with a minute of waiting
+ * ahead.
+ */
+export function etaMs(e: EtaInput): number | null {
+  if (e.hostsLeft <= 0) return 0;
+  const { pace, now } = e;
+  const resume = Math.max(0, pace.pausedUntil - now);
+  const elapsed = now - e.startedAt;
+  const managed = e.hostsDone > 0 && elapsed > 0 ? (e.hostsLeft / e.hostsDone) * elapsed + resume : null;
+  if (pace.limit === null || pace.limit <= 0) return managed;
+  const batch = Math.max(1, pace.batchSize);
+  const requests = Math.ceil(e.hostsLeft / batch);
+  const paused = resume > 0;
+  const free = paused ? pace.limit : Math.max(0, pace.limit - pace.held);
+  let limited = resume;
+  if (requests > free) {
+    const firstFree = paused ? resume + pace.windowMs : Math.max(0, (pace.oldestHeldAt ?? now) + pace.windowMs - now);
+    limited = firstFree + (Math.ceil((requests - free) / pace.limit) - 1) * pace.windowMs;
+  }
+  if (managed === null) return limited;
+  // Slower than the limit allows: something else sets the pace, and the limit's figure would be too soon.
+  const slower = e.hostsDone / elapsed < (pace.limit * batch) / pace.windowMs;
+  return slower || requests <= free ? Math.max(limited, managed) : limited;
+}
+
+/** The progress line's figures from the run's counters as they stand. */
+export function progressFigures(s: Readonly<RunStats>, meter: InputMeter | null, pace: Pace, now: number): ProgressSnapshot {
+  // Distinct hosts looked up so far: every one planned for a lookup that no longer waits for its answer.
+  const lookupsDone = Math.max(0, s.lookupsNeeded - s.lookupsWaiting);
+  const share = !s.inputDone && meter !== null && meter.total !== null && meter.total > 0 ? Math.min(1, meter.read / meter.total) : null;
+  // Until the input is read to its end the need is known only in part: the file's share read so far scales it.
+  const needed = s.inputDone ? s.lookupsNeeded : share !== null && share > 0 ? Math.round(s.lookupsNeeded / share) : null;
+  const eta = needed === null ? null : etaMs({ now, hostsLeft: Math.max(0, needed - lookupsDone), hostsDone: lookupsDone, startedAt: s.startedAt, pace });
+  const elapsed = Math.max(1, now - s.startedAt);
+  return {
+    rows: s.rows,
+    hosts: s.valid - s.duplicates,
+    cached: s.cacheHits,
+    lookupsDone,
+    lookupsNeeded: s.inputDone ? s.lookupsNeeded : null,
+    readShare: share,
+    etaMs: eta,
+    etaEstimated: !s.inputDone,
+    lookupsPerSec: (lookupsDone * 1000) / elapsed,
+    elapsedMs: now - s.startedAt,
+    quotaRemaining: s.quota?.remaining ?? null,
+    waitingUntil: pace.pausedUntil > now ? pace.pausedUntil : null,
+  };
+}

@@ -1,0 +1,98 @@
+// The progress line's figures, the ETA above all, against a known pace with a fake clock: the ETA must be the
+// time the limiter will actually take, not the run's own pace so far (a burst of a window's requests at the
+// start made that read "ETA 4s" at 4 s into a 70-s run).
+import { describe, expect, it } from 'vitest';
+import { etaMs, type Pace, progressFigures } from '../../src/cli/progress-figures.js';
+import { emptyStats } from '../../src/pipeline/stats.js';
+
+const WINDOW = 60_000;
+const pace = (over: Partial<Pace> = {}): Pace => ({ limit: 60, windowMs: WINDOW, batchSize: 100, held: 0, oldestHeldAt: null, pausedUntil: 0, ...over });
+
+describe('etaMs', () => {
+  it('at the start of a run the rate limit sets: a window of requests now, the rest a window later', () => {
+    // 6,845 hosts: 69 requests at 60 a minute: 60 go now, 9 when the first slots free, a minute on.
+    expect(etaMs({ now: 0, hostsLeft: 6_845, hostsDone: 0, startedAt: 0, pace: pace() })).toBe(60_000);
+  });
+
+  it('right after the first burst it waits out the window, however fast the burst went', () => {
+    // 60 requests (6,000 hosts) answered within a second: the run's own pace says 845 more take 0.14 s.
+    const eta = etaMs({ now: 1_000, hostsLeft: 845, hostsDone: 6_000, startedAt: 0, pace: pace({ held: 60, oldestHeldAt: 0 }) });
+    expect(eta).toBe(59_000);
+  });
+
+  it('follows a whole run at a known pace: at every second, the time the limiter will take', () => {
+    // 10 requests per 10 s, 100 hosts each, 3,500 hosts: requests go at 0, 10, 20 and 30 s (5 then); the last
+    // answer (no latency) comes at 30 s.
+    const limit = 10;
+    const windowMs = 10_000;
+    const sentAt: number[] = [];
+    for (let t = 0; t <= 30_000; t += 1_000) {
+      // The limiter's schedule: a request whenever fewer than `limit` were sent in the last window.
+      while (sentAt.length < 35 && sentAt.filter((s) => s > t - windowMs).length < limit) sentAt.push(t);
+      const held = sentAt.filter((s) => s > t - windowMs);
+      const done = sentAt.length * 100;
+      const left = 3_500 - done;
+      const eta = etaMs({
+        now: t,
+        hostsLeft: left,
+        hostsDone: done,
+        startedAt: 0,
+        pace: { limit, windowMs, batchSize: 100, held: held.length, oldestHeldAt: held[0] ?? null, pausedUntil: 0 },
+      });
+      expect({ t, eta }).toEqual({ t, eta: left === 0 ? 0 : 30_000 - t });
+    }
+  });
+
+  it('when latency, not the limit, sets the pace, the pace the run has managed', () => {
+    // 1,000 hosts in 10 s with room to spare under the limit: 4,000 more take 40 s.
+    const eta = etaMs({ now: 10_000, hostsLeft: 4_000, hostsDone: 1_000, startedAt: 0, pace: pace({ limit: 10_000, held: 10, oldestHeldAt: 1_000 }) });
+    expect(eta).toBe(40_000);
+  });
+
+  it('with no limit known, the managed pace alone; before any answer, none', () => {
+    expect(etaMs({ now: 10_000, hostsLeft: 4_000, hostsDone: 1_000, startedAt: 0, pace: pace({ limit: null }) })).toBe(40_000);
+    expect(etaMs({ now: 10_000, hostsLeft: 4_000, hostsDone: 0, startedAt: 0, pace: pace({ limit: null }) })).toBeNull();
+  });
+
+  it('a 429 pause: nothing goes before it ends, then every slot is free', () => {
+    expect(etaMs({ now: 0, hostsLeft: 100, hostsDone: 0, startedAt: 0, pace: pace({ held: 60, oldestHeldAt: 0, pausedUntil: 43_000 }) })).toBe(43_000);
+    // 61 requests: 60 at the reset, the last a window after it.
+    expect(etaMs({ now: 0, hostsLeft: 6_100, hostsDone: 0, startedAt: 0, pace: pace({ pausedUntil: 43_000 }) })).toBe(103_000);
+  });
+
+  it('nothing left: 0', () => {
+    expect(etaMs({ now: 5, hostsLeft: 0, hostsDone: 10, startedAt: 0, pace: pace() })).toBe(0);
+  });
+});
+
+describe('progressFigures', () => {
+  const stats = () => ({ ...emptyStats(0), rows: 30_000, valid: 28_000, duplicates: 20_376, cacheHits: 100 });
+
+  it('hosts are distinct hosts, not rows; lookups done are those planned that no longer wait', () => {
+    const s = { ...stats(), lookupsNeeded: 7_624, lookupsWaiting: 4_624, inputDone: true };
+    const f = progressFigures(s, { read: 1_000, total: 1_000 }, pace({ limit: null }), 30_000);
+    expect(f).toMatchObject({ rows: 30_000, hosts: 7_624, cached: 100, lookupsDone: 3_000, lookupsNeeded: 7_624, readShare: null, etaEstimated: false });
+    // 3,000 looked up in 30 s: 4,624 more take 46.24 s.
+    expect(f.etaMs).toBe(46_240);
+  });
+
+  it('while the input is still read: no total yet, the share of the file read, and the need estimated from it', () => {
+    const s = { ...stats(), lookupsNeeded: 1_000, lookupsWaiting: 200, inputDone: false };
+    const f = progressFigures(s, { read: 250, total: 1_000 }, pace({ limit: null }), 8_000);
+    expect(f).toMatchObject({ lookupsDone: 800, lookupsNeeded: null, readShare: 0.25, etaEstimated: true });
+    // About 4,000 needed in all (a quarter read needed 1,000): 3,200 more at 100/s.
+    expect(f.etaMs).toBe(32_000);
+  });
+
+  it('stdin (no size): no share, and no ETA until the need is known', () => {
+    const s = { ...stats(), lookupsNeeded: 1_000, lookupsWaiting: 200, inputDone: false };
+    const f = progressFigures(s, null, pace({ limit: null }), 8_000);
+    expect(f).toMatchObject({ readShare: null, etaMs: null, lookupsNeeded: null });
+  });
+
+  it('a 429 pause is passed on with its end', () => {
+    const s = { ...stats(), lookupsNeeded: 10, lookupsWaiting: 10, inputDone: true };
+    expect(progressFigures(s, null, pace({ pausedUntil: 9_000 }), 1_000).waitingUntil).toBe(9_000);
+    expect(progressFigures(s, null, pace({ pausedUntil: 500 }), 1_000).waitingUntil).toBeNull();
+  });
+});
