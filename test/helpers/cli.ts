@@ -71,6 +71,8 @@ export interface InProcessOptions {
   stderrTTY?: boolean;
   /** Terminal width reported by stdout and stderr (when they are terminals). */
   columns?: number;
+  /** The CLI's wall clock (io.clock): what progress lines and the ETA read; default Date.now. */
+  clock?: { now(): number };
 }
 
 export interface InProcessResult {
@@ -139,7 +141,7 @@ export function fakeIo(args: string[], opts: InProcessOptions): FakeIo {
     stdin: stdin as unknown as NodeJS.ReadStream,
     stdout: out.stream,
     stderr: err.stream,
-    clock: { now: () => Date.now() },
+    clock: opts.clock ?? { now: () => Date.now() },
     signals: { on: (name, fn) => void signals.on(name, fn), off: (name, fn) => void signals.off(name, fn) },
     exit: (code) => exit(code),
   };
