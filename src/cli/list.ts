@@ -109,14 +109,16 @@ export async function runList(ctx: Context<EnrichCommand>, spec: ListSpec): Prom
   const figures = (): ProgressSnapshot | null => {
     if (seen === null) return null;
     const now = ctx.io.clock.now();
-    const held = slots.acceptedBetween(now - limiter.windowMs, now + 1);
+    const answered = slots.acceptedBetween(now - limiter.windowMs, now + 1);
+    // The run's requests in flight include those waiting for a slot, which wait only when every slot is held.
     const inFlight = seen.inFlight;
+    const held = Math.min(limiter.limit ?? Number.POSITIVE_INFINITY, answered.count + inFlight);
     const pace = {
       limit: limiter.limit,
       windowMs: limiter.windowMs,
       batchSize,
-      held: held.count + inFlight,
-      oldestHeldAt: held.first ?? (inFlight > 0 ? now : null),
+      held,
+      oldestHeldAt: answered.first ?? (inFlight > 0 ? now : null),
       pausedUntil: limiter.pausedUntil,
     };
     return progressFigures(seen, meter, pace, now);

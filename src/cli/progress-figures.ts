@@ -29,8 +29,8 @@ export interface EtaInput {
   now: number;
   /** Distinct hosts still to look up (estimated while the input is still being read). */
   hostsLeft: number;
-  /** Requests the run has had answered so far, and since when (the run's start): the pace it managed. */
-  requestsDone: number;
+  /** Requests the run has sent so far, and since when (the run's start): the pace it managed. */
+  requestsSent: number;
   startedAt: number;
   pace: Pace;
 }
@@ -40,7 +40,7 @@ export interface EtaInput {
  * limiter allows: the requests left in windows of `limit`, the first of them once the oldest slot held frees
  * (a window after the end of a 429 pause, whose slots all go at its end). Otherwise, or when the run has
  * gone slower than the limit allows (latency or concurrency set the pace), the pace the run has managed:
- * requests answered per second since it started (not hosts: the first request asks about one host only). The limiter's figure is what corrects the old ETA: a burst of a
+ * requests sent per second since it started (not hosts: the first request asks about one host only). The limiter's figure is what corrects the old ETA: a burst of a
  * window's requests at the start made the run's own pace read as seconds for a run with a minute of waiting
  * ahead.
  */
@@ -51,7 +51,7 @@ export function etaMs(e: EtaInput): number | null {
   const elapsed = now - e.startedAt;
   const batch = Math.max(1, pace.batchSize);
   const requests = Math.ceil(e.hostsLeft / batch);
-  const managed = e.requestsDone > 0 && elapsed > 0 ? (requests / e.requestsDone) * elapsed + resume : null;
+  const managed = e.requestsSent > 0 && elapsed > 0 ? (requests / e.requestsSent) * elapsed + resume : null;
   if (pace.limit === null || pace.limit <= 0) return managed;
   const paused = resume > 0;
   const free = paused ? pace.limit : Math.max(0, pace.limit - pace.held);
@@ -62,7 +62,7 @@ export function etaMs(e: EtaInput): number | null {
   }
   if (managed === null) return limited;
   // Slower than the limit allows: something else sets the pace, and the limit's figure would be too soon.
-  const slower = e.requestsDone / elapsed < pace.limit / pace.windowMs;
+  const slower = e.requestsSent / elapsed < pace.limit / pace.windowMs;
   return slower || requests <= free ? Math.max(limited, managed) : limited;
 }
 
@@ -73,8 +73,7 @@ export function progressFigures(s: Readonly<RunStats>, meter: InputMeter | null,
   const share = !s.inputDone && meter !== null && meter.total !== null && meter.total > 0 ? Math.min(1, meter.read / meter.total) : null;
   // Until the input is read to its end the need is known only in part: the file's share read so far scales it.
   const needed = s.inputDone ? s.lookupsNeeded : share !== null && share > 0 ? Math.round(s.lookupsNeeded / share) : null;
-  const requestsDone = Math.max(0, s.requests - s.inFlight);
-  const eta = needed === null ? null : etaMs({ now, hostsLeft: Math.max(0, needed - lookupsDone), requestsDone, startedAt: s.startedAt, pace });
+  const eta = needed === null ? null : etaMs({ now, hostsLeft: Math.max(0, needed - lookupsDone), requestsSent: s.requests, startedAt: s.startedAt, pace });
   const elapsed = Math.max(1, now - s.startedAt);
   return {
     rows: s.rows,

@@ -11,12 +11,12 @@ const pace = (over: Partial<Pace> = {}): Pace => ({ limit: 60, windowMs: WINDOW,
 describe('etaMs', () => {
   it('at the start of a run the rate limit sets: a window of requests now, the rest a window later', () => {
     // 6,845 hosts: 69 requests at 60 a minute: 60 go now, 9 when the first slots free, a minute on.
-    expect(etaMs({ now: 0, hostsLeft: 6_845, requestsDone: 0, startedAt: 0, pace: pace() })).toBe(60_000);
+    expect(etaMs({ now: 0, hostsLeft: 6_845, requestsSent: 0, startedAt: 0, pace: pace() })).toBe(60_000);
   });
 
   it('right after the first burst it waits out the window, however fast the burst went', () => {
     // 60 requests (6,000 hosts) answered within a second: the run's own pace says 845 more take 0.14 s.
-    const eta = etaMs({ now: 1_000, hostsLeft: 845, requestsDone: 60, startedAt: 0, pace: pace({ held: 60, oldestHeldAt: 0 }) });
+    const eta = etaMs({ now: 1_000, hostsLeft: 845, requestsSent: 60, startedAt: 0, pace: pace({ held: 60, oldestHeldAt: 0 }) });
     expect(eta).toBe(59_000);
   });
 
@@ -35,7 +35,7 @@ describe('etaMs', () => {
       const eta = etaMs({
         now: t,
         hostsLeft: left,
-        requestsDone: sentAt.length,
+        requestsSent: sentAt.length,
         startedAt: 0,
         pace: { limit, windowMs, batchSize: 100, held: held.length, oldestHeldAt: held[0] ?? null, pausedUntil: 0 },
       });
@@ -45,23 +45,23 @@ describe('etaMs', () => {
 
   it('when latency, not the limit, sets the pace, the pace the run has managed', () => {
     // 10 requests in 10 s with room to spare under the limit: 40 more take 40 s.
-    const eta = etaMs({ now: 10_000, hostsLeft: 4_000, requestsDone: 10, startedAt: 0, pace: pace({ limit: 10_000, held: 10, oldestHeldAt: 1_000 }) });
+    const eta = etaMs({ now: 10_000, hostsLeft: 4_000, requestsSent: 10, startedAt: 0, pace: pace({ limit: 10_000, held: 10, oldestHeldAt: 1_000 }) });
     expect(eta).toBe(40_000);
   });
 
   it('with no limit known, the managed pace alone; before any answer, none', () => {
-    expect(etaMs({ now: 10_000, hostsLeft: 4_000, requestsDone: 10, startedAt: 0, pace: pace({ limit: null }) })).toBe(40_000);
-    expect(etaMs({ now: 10_000, hostsLeft: 4_000, requestsDone: 0, startedAt: 0, pace: pace({ limit: null }) })).toBeNull();
+    expect(etaMs({ now: 10_000, hostsLeft: 4_000, requestsSent: 10, startedAt: 0, pace: pace({ limit: null }) })).toBe(40_000);
+    expect(etaMs({ now: 10_000, hostsLeft: 4_000, requestsSent: 0, startedAt: 0, pace: pace({ limit: null }) })).toBeNull();
   });
 
   it('a 429 pause: nothing goes before it ends, then every slot is free', () => {
-    expect(etaMs({ now: 0, hostsLeft: 100, requestsDone: 0, startedAt: 0, pace: pace({ held: 60, oldestHeldAt: 0, pausedUntil: 43_000 }) })).toBe(43_000);
+    expect(etaMs({ now: 0, hostsLeft: 100, requestsSent: 0, startedAt: 0, pace: pace({ held: 60, oldestHeldAt: 0, pausedUntil: 43_000 }) })).toBe(43_000);
     // 61 requests: 60 at the reset, the last a window after it.
-    expect(etaMs({ now: 0, hostsLeft: 6_100, requestsDone: 0, startedAt: 0, pace: pace({ pausedUntil: 43_000 }) })).toBe(103_000);
+    expect(etaMs({ now: 0, hostsLeft: 6_100, requestsSent: 0, startedAt: 0, pace: pace({ pausedUntil: 43_000 }) })).toBe(103_000);
   });
 
   it('nothing left: 0', () => {
-    expect(etaMs({ now: 5, hostsLeft: 0, requestsDone: 10, startedAt: 0, pace: pace() })).toBe(0);
+    expect(etaMs({ now: 5, hostsLeft: 0, requestsSent: 10, startedAt: 0, pace: pace() })).toBe(0);
   });
 });
 
@@ -69,8 +69,8 @@ describe('progressFigures', () => {
   const stats = () => ({ ...emptyStats(0), rows: 30_000, valid: 28_000, duplicates: 20_376, cacheHits: 100 });
 
   it('hosts are distinct hosts, not rows; lookups done are those planned that no longer wait', () => {
-    // 31 requests sent, one still in flight: 30 answered in 30 s.
-    const s = { ...stats(), lookupsNeeded: 7_624, lookupsWaiting: 4_624, inputDone: true, requests: 31, inFlight: 1 };
+    // 30 requests sent in 30 s.
+    const s = { ...stats(), lookupsNeeded: 7_624, lookupsWaiting: 4_624, inputDone: true, requests: 30 };
     const f = progressFigures(s, { read: 1_000, total: 1_000 }, pace({ limit: null }), 30_000);
     expect(f).toMatchObject({ rows: 30_000, hosts: 7_624, cached: 100, lookupsDone: 3_000, lookupsNeeded: 7_624, readShare: null, etaEstimated: false });
     // 4,624 hosts left: 47 requests at one a second.

@@ -140,7 +140,7 @@ describe('| head on a terminal', () => {
     // stdout and stderr on one pseudo-terminal (script), as a user's; the run outlives head by far.
     const cmd = `stty cols 100; "${process.execPath}" "${BIN}" batch "${big}" --format csv --concurrency 1 | head -2; echo "[head done]"`;
     const transcript = await new Promise<string>((resolve, reject) => {
-      const child = spawn('script', ['-qec', cmd, '/dev/null'], { cwd: ROOT, env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn('bash', ['-c', 'script -qec "$1" /dev/null', 'bash', cmd], { cwd: ROOT, env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
       let text = '';
       child.stdout.on('data', (d: Buffer) => (text += d.toString('utf8')));
       child.on('error', reject);
@@ -153,5 +153,8 @@ describe('| head on a terminal', () => {
     const after = transcript.slice(lastFrame);
     expect(after).toMatch(/\x1b\[1G\x1b\[0K/);
     expect(after).toContain('\x1b[?25h');
+    // And nothing else of ours follows: a closed pipe ends quietly, the shell's echo comes next.
+    const rest = after.slice(after.indexOf('\x1b[?2026l'));
+    expect(rest.replace(/\x1b\[[?\d;]*[A-Za-z]/g, '')).toBe('[head done]\r\n');
   });
 });
