@@ -151,7 +151,6 @@ export class Dispatcher<K extends RunKind> {
     const { stats } = this.#o;
     stats.inFlight = this.#inflight;
     stats.lookupsWaiting = this.#o.waiting.size;
-    stats.inputDone = this.#o.input.done;
     stats.elapsedMs = this.#o.clock() - stats.startedAt;
   }
 

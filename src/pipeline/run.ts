@@ -172,8 +172,8 @@ export function enrich<K extends RunKind>(records: RecordSource, o: EnrichOption
         // Frees the seen-set's SQLite part, if it grew one; its memory part serves answers still in flight.
         seen.close();
         dispatcher.pump();
-        // The input's end makes the need whole: progress says so now, not at the next answer.
-        dispatcher.report();
+        // The input's end makes the need whole: progress reads it now, not at the next answer.
+        stats.inputDone = true;
         buffer.notify();
       });
     try {
