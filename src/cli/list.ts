@@ -34,8 +34,8 @@ export interface ListSpec {
 /** Runs an enrichment described by the command's options; returns the exit code. */
 export async function runList(ctx: Context<EnrichCommand>, spec: ListSpec): Promise<number> {
   const o = ctx.opts;
-  // The input file's bytes as the run reads them: progress's share read, until the need is known.
-  const meter: InputMeter = { read: 0, total: null };
+  // The input file's size: progress's share read (of the rows planned), until the need is known.
+  const meter: InputMeter = { total: null };
   const input = await openSource(ctx, spec, meter);
   const requested = o.format;
   // Lists from the command line default like single lookups; files default to CSV (any size streams), or

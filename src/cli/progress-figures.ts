@@ -19,9 +19,8 @@ export interface Pace {
   pausedUntil: number;
 }
 
-/** How far through its input file a run has read, in bytes; `total` null when the size is not known (stdin). */
+/** The size of a run's input file in bytes; `total` null when not known (stdin, a workbook). */
 export interface InputMeter {
-  read: number;
   total: number | null;
 }
 
@@ -70,7 +69,7 @@ export function etaMs(e: EtaInput): number | null {
 export function progressFigures(s: Readonly<RunStats>, meter: InputMeter | null, pace: Pace, now: number): ProgressSnapshot {
   // Distinct hosts looked up so far: every one planned for a lookup that no longer waits for its answer.
   const lookupsDone = Math.max(0, s.lookupsNeeded - s.lookupsWaiting);
-  const share = !s.inputDone && meter !== null && meter.total !== null && meter.total > 0 ? Math.min(1, meter.read / meter.total) : null;
+  const share = !s.inputDone && meter !== null && meter.total !== null && meter.total > 0 ? Math.min(1, s.inputChars / meter.total) : null;
   // Until the input is read to its end the need is known only in part: the file's share read so far scales it.
   const needed = s.inputDone ? s.lookupsNeeded : share !== null && share > 0 ? Math.round(s.lookupsNeeded / share) : null;
   const eta = needed === null ? null : etaMs({ now, hostsLeft: Math.max(0, needed - lookupsDone), requestsSent: s.requests, startedAt: s.startedAt, pace });

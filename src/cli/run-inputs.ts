@@ -19,7 +19,7 @@ import type { InputMeter } from './progress-figures.js';
 
 /**
  * The input of a run, as a function that gives its records (called once by the run, once more by a quota check).
- * `meter`, when given, counts the bytes of an input file as the latest reading takes them (progress's share read).
+ * `meter`, when given, is told the size of an input file (progress's share read).
  */
 export async function openSource(ctx: Context<EnrichCommand>, spec: ListSpec, meter?: InputMeter): Promise<() => JobInput> {
   const o = ctx.opts;
@@ -60,10 +60,6 @@ export async function openSource(ctx: Context<EnrichCommand>, spec: ListSpec, me
   return () => {
     const source = first === null ? createReadStream(file) : first.createReadStream();
     first = null;
-    if (meter && meter.total !== null) {
-      meter.read = 0;
-      source.on('data', (chunk: Buffer | string) => (meter.read += chunk.length));
-    }
     return { stream: readingOf(file, source), fileName: file, ...common };
   };
 }

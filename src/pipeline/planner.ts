@@ -115,6 +115,7 @@ export class Planner {
     let i = 0;
     for (const { record, n, key } of planned) {
       stats.rows++;
+      for (const c of record.cells) stats.inputChars += c.length + 1;
       if (!n.ok || key === null) {
         stats.invalid++;
         to.settled(record, 'invalid', null, n.ok ? 'no registrable domain' : n.reason, null, false, null);

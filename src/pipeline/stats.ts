@@ -51,6 +51,11 @@ export interface RunStats {
   lookupsWaiting: number;
   /** Live, for progress: every input row has been read and planned, so lookupsNeeded is the run's whole need. */
   inputDone: boolean;
+  /**
+   * Live, for progress: characters of the rows planned so far (cells, separators, line ends), near enough
+   * their bytes to say how much of a file the run has got through (the file's own stream reads far ahead).
+   */
+  inputChars: number;
 }
 
 /**
@@ -150,5 +155,6 @@ export function emptyStats(now: number): RunStats {
     stoppedBy: null,
     lookupsWaiting: 0,
     inputDone: false,
+    inputChars: 0,
   };
 }

@@ -71,15 +71,15 @@ describe('progressFigures', () => {
   it('hosts are distinct hosts, not rows; lookups done are those planned that no longer wait', () => {
     // 30 requests sent in 30 s.
     const s = { ...stats(), lookupsNeeded: 7_624, lookupsWaiting: 4_624, inputDone: true, requests: 30 };
-    const f = progressFigures(s, { read: 1_000, total: 1_000 }, pace({ limit: null }), 30_000);
+    const f = progressFigures(s, { total: 1_000 }, pace({ limit: null }), 30_000);
     expect(f).toMatchObject({ rows: 30_000, hosts: 7_624, cached: 100, lookupsDone: 3_000, lookupsNeeded: 7_624, readShare: null, etaEstimated: false });
     // 4,624 hosts left: 47 requests at one a second.
     expect(f.etaMs).toBe(47_000);
   });
 
   it('while the input is still read: no total yet, the share of the file read, and the need estimated from it', () => {
-    const s = { ...stats(), lookupsNeeded: 1_000, lookupsWaiting: 200, inputDone: false, requests: 8 };
-    const f = progressFigures(s, { read: 250, total: 1_000 }, pace({ limit: null }), 8_000);
+    const s = { ...stats(), lookupsNeeded: 1_000, lookupsWaiting: 200, inputDone: false, requests: 8, inputChars: 250 };
+    const f = progressFigures(s, { total: 1_000 }, pace({ limit: null }), 8_000);
     expect(f).toMatchObject({ lookupsDone: 800, lookupsNeeded: null, readShare: 0.25, etaEstimated: true });
     // About 4,000 needed in all (a quarter read needed 1,000): 3,200 more, 32 requests at one a second.
     expect(f.etaMs).toBe(32_000);
