@@ -14,8 +14,8 @@ import { EXIT } from './exit-codes.js';
 import { baseUrlHint } from './hints.js';
 import { report } from './report.js';
 import { formatReset, groupedNumber, humanDuration } from './output/format.js';
-import { createProgress, type ProgressSnapshot } from './output/progress.js';
-import { type InputMeter, progressFigures } from './progress-figures.js';
+import { createProgress } from './output/progress.js';
+import { type InputMeter, liveFigures } from './progress-figures.js';
 import { PROGRESS_INTERVAL_MS } from './progress-options.js';
 import { printPlan } from './plan-report.js';
 import { endOutput, type OutputEnd, wroteLine } from './output-end.js';
@@ -105,24 +105,14 @@ export async function runList(ctx: Context<EnrichCommand>, spec: ListSpec): Prom
   // The run's counters as last reported: a run that ends in an error (a refused key) still says what it spent.
   // The same object fills in as the run goes: progress reads it live.
   let seen: Readonly<RunStats> | null = null;
-  const batchSize = KINDS[spec.kind].batchSize;
-  const figures = (): ProgressSnapshot | null => {
-    if (seen === null) return null;
-    const now = ctx.io.clock.now();
-    const answered = slots.acceptedBetween(now - limiter.windowMs, now + 1);
-    // The run's requests in flight include those waiting for a slot, which wait only when every slot is held.
-    const inFlight = seen.inFlight;
-    const held = Math.min(limiter.limit ?? Number.POSITIVE_INFINITY, answered.count + inFlight);
-    const pace = {
-      limit: limiter.limit,
-      windowMs: limiter.windowMs,
-      batchSize,
-      held,
-      oldestHeldAt: answered.first ?? (inFlight > 0 ? now : null),
-      pausedUntil: limiter.pausedUntil,
-    };
-    return progressFigures(seen, meter, pace, now);
-  };
+  const figures = liveFigures(
+    () => seen,
+    limiter,
+    slots,
+    KINDS[spec.kind].batchSize,
+    meter,
+    () => ctx.io.clock.now(),
+  );
   const drawOn = {
     stream: ctx.io.stderr,
     enabled: showProgress,

@@ -1,6 +1,8 @@
 // What the progress line shows, worked out from a run's live counters, its input's bytes and the rate
 // limiter's pace. Pure: every figure is a function of what it is given, the clock included, so tests check
 // the ETA against a known pace with a fake clock.
+import type { RateLimiter } from '../pipeline/schedule.js';
+import type { SlotStore } from '../pipeline/slot-store.js';
 import type { RunStats } from '../pipeline/stats.js';
 import type { ProgressSnapshot } from './output/progress.js';
 
@@ -87,5 +89,36 @@ export function progressFigures(s: Readonly<RunStats>, meter: InputMeter | null,
     elapsedMs: now - s.startedAt,
     quotaRemaining: s.quota?.remaining ?? null,
     waitingUntil: pace.pausedUntil > now ? pace.pausedUntil : null,
+  };
+}
+
+/**
+ * What progress reads at each redraw: the run's counters as they stand (null before its first report), with
+ * the limiter's pace and the slots it holds now.
+ */
+export function liveFigures(
+  stats: () => Readonly<RunStats> | null,
+  limiter: Pick<RateLimiter, 'limit' | 'windowMs' | 'pausedUntil'>,
+  slots: Pick<SlotStore, 'acceptedBetween'>,
+  batchSize: number,
+  meter: InputMeter | null,
+  clock: () => number,
+): () => ProgressSnapshot | null {
+  return () => {
+    const s = stats();
+    if (s === null) return null;
+    const now = clock();
+    const answered = slots.acceptedBetween(now - limiter.windowMs, now + 1);
+    // The run's requests in flight include those waiting for a slot (they wait only when every slot is held).
+    const held = answered.count + s.inFlight;
+    const pace = {
+      limit: limiter.limit,
+      windowMs: limiter.windowMs,
+      batchSize,
+      held,
+      oldestHeldAt: answered.first ?? (s.inFlight > 0 ? now : null),
+      pausedUntil: limiter.pausedUntil,
+    };
+    return progressFigures(s, meter, pace, now);
   };
 }

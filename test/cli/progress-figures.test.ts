@@ -2,7 +2,7 @@
 // time the limiter will actually take, not the run's own pace so far (a burst of a window's requests at the
 // start made that read "ETA 4s" at 4 s into a 70-s run).
 import { describe, expect, it } from 'vitest';
-import { etaMs, type Pace, progressFigures } from '../../src/cli/progress-figures.js';
+import { etaMs, liveFigures, type Pace, progressFigures } from '../../src/cli/progress-figures.js';
 import { emptyStats } from '../../src/pipeline/stats.js';
 
 const WINDOW = 60_000;
@@ -95,5 +95,39 @@ describe('progressFigures', () => {
     const s = { ...stats(), lookupsNeeded: 10, lookupsWaiting: 10, inputDone: true };
     expect(progressFigures(s, null, pace({ pausedUntil: 9_000 }), 1_000).waitingUntil).toBe(9_000);
     expect(progressFigures(s, null, pace({ pausedUntil: 500 }), 1_000).waitingUntil).toBeNull();
+  });
+});
+
+describe('liveFigures', () => {
+  const limiter = { limit: 2, windowMs: 2_000, pausedUntil: 0 };
+  const slots = (count: number, first: number | null) => ({ acceptedBetween: () => ({ count, first }) });
+
+  it('reads nothing before the run reported', () => {
+    expect(
+      liveFigures(
+        () => null,
+        limiter,
+        slots(0, null),
+        100,
+        null,
+        () => 0,
+      )(),
+    ).toBeNull();
+  });
+
+  it('reads the slots held from the limiter: the rest waits for the first of them to free', () => {
+    // 2 answered in the window (the first at 0) and 1 more waiting for a slot: 199 hosts left are 2 requests,
+    // which go when the slots free at 2 s, 1.5 s from now.
+    const s = { ...emptyStats(0), lookupsNeeded: 400, lookupsWaiting: 199, inputDone: true, requests: 2, inFlight: 1 };
+    const f = liveFigures(
+      () => s,
+      limiter,
+      slots(2, 0),
+      100,
+      null,
+      () => 500,
+    )();
+    expect(f?.etaMs).toBe(1_500);
+    expect(f?.lookupsDone).toBe(201);
   });
 });
