@@ -100,27 +100,14 @@ export async function runList(ctx: Context<EnrichCommand>, spec: ListSpec): Prom
   // rows do not stream onto (they would break its line); off a terminal the plain line is for logs.
   const asked = o.progress === true || o.progressInterval !== undefined;
   const rowsOnTerminal = format !== 'table' && (o.output === undefined || o.output === '-') && ctx.io.stdout.isTTY === true;
-  const onTerminal = ctx.io.stderr.isTTY === true && !rowsOnTerminal;
-  const showProgress = !o.quiet && o.json !== true && (onTerminal || (asked && ctx.io.stderr.isTTY !== true));
+  const showProgress = !o.quiet && o.json !== true && (ctx.io.stderr.isTTY === true ? !rowsOnTerminal : asked);
   // The run's counters as last reported: a run that ends in an error (a refused key) still says what it spent.
   // The same object fills in as the run goes: progress reads it live.
   let seen: Readonly<RunStats> | null = null;
-  const figures = liveFigures(
-    () => seen,
-    limiter,
-    slots,
-    KINDS[spec.kind].batchSize,
-    meter,
-    () => ctx.io.clock.now(),
-  );
-  const drawOn = {
-    stream: ctx.io.stderr,
-    enabled: showProgress,
-    style: ctx.style,
-    read: figures,
-    now: () => ctx.io.clock.now(),
-    plainEveryMs: asked ? (o.progressInterval ?? PROGRESS_INTERVAL_MS) : null,
-  };
+  const clock = () => ctx.io.clock.now();
+  const read = liveFigures({ stats: () => seen, limiter, slots, batchSize: KINDS[spec.kind].batchSize, meter, clock });
+  const plainEveryMs = asked ? (o.progressInterval ?? PROGRESS_INTERVAL_MS) : null;
+  const drawOn = { stream: ctx.io.stderr, enabled: showProgress, style: ctx.style, read, now: clock, plainEveryMs };
   let progress = await createProgress(drawOn);
   // Cleared on every way out: the end and a thrown error (the command's close), at once on Ctrl-C (a second
   // one exits before any close) and when the reader of stdout went away (`| head`: its lines follow ours).

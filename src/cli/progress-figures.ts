@@ -92,18 +92,22 @@ export function progressFigures(s: Readonly<RunStats>, meter: InputMeter | null,
   };
 }
 
+/** Where progress reads a run's live figures from. */
+export interface LiveSources {
+  /** The run's counters, null before its first report. */
+  stats: () => Readonly<RunStats> | null;
+  limiter: Pick<RateLimiter, 'limit' | 'windowMs' | 'pausedUntil'>;
+  slots: Pick<SlotStore, 'acceptedBetween'>;
+  batchSize: number;
+  meter: InputMeter | null;
+  clock: () => number;
+}
+
 /**
  * What progress reads at each redraw: the run's counters as they stand (null before its first report), with
  * the limiter's pace and the slots it holds now.
  */
-export function liveFigures(
-  stats: () => Readonly<RunStats> | null,
-  limiter: Pick<RateLimiter, 'limit' | 'windowMs' | 'pausedUntil'>,
-  slots: Pick<SlotStore, 'acceptedBetween'>,
-  batchSize: number,
-  meter: InputMeter | null,
-  clock: () => number,
-): () => ProgressSnapshot | null {
+export function liveFigures({ stats, limiter, slots, batchSize, meter, clock }: LiveSources): () => ProgressSnapshot | null {
   return () => {
     const s = stats();
     if (s === null) return null;

@@ -103,30 +103,14 @@ describe('liveFigures', () => {
   const slots = (count: number, first: number | null) => ({ acceptedBetween: () => ({ count, first }) });
 
   it('reads nothing before the run reported', () => {
-    expect(
-      liveFigures(
-        () => null,
-        limiter,
-        slots(0, null),
-        100,
-        null,
-        () => 0,
-      )(),
-    ).toBeNull();
+    expect(liveFigures({ stats: () => null, limiter, slots: slots(0, null), batchSize: 100, meter: null, clock: () => 0 })()).toBeNull();
   });
 
   it('reads the slots held from the limiter: the rest waits for the first of them to free', () => {
     // 2 answered in the window (the first at 0) and 1 more waiting for a slot: 199 hosts left are 2 requests,
     // which go when the slots free at 2 s, 1.5 s from now.
     const s = { ...emptyStats(0), lookupsNeeded: 400, lookupsWaiting: 199, inputDone: true, requests: 2, inFlight: 1 };
-    const f = liveFigures(
-      () => s,
-      limiter,
-      slots(2, 0),
-      100,
-      null,
-      () => 500,
-    )();
+    const f = liveFigures({ stats: () => s, limiter, slots: slots(2, 0), batchSize: 100, meter: null, clock: () => 500 })();
     expect(f?.etaMs).toBe(1_500);
     expect(f?.lookupsDone).toBe(201);
   });
