@@ -27,7 +27,6 @@ import type { EnrichedRow, InputShape, RunKind } from './types.js';
 import { chooseColumns, fetchedAtText, fieldValues, renderList } from './flatten.js';
 import type { FieldValue, FlatValue } from './flatten.js';
 import { changesObject } from './row-change.js';
-
 // write.ts is the output end's one entry point; the pieces live in their own files.
 export { columnsFor, flatten } from './flatten.js';
 export { openOutput } from './output-file.js';
