@@ -144,7 +144,7 @@ export function createServices({ opts, flags, env, logger, secrets, onClose }: S
       storeP ??= (async () => {
         const [config, { openCache }] = await Promise.all([services.config(), import('../store/cache.js')]);
         if (!config.useCache) return null;
-        const cache = await openCache({ dir: config.cacheDir });
+        const cache = await openCache({ dir: config.cacheDir, service: config.baseUrl });
         onClose(() => cache.close());
         return cache;
       })();

@@ -1,4 +1,5 @@
 // `domain-intel cache stats|clear|prune`.
+import { basename, dirname } from 'node:path';
 import { UsageError } from '../../api/errors.js';
 import type { Context } from '../context.js';
 import { EXIT } from '../exit-codes.js';
@@ -14,7 +15,8 @@ export default async function cache(ctx: Context<'cache stats' | 'cache clear' |
       await ctx.store();
     } catch (err) {
       if (!(err instanceof CacheCorruptError)) throw err;
-      const removed = removeCacheFiles({ dir: (await ctx.config()).cacheDir });
+      // The damaged file is the one named (the default file, or the service's own: store/cache.ts).
+      const removed = removeCacheFiles({ dir: dirname(err.path), file: basename(err.path) });
       ctx.logger.info(`removed the damaged cache (${removed.length} files)`);
       return EXIT.OK;
     }
