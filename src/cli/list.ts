@@ -1,6 +1,6 @@
 // The CLI side of a pipeline run (batch, lookup with several hosts, traffic/employees --input): opens the
 // input and output, asks before overspending, draws progress, prints the summary, picks the exit code.
-import { InputError, UsageError } from '../api/errors.js';
+import { InputError, InvalidKeyError, UsageError } from '../api/errors.js';
 import { openJobInput, runJob } from '../pipeline/job.js';
 import { inputNotes } from '../pipeline/dialect.js';
 import { enrich } from '../pipeline/run.js';
@@ -184,12 +184,13 @@ export async function runList(ctx: Context<EnrichCommand>, spec: ListSpec): Prom
     } catch (err) {
       progress.stop();
       // A failed write is why the run ended (the row writer only saw its stream fail): said as such, exit 10.
-      // A run ended by another error (a refused key) keeps FILE and leaves no partial:
-      // its document was never closed (a JSON array without its `]`); its paid answers are in the cache.
+      // Any other error keeps FILE and leaves no partial: its document was never closed (a JSON array without
+      // its `]`); its paid answers are in the cache.
       const failed = out.failure();
-      // An input that failed mid-file after rows were answered: those rows (paid for) are whole in the
-      // document the job closed, and kept as any incomplete run's are: FILE unchanged, rows in FILE.partial.
-      if (err instanceof InputError && failed === null && seen !== null && !ctx.outputClosed.aborted) {
+      // An input that failed mid-file, or a key missing or refused, after rows were answered: those rows are
+      // whole in the document the job closed, and kept as any incomplete run's are: FILE unchanged, rows in
+      // FILE.partial (on stdout, written).
+      if ((err instanceof InputError || err instanceof InvalidKeyError) && failed === null && seen !== null && !ctx.outputClosed.aborted) {
         const kept = await endOutput(out, seen, endChoice);
         summarize(ctx, seen, kept, format);
         throw err;

@@ -3,7 +3,7 @@
 import type { Writable } from 'node:stream';
 import type { Delimiter } from './dialect.js';
 import type { Encoding } from './encoding.js';
-import { InputError, UsageError } from '../api/errors.js';
+import { InputError, InvalidKeyError, UsageError } from '../api/errors.js';
 import { openInput, type InputFormat } from './read.js';
 import { enrich, type EnrichOptions, type RecordSource } from './run.js';
 import type { RunStats } from './stats.js';
@@ -117,8 +117,10 @@ export async function runJob<K extends RunKind>(input: JobInput, output: JobOutp
   } catch (err) {
     // An input that fails mid-file (an unclosed quote, bytes in another encoding at line 3001): every row
     // before it is written, answers paid for included, and the document is closed so they can be kept whole
-    // (the CLI keeps them in FILE.partial). Any other failure leaves the document as it was.
-    if (err instanceof InputError) await writer.end();
+    // (the CLI keeps them in FILE.partial). So for a key that is missing, malformed or refused: the rows the
+    // cache answered without one (or answered before a refusal) are kept, the rest say they were not looked up.
+    // Any other failure leaves the document as it was.
+    if (err instanceof InputError || err instanceof InvalidKeyError) await writer.end();
     throw err;
   }
   await writer.end();

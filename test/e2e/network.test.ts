@@ -3,7 +3,7 @@
 // closed, so its port refuses), and each message asserted whole.
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { hintFor } from '../../src/cli/hints.js';
 import { NetworkError } from '../../src/api/errors.js';
@@ -155,6 +155,20 @@ describe('answers the cache holds need no key', () => {
     expect(more.stderr).toContain('rows: read 6 · found 5 · missing 0 · invalid 0 · errors 0 · not looked up 1 · duplicates 0\n');
     expect(more.stderr).toContain('stopped: no usable API key (missing, malformed or refused)\n');
     expect(more.stderr).toContain('requests 0 ·'); // refused before sending: none went
+    // The rows the cache answered are written (a tryout saw none, on stdout or anywhere): all six, the sixth
+    // saying why it has no answer.
+    const written = more.stdout.trim().split('\n');
+    expect(written).toHaveLength(7);
+    expect(written.slice(1).filter((l) => l.includes(',found,'))).toHaveLength(5);
+    expect(written[6]).toContain('not looked up: no usable API key');
+    // With -o: FILE stays as it was and the rows go to FILE.partial, as any run cut short keeps them.
+    const out = join(dirname(file), 'kept.csv');
+    writeFileSync(out, 'last night\n');
+    const kept = await runInProcess(['batch', csvFile(hosts.slice(0, 6)), '-o', out], { env: keyless });
+    expect(kept.code).toBe(6);
+    expect(readFileSync(out, 'utf8')).toBe('last night\n');
+    expect(readFileSync(`${out}.partial`, 'utf8')).toBe(more.stdout);
+    expect(kept.stderr).toContain(`6 rows in ${out}.partial`);
   });
 });
 
