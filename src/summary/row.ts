@@ -2,6 +2,7 @@
 // cells under our column names, a JSON row object (whole, with the answer under `data`, or --fields' flat
 // object), or an answer read from the cache. Readers build these; the aggregator never sees a format.
 import type { DomainProfile } from '../api/types.js';
+import { neverTried } from '../pipeline/stats.js';
 
 /** What a summary reads from one row. */
 export interface SummaryRow {
@@ -80,7 +81,7 @@ export const SUMMARY_COLUMNS = [
 
 /** A row of our columns by name (CSV cells, or --fields' flat JSON object): lists as arrays or joined with ';'. */
 export function fieldsRow(get: (column: string) => unknown): SummaryRow {
-  const row = bareRow(text(get('status')) ?? 'unknown', text(get('host')));
+  const row = bareRow(statusOf(get('status'), get('reason')), text(get('host')));
   if (row.status !== 'found') return row;
   const tech = get('technologies');
   row.technologies = Array.isArray(tech)
@@ -108,11 +109,22 @@ export function objectRow(o: Record<string, unknown>): SummaryRow {
   if (!('data' in o)) return fieldsRow((column) => o[column]);
   const host = text(o.host);
   const data = o.data as Record<string, unknown> | null;
-  if (o.status !== 'found' || host === null || data === null || typeof data !== 'object') return bareRow(text(o.status) ?? 'unknown', host);
+  if (o.status !== 'found' || host === null || data === null || typeof data !== 'object') return bareRow(statusOf(o.status, o.reason), host);
   // A traffic or employees run's answer carries its figures at the top; a profile's under traffic/employees.
   const traffic = (data.traffic ?? ('estimated_monthly_visits' in data ? data : null)) as DomainProfile['traffic'];
   const employees = (data.employees ?? data.estimated_employees ?? null) as DomainProfile['employees'];
   return profileRow(host, { ...(data as unknown as DomainProfile), traffic, employees });
+}
+
+/**
+ * A row's status as counted. A row a stopped run never looked up (Ctrl-C, the quota, --max-lookups, no key)
+ * is written with status `error` and a reason saying so; its answer is unknown, not failed: counted as
+ * unknown, as the run's own summary counts it "not looked up", not as an error (a tryout saw 2,574 such rows
+ * summarised as errors after a run that said "errors 0").
+ */
+function statusOf(status: unknown, reason: unknown): string {
+  const s = text(status) ?? 'unknown';
+  return s === 'error' && neverTried(text(reason)) ? 'unknown' : s;
 }
 
 /** A non-empty string, or null (an empty CSV cell is no value). */

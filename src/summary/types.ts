@@ -6,7 +6,8 @@ export interface Count {
 export interface Summary {
   input: { name: string; format: 'csv' | 'tsv' | 'ndjson' | 'json' | 'xlsx' | 'hosts'; rows: number };
   generatedAt: string; // ISO 8601 UTC to the second
-  rows: { found: number; missing: number; invalid: number; error: number; unknown: number }; // by row
+  // by row; unknown: no answer known (a host not cached under --from-cache, a row a stopped run never looked up)
+  rows: { found: number; missing: number; invalid: number; error: number; unknown: number };
   hosts: { distinct: number; found: number }; // distinct hosts; shares are of hosts.found
   technologies: Count[]; // every technology, count desc then name
   categories: Count[]; // from the cached catalog (tech -> category slug); [] when none cached

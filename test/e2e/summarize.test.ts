@@ -362,3 +362,20 @@ describe('domain-intel summarize in a narrow terminal', () => {
     }
   });
 });
+
+describe('domain-intel summarize of a run cut short', () => {
+  it('counts the rows the run never looked up as unknown, not as errors, as the run itself did', async () => {
+    const cut = join(dir, 'cut.csv');
+    const fresh = cliEnv({ DOMAIN_INTEL_BASE_URL: sb.baseUrl, DOMAIN_INTEL_API_KEY: sb.key });
+    const run = await runInProcess(['batch', join(dir, 'crm.csv'), '-o', cut, '--max-lookups', '3', '--replace-incomplete'], { env: fresh });
+    const untried = Number(/not looked up (\d+)/.exec(run.stderr)?.[1]);
+    expect(untried, run.stderr).toBeGreaterThan(100);
+    const written = parse(readFileSync(cut, 'utf8'), { columns: true }) as Record<string, string>[];
+    expect(written.filter((r) => r.status === 'error' && r.reason?.startsWith('not looked up: '))).toHaveLength(untried);
+    const s = await summary([cut]);
+    expect(s.rows.error).toBe(0);
+    expect(s.rows.unknown).toBe(untried);
+    const bars = await runInProcess(['summarize', cut], { env });
+    expect(bars.stdout).toContain(`${untried} not looked up`);
+  });
+});

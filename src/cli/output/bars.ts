@@ -49,7 +49,7 @@ export function renderSummary(s: Summary, o: BarsOptions): string {
     const r = s.rows;
     out.push(
       wrap(
-        `rows       ${n(s.input.rows)}: ${n(r.found)} found, ${n(r.missing)} missing, ${n(r.invalid)} invalid, ${n(r.error)} error${r.unknown > 0 || s.input.format === 'hosts' ? `, ${n(r.unknown)} unknown` : ''}`,
+        `rows       ${n(s.input.rows)}: ${n(r.found)} found, ${n(r.missing)} missing, ${n(r.invalid)} invalid, ${n(r.error)} error${r.unknown > 0 || s.input.format === 'hosts' ? `, ${n(r.unknown)} ${s.input.format === 'hosts' ? 'not in the cache' : 'not looked up'}` : ''}`,
       ),
     );
     out.push(wrap(`hosts      ${n(s.hosts.distinct)} distinct, ${n(s.hosts.found)} found (shares below are of found hosts)`));
