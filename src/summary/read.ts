@@ -55,7 +55,16 @@ async function openTable(input: SummaryInput): Promise<SummarySource> {
   const { shape, records } = await openJobInput({ stream: input.stream, fileName: input.fileName, column: '1', ...input.table });
   const headers = shape.headers ?? [];
   const at = (name: string) => headers.lastIndexOf(`${prefix}${name}`);
-  if (headers.length === 0) throw new InputError(`${input.fileName}: is empty: nothing to summarise`, input.fileName, 1);
+  if (shape.headers === null) {
+    // Read as a list of lines: no header at all. Empty, or a host list (a tryout's was called empty).
+    const first = await (records as AsyncIterable<unknown>)[Symbol.asyncIterator]().next();
+    if (first.done) throw new InputError(`${input.fileName}: is empty: nothing to summarise`, input.fileName, 1);
+    throw new InputError(
+      `${input.fileName}: is a plain list, not a file batch wrote (it has no header with a status column); a host list is summarised from the cache with --from-cache`,
+      input.fileName,
+      1,
+    );
+  }
   if (at('status') === -1) {
     // A file written with --prefix names it: the prefix both a status and a host column share.
     const guess = headers.map((h) => /^(.+)status$/.exec(h)?.[1]).find((p) => p !== undefined && headers.includes(`${p}host`));

@@ -318,6 +318,11 @@ describe('domain-intel summarize, as a tryout found it', () => {
     const empty = await runInProcess(['summarize', join(dir, 'empty.csv')], { env });
     expect(empty.code).toBe(2);
     expect(empty.stderr).toContain('empty.csv: is empty: nothing to summarise');
+    writeFileSync(join(dir, 'plain.txt'), 'usi.example\nmafa.example\n');
+    const plain = await runInProcess(['summarize', join(dir, 'plain.txt')], { env });
+    expect(plain.code).toBe(2);
+    expect(plain.stderr).toContain('plain.txt: is a plain list, not a file batch wrote');
+    expect(plain.stderr).toContain('--from-cache');
     const tty = await runInProcess(['summarize'], { env, stdinTTY: true });
     expect(tty.code).toBe(2);
     expect(tty.stderr).toContain('summarize reads a file batch wrote: give its name, or pipe it in');
