@@ -92,10 +92,14 @@ export async function printPlan(ctx: Context<EnrichCommand>, s: RunStats, rpm: n
   // Said in both modes: stderr is for the person, and a script reads over_quota / over_plan.
   if (overQuota && p.quota) {
     const when = p.quota.trusted ? `seen ${relativeAge(now - p.quota.seenAt)}` : `when seen ${relativeAge(now - p.quota.seenAt)}`;
+    // With none left there is nothing to ask (quota-check.ts, gate.ts): the run's first request is refused
+    // (a 402 spends nothing) and it stops there, or goes on if a pack was bought since.
     const then =
-      ctx.opts.allowPartial === true
-        ? 'with --allow-partial the run stops when they are spent'
-        : 'the run asks on a terminal and is refused elsewhere, unless --allow-partial (it then stops when they are spent)';
+      p.quota.remaining === 0
+        ? 'the run stops at its first request unless lookups were added since (a refused request costs nothing)'
+        : ctx.opts.allowPartial === true
+          ? 'with --allow-partial the run stops when they are spent'
+          : 'the run asks on a terminal and is refused elsewhere, unless --allow-partial (it then stops when they are spent)';
     ctx.logger.warn(`this run needs ${n(p.cost)} lookups but only ${n(p.quota.remaining)} are left (${when}) · ${then}`);
   }
   if (overPlan && p.allowance) {

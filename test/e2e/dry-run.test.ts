@@ -118,6 +118,17 @@ describe('batch --dry-run', () => {
     expect(capped.stderr).not.toContain('warning');
   });
 
+  it('none left: says the run stops at its first request, not that it asks', async () => {
+    const env = envOf();
+    await plantMemo(env, 0, 60_000);
+    const r = await runInProcess(['batch', file, '--dry-run', '--rpm', '600'], { env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(
+      'warning: this run needs 2,100 lookups but only 0 are left (seen 1 minute ago) · the run stops at its first request unless lookups were added since (a refused request costs nothing)\n',
+    );
+    expect(r.stderr).not.toContain('asks on a terminal');
+  });
+
   it('a quota seen hours ago is shown for what it is; enough left: no warning', async () => {
     const env = envOf();
     await plantMemo(env, 1_500, 3 * HOUR);
