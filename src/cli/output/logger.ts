@@ -47,7 +47,7 @@ export function createLogger(opts: LoggerOptions): Logger {
   const { style, secrets } = opts;
   const now = opts.now ?? Date.now;
   const emit = (line: string): void => void opts.stream.write(`${redact(line, secrets)}\n`);
-  // A warning on a terminal is wrapped at its separators and spaces (output/wrap.ts), never mid-number; in a
+  // A message on a terminal (info, warning, error) is wrapped at its separators and spaces (output/wrap.ts), never mid-number; in a
   // log it stays one line. Wrapped after redacting, so a line break cannot split a secret out of reach.
   const emitWrapped = (line: string): void => void opts.stream.write(`${wrapLine(redact(line, secrets), wrapWidth(opts.stream))}\n`);
   // Redacted before sanitising and again on the finished line: escaping can split a secret, and stripping an
@@ -55,13 +55,13 @@ export function createLogger(opts: LoggerOptions): Logger {
   const clean = (msg: string): string => sanitizeForTerminal(redact(String(msg), secrets));
   return {
     info(msg) {
-      if (!opts.quiet) emit(clean(msg));
+      if (!opts.quiet) emitWrapped(clean(msg));
     },
     warn(msg) {
       emitWrapped(`${style.yellow('warning:')} ${clean(msg)}`);
     },
     error(msg) {
-      emit(`${style.red('error:')} ${clean(msg)}`);
+      emitWrapped(`${style.red('error:')} ${clean(msg)}`);
     },
     debug(msg) {
       if (opts.debug) emit(style.dim(`debug: ${clean(msg)}`));

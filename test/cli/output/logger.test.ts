@@ -96,4 +96,16 @@ describe('warnings on a terminal (issue 16)', () => {
     log.warn(message);
     expect(stream.text).toBe(`warning: ${message}\n`);
   });
+
+  it('wraps errors and notes the same way (an error cut ECONNREF / USED at 60 columns)', () => {
+    const tty = Object.assign(new Capture(), { isTTY: true, columns: 60 });
+    const { log } = setup({ stream: tty });
+    log.error('cannot reach the service at http://127.0.0.1:1/api/v1: the connection was refused (ECONNREFUSED)');
+    log.info('no technology named "wordpress"; using "WordPress", the one that matches ignoring case');
+    const lines = tty.text.split('\n').filter((l) => l !== '');
+    for (const line of lines) expect(line.length).toBeLessThanOrEqual(60);
+    expect(tty.text).toContain('(ECONNREFUSED)');
+    expect(tty.text).toContain('"WordPress",');
+    expect(lines[0]?.startsWith('error: cannot reach the service at')).toBe(true);
+  });
 });
