@@ -92,6 +92,11 @@ export function settingNamed(name: string | undefined): SettingKey {
   return row.setting;
 }
 
+/** The environment variable that overrides a `config set|unset` name (DOMAIN_INTEL_BASE_URL for base-url). */
+export function settingEnv(name: string | undefined): string | undefined {
+  return settingRows.find((r) => r.name === name)?.env;
+}
+
 /** Checks a value for `config set`, as it will be stored; throws UsageError. */
 export function settingValue<K extends SettingKey>(key: K, value: string): StoredSettings[K] {
   return READ[key].set(value);

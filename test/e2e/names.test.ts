@@ -143,6 +143,14 @@ describe('config set base-url', () => {
     expect(ok.stderr).toBe('base-url set to http://127.0.0.1:38497/api/v1\n');
     const plan = await runInProcess(['config', 'set', 'plan', 'pro'], { env });
     expect(plan.stderr).toBe('plan set to pro\n');
+    // The environment wins over what is stored: said, or the setting seems to work and changes nothing.
+    const over = await runInProcess(['config', 'set', 'base-url', 'http://127.0.0.1:38497/api/v1'], {
+      env: { ...env, DOMAIN_INTEL_BASE_URL: 'http://127.0.0.1:1/api/v1' },
+    });
+    expect(over.code, over.stderr).toBe(0);
+    expect(over.stderr).toBe(
+      'base-url set to http://127.0.0.1:38497/api/v1\nwarning: DOMAIN_INTEL_BASE_URL is set in this environment and wins over the stored setting: unset it for this one to apply\n',
+    );
   });
 });
 

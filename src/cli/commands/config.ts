@@ -6,7 +6,7 @@ import { renderKeyValue } from '../output/table.js';
 
 export default async function config(ctx: Context): Promise<number> {
   const settings = await ctx.settings();
-  const { settingNamed, settingValue } = await import('../../store/config.js');
+  const { settingEnv, settingNamed, settingValue } = await import('../../store/config.js');
   const { maskKey } = await import('../../store/keys.js');
   const setting = ctx.args.setting as string | undefined;
   switch (ctx.args.sub) {
@@ -42,13 +42,25 @@ export default async function config(ctx: Context): Promise<number> {
       const value = settingValue(key, ctx.args.value as string);
       await settings.set(key, value);
       ctx.logger.info(`${setting} set to ${String(value)}`); // as stored: a base URL without its trailing slash
+      overridden(ctx, settingEnv(setting));
       return EXIT.OK;
     }
     case 'unset': {
       await settings.set(settingNamed(setting), null);
       ctx.logger.info(`${setting} unset`);
+      overridden(ctx, settingEnv(setting));
       return EXIT.OK;
     }
   }
   throw new UsageError(`unknown config subcommand ${String(ctx.args.sub)}`);
+}
+
+/**
+ * The environment wins over a stored setting: said when it holds this one, or `config set` seems to work and
+ * changes nothing (a tryout set a base URL while DOMAIN_INTEL_BASE_URL still pointed elsewhere).
+ */
+function overridden(ctx: Context, name: string | undefined): void {
+  if (name !== undefined && (ctx.io.env[name] ?? '') !== '') {
+    ctx.logger.warn(`${name} is set in this environment and wins over the stored setting: unset it for this one to apply`);
+  }
 }
