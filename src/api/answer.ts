@@ -76,13 +76,16 @@ export function transportError(
   if (err instanceof DomainIntelError) return err;
   if (userSignal?.aborted) return new AbortedError();
   const code = (err as { code?: string }).code ?? (err as Error).name ?? 'network';
+  // Named by what was asked (the operation and its host: "domain usi.com"), and the time in seconds: "domain:
+  // no answer within 3867 ms" named neither the host nor the service (a tryout).
+  const what = base.host === undefined ? base.operation : `${base.operation} ${base.host}`;
   if (timeout.aborted || /TIMEOUT/i.test(code)) {
-    return new NetworkError(`${base.operation}: no answer within ${timeoutMs} ms`, { ...base, code: 'timeout', cause: err });
+    return new NetworkError(`${what}: no answer from ${baseUrl} within ${seconds(timeoutMs)}`, { ...base, code: 'timeout', cause: err });
   }
   const message = (err as Error).message ?? String(err);
   const unreachable = unreachableText(code, message, baseUrl);
   if (unreachable !== null) return new NetworkError(unreachable, { ...base, code, cause: err });
-  return new NetworkError(`${base.operation}: connection failed (${code}: ${message})`, { ...base, code, cause: err });
+  return new NetworkError(`${what}: connection to ${baseUrl} failed (${code}: ${message})`, { ...base, code, cause: err });
 }
 
 /**
@@ -127,4 +130,10 @@ export async function readCapped(body: AsyncIterable<Buffer> & { destroy?: (e?: 
     chunks.push(chunk);
   }
   return Buffer.concat(chunks).toString('utf8');
+}
+
+/** A timeout in seconds as a person reads it: 30000 -> "30 s", 3867 -> "3.87 s", 150 -> "0.15 s". */
+function seconds(ms: number): string {
+  const s = ms / 1000;
+  return `${Number(s.toFixed(s < 10 ? 2 : 1))} s`;
 }
