@@ -59,8 +59,9 @@ beforeAll(async () => {
   input = join(dir, 'crm.csv');
   writeFileSync(input, `id,website\n${hosts.map((h, i) => `${i},https://${h}/`).join('\n')}\n99,not a host\n100,${hosts[0]}\n`);
   env = cliEnv({ DOMAIN_INTEL_BASE_URL: sb.baseUrl, DOMAIN_INTEL_API_KEY: sb.key });
-  // The same cache and settings, but no key and no service: the feed must not need either.
-  noKey = { ...env, DOMAIN_INTEL_API_KEY: undefined, DOMAIN_INTEL_BASE_URL: undefined };
+  // The same cache and settings, but no key: the feed needs none, and sends nothing. The base URL stays: it
+  // names whose answers to read (the cache keeps each service's apart).
+  noKey = { ...env, DOMAIN_INTEL_API_KEY: undefined };
   await batch('first.csv');
   before.push(Date.now());
   await pass(before[0] as number);
@@ -184,6 +185,14 @@ describe('domain-intel changes', () => {
     // as "had no technologies"), to (+each adopted), at.
     expect(line).not.toContain('—');
     expect(line?.trim().split(/\s{2,}/)).toEqual([tech.host, 'technologies', (tech.added ?? []).map((t) => `+${t}`).join(' '), tech.at]);
+    // At 60 columns: one line an event, the time left out before the host or the field is cut (it made each
+    // event a five-line block).
+    const narrow = await runInProcess(['changes', input], { env: noKey, stdoutTTY: true, columns: 60 });
+    expect(narrow.stdout.split('\n')[0]).toMatch(/^host\s+field\s+from\s+to\s*$/);
+    const narrowRows = narrow.stdout.split('\n').slice(1).filter((l) => l !== '');
+    expect(narrowRows.length).toBe(table.stdout.split('\n').slice(1).filter((l) => l !== '').length);
+    for (const row of narrowRows) expect(row.length).toBeLessThanOrEqual(60);
+    expect(narrowRows.some((l) => l.startsWith(`${tech.host} `) && l.includes('technologies'))).toBe(true);
     // Off a terminal the default is NDJSON.
     expect((await runInProcess(['changes', input], { env: noKey })).stdout).toBe(lines);
   });

@@ -111,10 +111,18 @@ function eventTable(ctx: Context, events: ChangeEvent[]): string {
     to: e.field === 'technologies' ? names('+', e.added) : renderList(e.to),
     at: fetchedAtText(e.at),
   }));
-  // The host, the field and the time are read whole; the values give way on a narrow terminal (table.ts).
-  const columns = EVENT_COLUMNS.map((key) => ({ key, ...(key === 'from' || key === 'to' ? { max: 40 } : { kind: 'key' as const }) }));
+  // The host, the field and the time are read whole; the values shrink on a narrow terminal (table.ts). Under
+  // AT_COLUMNS the time is left out: kept, it took the room of the values, or at 60 columns turned every event
+  // into a five-line block (16,000 lines for one night); a night's events share their time, and CSV and
+  // NDJSON keep it.
+  const width = ctx.io.stdout.columns;
+  const keys = width !== undefined && width < AT_COLUMNS ? EVENT_COLUMNS.filter((key) => key !== 'at') : EVENT_COLUMNS;
+  const columns = keys.map((key) => ({ key, ...(key === 'from' || key === 'to' ? { max: 40 } : { kind: 'key' as const }) }));
   return renderTable(rows, columns, { style: ctx.outStyle, ...(ctx.io.stdout.columns ? { width: ctx.io.stdout.columns } : {}) });
 }
+
+/** Terminal columns under which the table leaves out the time (`at`, 20 columns): the values need the room. */
+const AT_COLUMNS = 100;
 
 /** The stderr summary (not under --quiet, as batch's): what was compared, what changed, what was skipped. */
 async function summarise(ctx: Context, stats: FeedStats, counts: InputCounts): Promise<void> {
