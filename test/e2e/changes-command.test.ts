@@ -189,8 +189,16 @@ describe('domain-intel changes', () => {
     // event a five-line block).
     const narrow = await runInProcess(['changes', input], { env: noKey, stdoutTTY: true, columns: 60 });
     expect(narrow.stdout.split('\n')[0]).toMatch(/^host\s+field\s+from\s+to\s*$/);
-    const narrowRows = narrow.stdout.split('\n').slice(1).filter((l) => l !== '');
-    expect(narrowRows.length).toBe(table.stdout.split('\n').slice(1).filter((l) => l !== '').length);
+    const narrowRows = narrow.stdout
+      .split('\n')
+      .slice(1)
+      .filter((l) => l !== '');
+    expect(narrowRows.length).toBe(
+      table.stdout
+        .split('\n')
+        .slice(1)
+        .filter((l) => l !== '').length,
+    );
     for (const row of narrowRows) expect(row.length).toBeLessThanOrEqual(60);
     expect(narrowRows.some((l) => l.startsWith(`${tech.host} `) && l.includes('technologies'))).toBe(true);
     // Off a terminal the default is NDJSON.
