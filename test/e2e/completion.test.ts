@@ -281,6 +281,11 @@ describe('bash', () => {
     const readBack = await Promise.all(words.map((w) => bashWords(w)));
     expect(readBack).toEqual(techNames.map((n) => [n]));
   });
+
+  it('changes --tech offers the catalog names as tech does', async () => {
+    expect(await bashComplete('changes', '--tech', '')).toEqual(await bashComplete('tech', ''));
+    expect(await bashComplete('changes', '--tech', 'TCP/I')).toEqual(['TCP/IP\\ Stack']);
+  });
 });
 
 describe.skipIf(!HAS_ZSH)('zsh', () => {

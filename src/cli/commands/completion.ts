@@ -42,7 +42,8 @@ function specsOf(path: string): OptionSpec[] {
       value: o.flags.includes('<'),
       choices: o.choices ?? [],
       file: /<file>/.test(o.flags),
-      ...(/<slug>/.test(o.flags) ? { names: 'categories' as const } : {}), // catalog --category: the cached slugs
+      // catalog --category: the cached slugs; changes --tech: the cached catalog's technology names.
+      ...(/<slug>/.test(o.flags) ? { names: 'categories' as const } : /^--tech </.test(o.flags) ? { names: 'tech' as const } : {}),
     }));
 }
 
