@@ -107,7 +107,11 @@ export async function runList(ctx: Context<EnrichCommand>, spec: ListSpec): Prom
   const clock = () => ctx.io.clock.now();
   const read = liveFigures({ stats: () => seen, limiter, slots, batchSize: KINDS[spec.kind].batchSize, meter, clock });
   const plainEveryMs = asked ? (o.progressInterval ?? PROGRESS_INTERVAL_MS) : null;
-  const drawOn = { stream: ctx.io.stderr, enabled: showProgress, style: ctx.style, read, now: clock, plainEveryMs };
+  // Rows piped on (`| head`, `| jq`): no spinner for the first second. The program reading them often writes to
+  // this terminal too, and head prints its lines and exits at once: a spinner drawn meanwhile was left on
+  // screen glued to the CSV header (a tryout saw it every time), where no clearing of ours can reach it.
+  const piped = (o.output === undefined || o.output === '-') && ctx.io.stdout.isTTY !== true;
+  const drawOn = { stream: ctx.io.stderr, enabled: showProgress, style: ctx.style, read, now: clock, plainEveryMs, firstDrawMs: piped ? 1000 : 0 };
   let progress = await createProgress(drawOn);
   // Cleared on every way out: the end and a thrown error (the command's close), at once on Ctrl-C (a second
   // one exits before any close) and when the reader of stdout went away (`| head`: its lines follow ours).

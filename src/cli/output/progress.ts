@@ -49,6 +49,8 @@ export interface ProgressOptions {
   now?: () => number;
   /** Spinner redraw period on a TTY (default 250 ms: four times a second). */
   redrawMs?: number;
+  /** No spinner before this many ms (default 0): for rows piped to another program (list.ts says why). */
+  firstDrawMs?: number;
   /** Off a TTY: a plain line every this many ms; null draws nothing off a TTY. */
   plainEveryMs: number | null;
 }
@@ -186,11 +188,12 @@ export async function createProgress(opts: ProgressOptions): Promise<Progress> {
   const { default: ora } = await import('ora');
   let spinner: Ora | null = null;
   let stopped = false;
+  const firstAt = now() + (opts.firstDrawMs ?? 0);
 
   function draw(): void {
     const latest = opts.read();
-    if (stopped || latest === null) return;
     const at = now();
+    if (stopped || latest === null || at < firstAt) return;
     // One line only: a wrapped line would leave debris when ora clears it on a narrow terminal. The spinner
     // and its space take 2 columns; one more spare keeps the cursor off the last column (some terminals wrap).
     const columns = stream.columns && stream.columns > 10 ? stream.columns : 80;

@@ -228,6 +228,17 @@ describe('createProgress', () => {
     p.stop();
   });
 
+  it('waits firstDrawMs before its first frame (rows piped on: | head), then redraws as usual', async () => {
+    const stream = new FakeTTY();
+    stream.columns = 120;
+    const { p } = await withLogger(stream, { firstDrawMs: 1000, now: () => Date.now() });
+    vi.advanceTimersByTime(999);
+    expect(stream.text).toBe(''); // nothing at all: a `| head` that ends in this second leaves no debris
+    vi.advanceTimersByTime(1);
+    expect(screen(stream.text).join('\n')).toContain('lookups 3,000 / 7,624');
+    p.stop();
+  });
+
   it('draws a spinner on a TTY, logs above it, and stop() leaves no spinner', async () => {
     const stdout = vi.spyOn(process.stdout, 'write');
     const stream = new FakeTTY();
