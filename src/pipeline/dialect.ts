@@ -6,8 +6,11 @@
 // - Candidates are `,` `;` tab `|`. One the header does not hold (outside quotes) cannot be it. When the header
 //   holds one, it is the delimiter; when it holds several, the one that splits the most of the next rows
 //   (up to SAMPLE_ROWS) into as many cells as the header wins; then the one splitting the header into more
-//   cells; then the order above. A header holding none is a one-column CSV when it is a known host header,
-//   else the input is a plain list (as before).
+//   cells; then tab, then the order above (a tab is next to never cell text, where a comma, `;` or `|` is: a
+//   TSV header `domain<TAB>Last, First` over rows `a.example<TAB>Smith, Jo` is tab-separated). A header holding
+//   none is a one-column CSV when it is a known host header, else the input is a plain list (as before).
+// - A file named `.tsv` or `.tab` whose header holds a tab is tab-separated, whatever its rows: its name is the
+//   exporter's word, and rows alone cannot always tell (a TSV header `domain<TAB><TAB>,` over a row `,`).
 // - `--delimiter` forces it (and a table: a list is never guessed then); `--input-format tsv` means tab and
 //   `--input-format csv` a comma, as they did before (a forced format is the user's word, not sniffed over).
 import { type LineReader, lineText } from './lines.js';
@@ -39,9 +42,11 @@ function candidatesIn(header: string): Delimiter[] {
  */
 function sniffDelimiter(lines: string[], candidates: readonly Delimiter[]): Delimiter {
   const text = lines.join('\n');
-  let best = candidates[0]!;
+  // Tab first, so that it wins a tie (the first one scoring highest wins).
+  const ordered = [...candidates].sort((a, b) => Number(b === '\t') - Number(a === '\t'));
+  let best = ordered[0]!;
   let bestScore = [-1, -1];
-  for (const d of candidates) {
+  for (const d of ordered) {
     const counts = cellCounts(text, d);
     const width = counts[0]!;
     const rows = counts.slice(1, lines.length > SAMPLE_ROWS ? -1 : undefined);
@@ -54,14 +59,21 @@ function sniffDelimiter(lines: string[], candidates: readonly Delimiter[]): Deli
   return best;
 }
 
+/** A file named as tab-separated (`.tsv`, `.tab`, any case). */
+function namedTsv(file: string): boolean {
+  return /\.(tsv|tab)$/i.test(file);
+}
+
 /**
- * The delimiter of a table whose header is `header`: from the header alone, or, when it holds several
- * candidates, from the next rows too (read from `reader` into `more`, for the caller to parse after the header).
+ * The delimiter of a table whose header is `header`, in the file named `file`: from the name and the header
+ * alone, or, when it holds several candidates, from the next rows too (read from `reader` into `more`, for
+ * the caller to parse after the header).
  */
-export async function sniffTable(reader: LineReader, header: string, more: Buffer[]): Promise<Delimiter> {
+export async function sniffTable(reader: LineReader, header: string, more: Buffer[], file: string): Promise<Delimiter> {
   const candidates = candidatesIn(header);
   // None outside quotes (a quote left open in the header): the first one in it, for the parser to refuse there.
   if (candidates.length <= 1) return candidates[0] ?? DELIMITERS.find((d) => header.includes(d)) ?? ',';
+  if (candidates.includes('\t') && namedTsv(file)) return '\t';
   const lines = [header];
   let sampled = 0;
   while (lines.length <= SAMPLE_ROWS + 1 && sampled < 64 * 1024) {

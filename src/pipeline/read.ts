@@ -9,7 +9,7 @@
 // - encodings (encoding.ts, decode.ts): UTF-16 by its BOM, or --encoding; bytes that are not UTF-8 read as
 //   Windows-1252 when nothing before them was other than ASCII and they look like it (the run says so once),
 //   else InputError `bad_encoding` on the first bad line naming the --encoding to pass. Cells become UTF-8.
-// - delimiter (dialect.ts): `,` `;` tab `|` sniffed from the header and the first rows, or --delimiter.
+// - delimiter (dialect.ts): `,` `;` tab `|` sniffed from the header and the first rows (a `.tsv` name: tab), or --delimiter.
 // - line ends: LF, CRLF, or CR alone (lines.ts), by the first line break; line numbers count them.
 // - a line (or CSV row) over 1 MiB: InputError `line_too_long`, raised once 1 MiB is buffered, so a
 //   5 MB line neither hangs nor fills memory. If the row holds a quote, an open quote is suggested.
@@ -96,7 +96,8 @@ export async function openInput(source: NodeJS.ReadableStream | Readable, opts: 
     const shape: InputShape = { format, headers: null, hostColumn: 0, bom, eol, ...encoding };
     return { shape, records: listRecords(reader, first, () => noteFacts(shape, facts)) };
   }
-  const delimiter = opts.delimiter ?? (format === 'tsv' ? '\t' : format === 'csv' && asked === 'csv' ? ',' : await sniffTable(reader, first.text, first.more));
+  const delimiter =
+    opts.delimiter ?? (format === 'tsv' ? '\t' : format === 'csv' && asked === 'csv' ? ',' : await sniffTable(reader, first.text, first.more, file));
   const opened = await openTable(reader, first, delimiter, opts, facts);
   opened.shape.bom = bom;
   Object.assign(opened.shape, encoding);

@@ -18,6 +18,26 @@ describe('delimiter', () => {
     expect(r.records.map((x) => x.value)).toEqual(['a.example', 'b.example']);
   });
 
+  it('a tab wins a tie: a TSV with commas in a header cell and in rows is not read as a CSV', async () => {
+    const r = await readAll('domain\tLast, First\na.example\tSmith, Jo\n', { fileName: '-' });
+    expect(r.shape).toMatchObject({ delimiter: '\t', headers: ['domain', 'Last, First'] });
+    expect(r.records[0]!.cells).toEqual(['a.example', 'Smith, Jo']);
+    // No rows to tell by (the property test's counterexample, test/security/properties.test.ts).
+    expect((await readAll('domain\t,\n', { fileName: '-' })).shape).toMatchObject({ delimiter: '\t', headers: ['domain', ','] });
+  });
+
+  it('a file named .tsv whose header holds a tab is tab-separated, even where a row splits better on a comma', async () => {
+    const text = 'domain\t\t\t,\n,\n';
+    expect((await readAll(text, { fileName: 'contacts.csv' })).shape).toMatchObject({ delimiter: ',' });
+    for (const fileName of ['contacts.tsv', 'EXPORT.TAB']) {
+      const r = await readAll(text, { fileName });
+      expect(r.shape).toMatchObject({ delimiter: '\t', headers: ['domain', '', '', ','] });
+      expect(r.records[0]!.cells).toEqual([',']);
+    }
+    // A .tsv file whose header holds no tab is sniffed as any other.
+    expect((await readAll('domain,n\na.example,1\n', { fileName: 'x.tsv' })).shape).toMatchObject({ delimiter: ',' });
+  });
+
   it('a quoted delimiter does not count; a URL with ; in a list stays a list', async () => {
     expect((await readAll('"a;b",domain\nx,a.example\n')).shape).toMatchObject({ delimiter: ',' });
     expect((await readAll('https://a.example/x;y\nb.example\n')).shape).toMatchObject({ format: 'lines' });

@@ -130,7 +130,8 @@ describe('e2e: CSV through batch', () => {
         examples: [
           // Always tried as well: CR ending a cell that is written last on its line (an extra cell), where an
           // unquoted CR would merge with the LF into a CRLF row end and be lost on reading back; and the CRM
-          // export of issue 14 (phone numbers, tags, a BOM, CRLF, Müller).
+          // export of issue 14 (phone numbers, tags, a BOM, CRLF, Müller); and a TSV whose header holds a comma
+          // cell, once sniffed as a CSV (tab now wins a tie, and a .tsv name says tab: dialect.ts).
           [
             {
               headers: ['domain', '=h'],
@@ -156,6 +157,8 @@ describe('e2e: CSV through batch', () => {
               gaps: [1],
             },
           ],
+          [{ headers: ['domain', ','], rows: [], crlf: false, bom: false, tsv: true, before: [], gaps: [] }],
+          [{ headers: ['domain', '', '', ','], rows: [[',']], crlf: false, bom: false, tsv: true, before: [], gaps: [] }],
         ],
       },
     );
