@@ -114,4 +114,41 @@ describe('liveFigures', () => {
     expect(f?.etaMs).toBe(1_500);
     expect(f?.lookupsDone).toBe(201);
   });
+
+  it('while the file is read, projects the need from what the last tenth of it added, not from the whole', async () => {
+    // A list whose repeats grow as it goes on: half the file brought 1,000 hosts to look up, the next tenth 100.
+    // Scaling by the share read says 1,100 / 0.6 = 1,833 in all; the last tenth's pace says 1,100 + 0.4 x 1,000.
+    const s = { ...emptyStats(0), lookupsNeeded: 0, lookupsWaiting: 0, inputDone: false, requests: 10, inputChars: 0 };
+    const read = liveFigures({
+      stats: () => s,
+      limiter: { limit: null, windowMs: 60_000, pausedUntil: 0 },
+      slots: slots(0, null),
+      batchSize: 100,
+      meter: { total: 10_000 },
+      clock: () => 10_000,
+    });
+    for (const [chars, need] of [
+      [1_000, 300],
+      [3_000, 700],
+      [5_000, 1_000],
+      [5_500, 1_050],
+      [6_000, 1_100],
+    ] as const) {
+      Object.assign(s, { inputChars: chars, lookupsNeeded: need, lookupsWaiting: need });
+      read();
+    }
+    // 1,500 hosts in all, none answered yet: 15 requests at the pace the run kept (10 in 10 s).
+    expect(read()?.etaMs).toBe(15_000);
+    // Before a tenth of the file is read there is no stretch to measure: the share read scales the need.
+    const early = { ...s, inputChars: 500, lookupsNeeded: 200, lookupsWaiting: 200 };
+    const first = liveFigures({
+      stats: () => early,
+      limiter: { limit: null, windowMs: 60_000, pausedUntil: 0 },
+      slots: slots(0, null),
+      batchSize: 100,
+      meter: { total: 10_000 },
+      clock: () => 10_000,
+    });
+    expect(first()?.etaMs).toBe(40_000); // 4,000 hosts: 40 requests
+  });
 });
