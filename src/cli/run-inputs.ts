@@ -209,6 +209,9 @@ function fstatOf(fd: number): Promise<Stats | null> {
 
 /** Whether a file starts with a UTF-16 byte order mark (read at position 0, the handle's own reads untouched). */
 async function isUtf16(handle: FileHandle): Promise<boolean> {
-  const { buffer, bytesRead } = await handle.read(Buffer.alloc(2), 0, 2, 0);
-  return bytesRead === 2 && ((buffer[0] === 0xff && buffer[1] === 0xfe) || (buffer[0] === 0xfe && buffer[1] === 0xff));
+  // A file that cannot be read is not UTF-16 here: the run's own read fails on it, naming the file and why.
+  const head = await handle.read(Buffer.alloc(2), 0, 2, 0).catch(() => null);
+  if (head === null || head.bytesRead < 2) return false;
+  const [a, b] = head.buffer;
+  return (a === 0xff && b === 0xfe) || (a === 0xfe && b === 0xff);
 }
