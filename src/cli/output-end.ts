@@ -54,10 +54,15 @@ export async function endOutput(out: OutputTarget, stats: Readonly<RunStats>, ch
   // Every row read is written, each once: invalid ones, answered ones (found, missing) and those in error.
   const rows = stats.found + stats.missing + stats.errors + stats.invalid;
   // After a quota stop, the same command finishes only once there are lookups again.
+  // After Ctrl-C the exit's warning says how to resume (or that --no-cache kept nothing): not said twice.
   const again =
-    stats.stoppedBy === 'quota' ? 'run the same command again once the quota renews (or with a pack) to finish' : 'run the same command again to finish';
+    stats.stoppedBy === 'aborted'
+      ? ''
+      : stats.stoppedBy === 'quota'
+        ? '; run the same command again once the quota renews (or with a pack) to finish'
+        : '; run the same command again to finish';
   return {
-    line: `${file} ${out.existed ? 'unchanged' : 'not written'} (incomplete: ${reason}); ${groupedNumber(rows)} rows in ${partial}; ${again}`,
+    line: `${file} ${out.existed ? 'unchanged' : 'not written'} (incomplete: ${reason}); ${groupedNumber(rows)} rows in ${partial}${again}`,
     partial,
     wrote: null,
   };

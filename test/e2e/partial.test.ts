@@ -229,7 +229,9 @@ describe('signals (a real process, a slow sandbox)', () => {
     const rows = rowsOf(`${out}.partial`);
     expect(rows.answered).toBe(slow.charges().total);
     expect(rows.answered).toBeLessThan(2000);
-    expect(r.stderr).toContain(`${out} unchanged (incomplete: interrupted); ${rows.lines.length.toLocaleString('en-US')} rows in ${out}.partial`);
+    expect(r.stderr).toContain(`${out} unchanged (incomplete: interrupted); ${rows.lines.length.toLocaleString('en-US')} rows in ${out}.partial\n`);
+    // How to resume is said once, by the exit's warning.
+    expect(r.stderr.match(/run the same command again/g)).toHaveLength(1);
     expect(readdirSync(dir).filter((f) => f.includes('.tmp'))).toEqual([]);
   });
 });

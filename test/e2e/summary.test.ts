@@ -41,7 +41,7 @@ describe('the run summary', () => {
     expect(Number(found?.replace(',', '')) + Number(missing?.replace(',', ''))).toBe(1300);
     expect(said[1]).toBe(`hosts: distinct 1,200 · from cache 0 · lookups ${sb.charges().total.toLocaleString('en-US')} spent`);
     expect(said).toContain(`wrote 1,303 rows to ${out}`);
-    expect(said.at(-1)).toBe('invalid rows: di_status "invalid" in the output, the di_reason column says why · --strict exits 3 when there are any');
+    expect(said.at(-1)).toBe('invalid rows: di_status "invalid" on their rows, the di_reason column says why · --strict exits 3 when there are any');
     // As said: 1,303 rows under the header, the invalid ones marked in that column.
     const csv = readFileSync(out, 'utf8').trimEnd().split('\n');
     expect(csv).toHaveLength(1304);
@@ -56,7 +56,7 @@ describe('the run summary', () => {
       'hosts: distinct 1,200 · from cache 1,200 · lookups 0 spent',
       expect.stringMatching(/^requests 0 · /),
       'wrote 1,303 rows to stdout',
-      'invalid rows: status "invalid" in the output, the reason column says why',
+      'invalid rows: status "invalid" on their rows, the reason column says why',
       'warning: 3 invalid rows (--strict)',
     ]);
   });
@@ -106,10 +106,10 @@ describe('the run summary', () => {
     const wide = await at(120);
     expect(wide[0]).toBe('rows: read 1,303 · found 1,300 · missing 0 · invalid 3 · errors 0 · duplicates 100');
     expect(wide[1]).toBe('hosts: distinct 1,200 · from cache 0 · lookups 1,200 spent');
-    expect(wide).toContain('invalid rows: status "invalid" in the output, the reason column says why · --strict exits 3 when there are any');
+    expect(wide).toContain('invalid rows: status "invalid" on their rows, the reason column says why · --strict exits 3 when there are any');
     const mid = await at(60);
     expect(mid.slice(0, 2)).toEqual(['rows: read 1,303 · found 1,300 · missing 0 · invalid 3 ·', '  errors 0 · duplicates 100']);
-    expect(mid.slice(-2)).toEqual(['invalid rows: status "invalid" in the output, the reason', '  column says why · --strict exits 3 when there are any']);
+    expect(mid.slice(-2)).toEqual(['invalid rows: status "invalid" on their rows, the reason', '  column says why · --strict exits 3 when there are any']);
     const narrow = await at(40);
     expect(narrow.slice(0, 4)).toEqual([
       'rows: read 1,303 · found 1,300 ·',

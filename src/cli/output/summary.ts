@@ -149,7 +149,9 @@ export function renderSummary(s: RunSummary, style: Style = PLAIN, columns?: num
     // Where to find them: the run wrote them, marked, rather than dropping them.
     const { status, reason } = s.columns ?? { status: 'status', reason: 'reason' };
     const strict = s.strict === true ? '' : ' · --strict exits 3 when there are any';
-    lines.push(`invalid rows: ${status} "invalid" in the output, the ${reason} column says why${strict}`);
+    // On their own rows, wherever those went (FILE, FILE.partial, stdout): "in the output" pointed at FILE when
+    // the rows were in FILE.partial.
+    lines.push(`invalid rows: ${status} "invalid" on their rows, the ${reason} column says why${strict}`);
   }
   return wrapLines(lines.join('\n'), columns);
 }

@@ -26,7 +26,7 @@ describe('renderSummary', () => {
       'hosts: distinct 870 · from cache 0 · lookups 870 spent',
       'requests 9 · 429s 0 · retries 0 · 12.3s',
       'quota 49,130 / 50,000 left · resets 2026-12-01',
-      'invalid rows: status "invalid" in the output, the reason column says why · --strict exits 3 when there are any',
+      'invalid rows: status "invalid" on their rows, the reason column says why · --strict exits 3 when there are any',
     ]);
   });
 
@@ -99,8 +99,8 @@ describe('renderSummary', () => {
   it('names where the rows went, and the invalid rows hint follows the columns and --strict', () => {
     const lines = renderSummary({ ...summary, wrote: 'wrote 1,000 rows to out.csv', columns: { status: 'di_status', reason: 'di_reason' } }).split('\n');
     expect(lines).toContain('wrote 1,000 rows to out.csv');
-    expect(lines).toContain('invalid rows: di_status "invalid" in the output, the di_reason column says why · --strict exits 3 when there are any');
-    expect(renderSummary({ ...summary, strict: true }).split('\n')).toContain('invalid rows: status "invalid" in the output, the reason column says why');
+    expect(lines).toContain('invalid rows: di_status "invalid" on their rows, the di_reason column says why · --strict exits 3 when there are any');
+    expect(renderSummary({ ...summary, strict: true }).split('\n')).toContain('invalid rows: status "invalid" on their rows, the reason column says why');
     expect(renderSummary({ ...summary, invalid: 0 })).not.toContain('invalid rows');
   });
 
