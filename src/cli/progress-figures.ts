@@ -105,7 +105,15 @@ export function progressFigures(s: Readonly<RunStats>, meter: InputMeter | null,
     elapsedMs: now - s.startedAt,
     quotaRemaining: s.quota?.remaining ?? null,
     waitingUntil: pace.pausedUntil > now ? pace.pausedUntil : null,
+    nextSlotAt: nextSlotAt(s, pace, lookupsDone),
   };
+}
+
+/** When the limiter frees a slot, while it holds them all and hosts are left to look up; else null. */
+function nextSlotAt(s: Readonly<RunStats>, pace: Pace, lookupsDone: number): number | null {
+  const left = s.inputDone ? s.lookupsNeeded - lookupsDone : s.lookupsWaiting;
+  if (pace.limit === null || pace.limit <= 0 || pace.held < pace.limit || pace.oldestHeldAt === null || left <= 0) return null;
+  return pace.oldestHeldAt + pace.windowMs;
 }
 
 /** The share of the input file read, while it is being read and its size is known; else null. */

@@ -113,6 +113,10 @@ describe('liveFigures', () => {
     const f = liveFigures({ stats: () => s, limiter, slots: slots(2, 0), batchSize: 100, meter: null, clock: () => 500 })();
     expect(f?.etaMs).toBe(1_500);
     expect(f?.lookupsDone).toBe(201);
+    // Every slot held and hosts left: the next frees a window after the oldest was sent.
+    expect(f?.nextSlotAt).toBe(2_000);
+    const free = liveFigures({ stats: () => ({ ...s, inFlight: 0 }), limiter, slots: slots(1, 0), batchSize: 100, meter: null, clock: () => 500 })();
+    expect(free?.nextSlotAt).toBeNull();
   });
 
   it('while the file is read, projects the need from what the last tenth of it added, not from the whole', async () => {

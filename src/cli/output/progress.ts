@@ -31,6 +31,11 @@ export interface ProgressSnapshot {
   quotaRemaining: number | null;
   /** Epoch ms until which requests are paused by a 429, if they are. */
   waitingUntil: number | null;
+  /**
+   * Epoch ms when the limiter frees its next slot, while every slot is held and hosts wait for one (the run's
+   * own pacing, not a 429); null otherwise. Said, or the counts stood still for a window with no reason given.
+   */
+  nextSlotAt?: number | null;
 }
 
 export interface Progress {
@@ -87,6 +92,9 @@ function progressFields(p: ProgressSnapshot, now: number): Field[] {
   if (p.waitingUntil !== null && p.waitingUntil > now) {
     const wait = etaText(p.waitingUntil - now);
     add('paused', `paused by rate limit, resuming in ${wait}`, `paused ${wait}`);
+  } else if (p.nextSlotAt != null && p.nextSlotAt - now >= 1000) {
+    const wait = etaText(p.nextSlotAt - now);
+    add('paused', `at the rate limit, next request in ${wait}`, `next in ${wait}`);
   }
   if (p.lookupsNeeded !== null) {
     const of = `lookups ${n(p.lookupsDone)} / ${n(p.lookupsNeeded)}`;

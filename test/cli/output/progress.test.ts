@@ -132,6 +132,13 @@ describe('formatProgressLine', () => {
     expect(line).toBe('paused by rate limit, resuming in 11s · lookups 3,000 / 7,624 (39%) · 26,093 rows · 7,624 hosts · 120 cached · 2.5 lookups/s');
   });
 
+  it("says when the limiter's next slot frees while every slot is held (the counts stand still meanwhile)", () => {
+    const line = formatProgressLine({ ...snap, etaMs: null, quotaRemaining: null, lookupsPerSec: 2.5, nextSlotAt: 10_000 }, 1_000);
+    expect(line).toBe('at the rate limit, next request in 9s · lookups 3,000 / 7,624 (39%) · 26,093 rows · 7,624 hosts · 120 cached · 2.5 lookups/s');
+    // Under a second: not worth a word.
+    expect(formatProgressLine({ ...snap, nextSlotAt: 1_500 }, 1_000)).not.toContain('next request');
+  });
+
   // The width the spinner leaves: the terminal's columns less 3 (spinner, space, one spare).
   it.each([
     [120, FULL],
