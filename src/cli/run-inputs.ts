@@ -6,7 +6,7 @@ import { PassThrough, type Readable } from 'node:stream';
 import { InputError, UsageError } from '../api/errors.js';
 import type { AnswerStore } from '../pipeline/answer-store.js';
 import type { Delimiter } from '../pipeline/dialect.js';
-import type { Encoding } from '../pipeline/encoding.js';
+import { bomOf, type Encoding } from '../pipeline/encoding.js';
 import { ourColumnLists } from '../pipeline/earlier.js';
 import { CHANGE_COLUMNS } from '../pipeline/row-change.js';
 import type { JobInput } from '../pipeline/job.js';
@@ -210,8 +210,7 @@ function fstatOf(fd: number): Promise<Stats | null> {
 /** Whether a file starts with a UTF-16 byte order mark (read at position 0, the handle's own reads untouched). */
 async function isUtf16(handle: FileHandle): Promise<boolean> {
   // A file that cannot be read is not UTF-16 here: the run's own read fails on it, naming the file and why.
-  const head = await handle.read(Buffer.alloc(2), 0, 2, 0).catch(() => null);
-  if (head === null || head.bytesRead < 2) return false;
-  const [a, b] = head.buffer;
-  return (a === 0xff && b === 0xfe) || (a === 0xfe && b === 0xff);
+  const head = await handle.read(Buffer.alloc(3), 0, 3, 0).catch(() => null);
+  const bom = head === null ? null : bomOf(head.buffer.subarray(0, head.bytesRead));
+  return bom?.encoding === 'utf-16le' || bom?.encoding === 'utf-16be';
 }
