@@ -194,11 +194,11 @@ export async function openRunStore(ctx: Context): Promise<AnswerStore> {
  * is read from the file as it was). JSON or NDJSON over the input would replace the export with another
  * format: refused.
  */
-async function refuseSameFile(output: string | undefined, input: Stats, why: string | null, close: () => Promise<void>): Promise<void> {
+export async function refuseSameFile(output: string | undefined, input: Stats, why: string | null, close: () => Promise<void>, option = '-o'): Promise<void> {
   const target = output === undefined || output === '-' ? null : await stat(output).catch(() => null);
   if (why !== null && target?.isFile() && target.ino === input.ino && target.dev === input.dev) {
     await close();
-    throw new UsageError(`-o ${output} is the input file: ${why}; write this one to another file`);
+    throw new UsageError(`${option} ${output} is the input file: ${why}; write this one to another file`);
   }
 }
 

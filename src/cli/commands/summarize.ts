@@ -9,12 +9,12 @@ import { summarize as summarise } from '../../summary/summarize.js';
 import type { Summary } from '../../summary/types.js';
 import type { AnswerCache } from '../../store/cache.js';
 import { UsageError } from '../../api/errors.js';
-import { stat } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
 import { openOutput, type OutputTarget } from '../../pipeline/output-file.js';
 import type { Context } from '../context.js';
 import { EXIT } from '../exit-codes.js';
 import { renderSummary } from '../output/bars.js';
-import { inputReading, openInputFile, readingOf, stdinInput } from '../run-inputs.js';
+import { inputReading, openInputFile, readingOf, refuseSameFile, stdinInput } from '../run-inputs.js';
 import { BY_FIELDS, SCALES } from '../summarize-options.js';
 
 export default async function summarize(ctx: Context<'summarize'>): Promise<number> {
@@ -29,10 +29,10 @@ export default async function summarize(ctx: Context<'summarize'>): Promise<numb
     throw new UsageError('summarize reads a file batch wrote: give its name, or pipe it in (batch ... | domain-intel summarize)');
   }
   const store = o.fromCache ? await ctx.store() : await catalogStore(ctx);
-  const stream = await inputStream(ctx, file);
+  const { stream, st } = await inputStream(ctx, file);
   // The report's file is opened before the input is read: a path that cannot be written fails at once, and
   // the file is replaced only by a complete report (atomically, as -o is).
-  const report = o.html === undefined ? null : await openReport(ctx, o.html, file);
+  const report = o.html === undefined ? null : await openReport(ctx, o.html, st);
   let source: SummarySource;
   if (o.fromCache) {
     if (store === null) throw new UsageError('--from-cache reads the cache, which is turned off');
@@ -88,13 +88,8 @@ export default async function summarize(ctx: Context<'summarize'>): Promise<numb
 }
 
 /** --html's target, opened as -o's is; the input file itself is refused: its rename would replace the export. */
-async function openReport(ctx: Context, target: string, input: string): Promise<OutputTarget> {
-  if (target !== '-' && input !== '-') {
-    const [a, b] = await Promise.all([stat(target).catch(() => null), stat(input).catch(() => null)]);
-    if (a?.isFile() && b !== null && a.ino === b.ino && a.dev === b.dev) {
-      throw new UsageError(`--html ${target} is the input file: the report would replace it; write it to another file`);
-    }
-  }
+async function openReport(ctx: Context, target: string, input: Stats | null): Promise<OutputTarget> {
+  if (input !== null) await refuseSameFile(target, input, 'the report would replace it', async () => {}, '--html');
   const out = await openOutput(target, ctx.io.stdout, { signal: ctx.interrupted, onWait: (what) => ctx.logger.info(what) });
   ctx.onClose(() => out.abort()); // after a commit, nothing to do; otherwise the target stays as it was
   return out;
@@ -113,12 +108,12 @@ async function catalogStore(ctx: Context): Promise<AnswerCache | null> {
   }
 }
 
-/** The input file opened up front (an unreadable one is a usage error naming it), or stdin. */
-async function inputStream(ctx: Context, file: string): Promise<NodeJS.ReadableStream> {
-  if (file === '-') return stdinInput(ctx);
-  const { handle } = await openInputFile(file);
+/** The input file opened up front (an unreadable one is a usage error naming it) and what it is, or stdin. */
+async function inputStream(ctx: Context, file: string): Promise<{ stream: NodeJS.ReadableStream; st: Stats | null }> {
+  if (file === '-') return { stream: stdinInput(ctx), st: null };
+  const { handle, st } = await openInputFile(file);
   ctx.onClose(() => handle.close());
-  return readingOf(file, handle.createReadStream({ autoClose: false }));
+  return { stream: readingOf(file, handle.createReadStream({ autoClose: false })), st };
 }
 
 /** The cached catalog, at any age, or null: a summary never fetches (spends nothing, needs no key). */
