@@ -1,7 +1,7 @@
 // The CLI side of a pipeline run (batch, lookup with several hosts, traffic/employees --input): opens the
 // input and output, asks before overspending, draws progress, prints the summary, picks the exit code.
-import { InputError, InvalidKeyError, UsageError } from '../api/errors.js';
-import { openJobInput, runJob } from '../pipeline/job.js';
+import { UsageError } from '../api/errors.js';
+import { closesDocument, openJobInput, runJob } from '../pipeline/job.js';
 import { inputNotes } from '../pipeline/dialect.js';
 import { enrich } from '../pipeline/run.js';
 import { KINDS } from '../pipeline/kinds.js';
@@ -194,7 +194,7 @@ export async function runList(ctx: Context<EnrichCommand>, spec: ListSpec): Prom
       // An input that failed mid-file, or a key missing or refused, after rows were answered: those rows are
       // whole in the document the job closed, and kept as any incomplete run's are: FILE unchanged, rows in
       // FILE.partial (on stdout, written).
-      if ((err instanceof InputError || err instanceof InvalidKeyError) && failed === null && seen !== null && !ctx.outputClosed.aborted) {
+      if (closesDocument(err) && failed === null && seen !== null && !ctx.outputClosed.aborted) {
         const kept = await endOutput(out, seen, endChoice);
         summarize(ctx, seen, kept, format);
         throw err;

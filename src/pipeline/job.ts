@@ -115,14 +115,20 @@ export async function runJob<K extends RunKind>(input: JobInput, output: JobOutp
   try {
     for await (const batch of run.batches()) for (const row of batch) await writer.write(row);
   } catch (err) {
-    // An input that fails mid-file (an unclosed quote, bytes in another encoding at line 3001): every row
-    // before it is written, answers paid for included, and the document is closed so they can be kept whole
-    // (the CLI keeps them in FILE.partial). So for a key that is missing, malformed or refused: the rows the
-    // cache answered without one (or answered before a refusal) are kept, the rest say they were not looked up.
-    // Any other failure leaves the document as it was.
-    if (err instanceof InputError || err instanceof InvalidKeyError) await writer.end();
+    if (closesDocument(err)) await writer.end();
     throw err;
   }
   await writer.end();
   return { shape, stats: run.stats };
+}
+
+/**
+ * Whether a run that failed with `err` still closes its document, so the rows written can be kept whole (the
+ * CLI keeps them in FILE.partial). An input that fails mid-file (an unclosed quote, bytes in another encoding at
+ * line 3001): every row before it is written, answers paid for included. A key that is missing, malformed or
+ * refused: the rows the cache answered without one (or answered before a refusal) are kept, the rest say they
+ * were not looked up. Any other failure leaves the document as it was.
+ */
+export function closesDocument(err: unknown): boolean {
+  return err instanceof InputError || err instanceof InvalidKeyError;
 }
