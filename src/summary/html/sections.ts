@@ -84,25 +84,45 @@ async function countsSection(spec: CountSection, counts: readonly Count[], optio
 // A fixed order, whatever order the object's keys were built in: the good news first.
 const ROW_STATUSES = ['found', 'missing', 'invalid', 'error', 'unknown'] as const;
 
-async function rowsSection(summary: Summary): Promise<string> {
-  const statuses = ROW_STATUSES.map((status): [string, number] => [status, summary.rows[status]]);
-  const whole = summary.input.rows;
-  const bars = statuses.map(([status, n]) => ({
-    label: status,
-    value: n,
-    note: `${grouped(n)} · ${percent(shareOf(n, whole))}`,
-    title: `${status}: ${grouped(n)} rows, ${percent(shareOf(n, whole))} of the file's rows`,
-  }));
+/** A section of fixed parts of a whole: each part's bar (figure and share) and a table of the same. */
+interface PartsSpec {
+  id: string;
+  title: string;
+  /** The chart's name for screen readers. */
+  chart: string;
+  /** The table's headers: the part, its figure, its share. */
+  headers: [string, string, string];
+  parts: [string, number][];
+  whole: number;
+  /** A bar's sentence for a screen reader and its tooltip. */
+  sentence: (label: string, n: number) => string;
+}
+
+async function partsSection(p: PartsSpec): Promise<string> {
+  const bars = p.parts.map(([label, n]) => ({ label, value: n, note: `${grouped(n)} · ${percent(shareOf(n, p.whole))}`, title: p.sentence(label, n) }));
   const table = sortableTable(
-    'rows',
+    p.id,
     [
-      { header: 'Status', numeric: false },
-      { header: 'Rows', numeric: true },
-      { header: 'Share of rows', numeric: true },
+      { header: p.headers[0], numeric: false },
+      { header: p.headers[1], numeric: true },
+      { header: p.headers[2], numeric: true },
     ],
-    statuses.map(([status, n]) => [{ text: status }, countCell(n), shareCell(shareOf(n, whole))]),
+    p.parts.map(([label, n]) => [{ text: label }, countCell(n), shareCell(shareOf(n, p.whole))]),
   );
-  return section('rows', 'Rows by status', [await barChart(bars, { name: 'Rows by status' }), table].join('\n'));
+  return section(p.id, p.title, [await barChart(bars, { name: p.chart }), table].join('\n'));
+}
+
+function rowsSection(summary: Summary): Promise<string> {
+  const whole = summary.input.rows;
+  return partsSection({
+    id: 'rows',
+    title: 'Rows by status',
+    chart: 'Rows by status',
+    headers: ['Status', 'Rows', 'Share of rows'],
+    parts: ROW_STATUSES.map((status): [string, number] => [status, summary.rows[status]]),
+    whole,
+    sentence: (status, n) => `${status}: ${grouped(n)} rows, ${percent(shareOf(n, whole))} of the file's rows`,
+  });
 }
 
 const PERCENTILES = [
@@ -137,29 +157,21 @@ async function visitsSection(summary: Summary): Promise<string> {
   return section('visits', 'Monthly visits', [chart, about, table].join('\n'));
 }
 
-async function resolvesSection(summary: Summary): Promise<string> {
-  const entries: [string, number][] = [
+function resolvesSection(summary: Summary): Promise<string> {
+  const parts: [string, number][] = [
     ['resolves', summary.resolves.yes],
     ['does not resolve', summary.resolves.no],
     ['unknown', summary.resolves.unknown],
   ];
-  const whole = entries.reduce((sum, [, n]) => sum + n, 0);
-  const bars = entries.map(([label, n]) => ({
-    label,
-    value: n,
-    note: `${grouped(n)} · ${percent(shareOf(n, whole))}`,
-    title: `${label}: ${grouped(n)} hosts`,
-  }));
-  const table = sortableTable(
-    'resolves',
-    [
-      { header: 'DNS', numeric: false },
-      { header: 'Hosts', numeric: true },
-      { header: 'Share', numeric: true },
-    ],
-    entries.map(([label, n]) => [{ text: label }, countCell(n), shareCell(shareOf(n, whole))]),
-  );
-  return section('resolves', 'Resolves', [await barChart(bars, { name: 'Hosts by whether they resolve' }), table].join('\n'));
+  return partsSection({
+    id: 'resolves',
+    title: 'Resolves',
+    chart: 'Hosts by whether they resolve',
+    headers: ['DNS', 'Hosts', 'Share'],
+    parts,
+    whole: parts.reduce((sum, [, n]) => sum + n, 0),
+    sentence: (label, n) => `${label}: ${grouped(n)} hosts`,
+  });
 }
 
 /** Every section of the report, as HTML, in the terminal's order. */
