@@ -11,7 +11,7 @@ import { statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Sqlite from 'better-sqlite3';
 import { openCache } from '../dist/index.js';
-import { BIN, cleanEnv, envInt, freshDir, makeTemp, privateDir, removeDir, startSandbox, timed } from './lib.mjs';
+import { BIN, envInt, makeTemp, mib, removeDir, timed, unmeteredSandbox } from './lib.mjs';
 
 const HOSTS = envInt('HISTORY_HOSTS', 500_000);
 const NIGHTS = envInt('HISTORY_NIGHTS', 4);
@@ -56,18 +56,11 @@ function measure(file) {
 
 async function main() {
   const tmp = makeTemp();
-  const sb = await startSandbox(['--rpm', '0', '--hosts', String(HOSTS), '--quota', '2000000000'], { configDir: freshDir(tmp, 'sandbox-config') });
+  const { sb, env, cacheDir } = await unmeteredSandbox(tmp, HOSTS);
   try {
     const hosts = await sb.admin('hosts');
     const list = join(tmp, 'hosts.txt');
     writeFileSync(list, `${hosts.join('\n')}\n`);
-    const cacheDir = freshDir(tmp, 'cache');
-    const env = cleanEnv({
-      DOMAIN_INTEL_BASE_URL: sb.baseUrl,
-      DOMAIN_INTEL_API_KEY: sb.key,
-      DOMAIN_INTEL_CONFIG_DIR: privateDir(join(tmp, 'cli-config')),
-      DOMAIN_INTEL_CACHE_DIR: cacheDir,
-    });
     log(`night 0: batch over ${hosts.length} hosts`);
     const first = await timed([BIN, 'batch', list, '--rate', '100000/1m', '--concurrency', '8', '-o', join(tmp, 'out.csv'), '--quiet'], {
       env,
@@ -108,7 +101,6 @@ async function main() {
 }
 
 function report(rows) {
-  const mib = (b) => (b / 1048576).toFixed(1);
   const out = [
     '| night | answers | changed | past answers | file MiB | growth MiB | history MiB (dbstat) | bytes per past answer |',
     '|---|---|---|---|---|---|---|---|',

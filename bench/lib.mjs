@@ -156,6 +156,26 @@ export function startSandbox(args, { configDir }) {
   });
 }
 
+/**
+ * An unmetered sandbox of `hosts` hosts in its own process (no rate limit, a quota no run spends), and a CLI
+ * environment pointed at it with a config and a cache of its own under `tmp`: what every bench that measures
+ * the client rather than the pacing starts from. Resolves to { sb, env, cacheDir }.
+ */
+export async function unmeteredSandbox(tmp, hosts) {
+  const sb = await startSandbox(['--rpm', '0', '--hosts', String(hosts), '--quota', '2000000000'], { configDir: freshDir(tmp, 'sandbox-config') });
+  const cacheDir = freshDir(tmp, 'cache');
+  const env = cleanEnv({
+    DOMAIN_INTEL_BASE_URL: sb.baseUrl,
+    DOMAIN_INTEL_API_KEY: sb.key,
+    DOMAIN_INTEL_CONFIG_DIR: privateDir(join(tmp, 'cli-config')),
+    DOMAIN_INTEL_CACHE_DIR: cacheDir,
+  });
+  return { sb, env, cacheDir };
+}
+
+/** Bytes in MiB, one decimal, for a table. */
+export const mib = (bytes) => (bytes / 2 ** 20).toFixed(1);
+
 /** mkdir -p with mode 0700. */
 export function privateDir(path) {
   mkdirSync(path, { recursive: true, mode: 0o700 });

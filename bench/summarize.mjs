@@ -7,24 +7,17 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { generate } from './gen.mjs';
-import { BIN, cleanEnv, freshDir, makeTemp, privateDir, removeDir, startSandbox, timed } from './lib.mjs';
+import { BIN, makeTemp, mib, removeDir, timed, unmeteredSandbox } from './lib.mjs';
 
 const SIZES = (process.env.SUMMARIZE_ROWS ?? '100000,1000000').split(',').map(Number);
 const log = (msg) => process.stderr.write(`[summarize] ${msg}\n`);
-const mb = (bytes) => (bytes / 2 ** 20).toFixed(1);
 
 async function main() {
   const tmp = makeTemp();
-  const sb = await startSandbox(['--rpm', '0', '--hosts', '20000', '--quota', '2000000000'], { configDir: freshDir(tmp, 'sandbox-config') });
+  const { sb, env } = await unmeteredSandbox(tmp, 20_000);
   const lines = [];
   try {
     const held = await sb.admin('hosts');
-    const env = cleanEnv({
-      DOMAIN_INTEL_BASE_URL: sb.baseUrl,
-      DOMAIN_INTEL_API_KEY: sb.key,
-      DOMAIN_INTEL_CONFIG_DIR: privateDir(join(tmp, 'cli-config')),
-      DOMAIN_INTEL_CACHE_DIR: freshDir(tmp, 'cache'),
-    });
     const run = async (what, args) => {
       const r = await timed([BIN, ...args, '--quiet'], { env, stdoutFile: '/dev/null' });
       if (r.code !== 0) throw new Error(`${what}: exit ${r.code}: ${r.stderr}`);
@@ -43,7 +36,7 @@ async function main() {
       const fromJson = await run(`${rows}: summarize JSON`, ['summarize', json, '--format', 'json']);
       const html = await run(`${rows}: summarize CSV --html`, ['summarize', csv, '--html', join(tmp, 'report.html')]);
       lines.push(
-        `| ${rows.toLocaleString('en')} | ${mb(statSync(csv).size)} | ${cell(fromCsv)} | ${mb(statSync(json).size)} | ${cell(fromJson)} | ${cell(html)} |`,
+        `| ${rows.toLocaleString('en')} | ${mib(statSync(csv).size)} | ${cell(fromCsv)} | ${mib(statSync(json).size)} | ${cell(fromJson)} | ${cell(html)} |`,
       );
     }
   } finally {

@@ -9,25 +9,18 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { generate } from './gen.mjs';
-import { BIN, cleanEnv, envInt, freshDir, makeTemp, privateDir, removeDir, startSandbox, timed } from './lib.mjs';
+import { BIN, envInt, makeTemp, mib, removeDir, timed, unmeteredSandbox } from './lib.mjs';
 
 const SIZES = (process.env.XLSX_ROWS ?? '100000,1000000').split(',').map(Number);
 const DISTINCT = envInt('XLSX_DISTINCT', 20_000);
 const log = (msg) => process.stderr.write(`[xlsx] ${msg}\n`);
-const mb = (bytes) => (bytes / 2 ** 20).toFixed(1);
 
 async function main() {
   const tmp = makeTemp();
-  const sb = await startSandbox(['--rpm', '0', '--hosts', '20000', '--quota', '2000000000'], { configDir: freshDir(tmp, 'sandbox-config') });
+  const { sb, env } = await unmeteredSandbox(tmp, 20_000);
   const lines = [];
   try {
     const held = await sb.admin('hosts');
-    const env = cleanEnv({
-      DOMAIN_INTEL_BASE_URL: sb.baseUrl,
-      DOMAIN_INTEL_API_KEY: sb.key,
-      DOMAIN_INTEL_CONFIG_DIR: privateDir(join(tmp, 'cli-config')),
-      DOMAIN_INTEL_CACHE_DIR: freshDir(tmp, 'cache'),
-    });
     const run = async (what, args) => {
       const r = await timed([BIN, 'batch', ...args, '--rate', '100000/1m', '--quiet'], { env });
       if (r.code !== 0) throw new Error(`${what}: exit ${r.code}: ${r.stderr}`);
@@ -43,7 +36,9 @@ async function main() {
       const write = await run(`${rows}: csv -> xlsx`, [csv, '-o', book]);
       const read = await run(`${rows}: xlsx -> csv`, [book, '-o', join(tmp, 'back.csv')]);
       const cell = (r) => `${(r.ms / 1000).toFixed(1)} s, ${r.rssMB.toFixed(0)} MB`;
-      lines.push(`| ${rows.toLocaleString('en')} | ${mb(statSync(csv).size)} | ${mb(statSync(book).size)} | ${cell(base)} | ${cell(write)} | ${cell(read)} |`);
+      lines.push(
+        `| ${rows.toLocaleString('en')} | ${mib(statSync(csv).size)} | ${mib(statSync(book).size)} | ${cell(base)} | ${cell(write)} | ${cell(read)} |`,
+      );
     }
   } finally {
     await sb.stop();
