@@ -1,4 +1,4 @@
-// `npm run docs`: writes the README's option reference from the option table (src/cli/options.ts), between
+// `npm run docs`: writes the README's option reference from the option table (src/cli/options/table.ts), between
 // its markers. The table is TypeScript, so the generator is bundled with esbuild first, as the build does.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,7 +11,7 @@ const dir = mkdtempSync(join(tmpdir(), 'domain-intel-docs-'));
 try {
   const file = join(dir, 'options-doc.mjs');
   await build({
-    entryPoints: [new URL('../src/cli/options-doc.ts', import.meta.url).pathname],
+    entryPoints: [new URL('../src/cli/options/doc.ts', import.meta.url).pathname],
     outfile: file,
     bundle: true,
     platform: 'node',
@@ -26,7 +26,7 @@ try {
   if (after === before) console.log('README.md: the option reference is up to date');
   else {
     writeFileSync(readme, after);
-    console.log('README.md: option reference rewritten from src/cli/options.ts');
+    console.log('README.md: option reference rewritten from src/cli/options/table.ts');
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });

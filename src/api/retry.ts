@@ -1,6 +1,6 @@
 // The one retry policy, for single lookups and runs alike (ARCHITECTURE habit 8): retry only what cannot
 // have been served, or was served and lost in transit; never what the service refused. `decide` is the whole
-// rule; withRetry (single requests) and the run's dispatcher (pipeline/dispatcher.ts) both follow it.
+// rule; withRetry (single requests) and the run's dispatcher (run/dispatcher.ts) both follow it.
 import { AbortedError, MeteringUnavailableError, NetworkError, ProtocolError, RateLimitedError, ServerError } from './errors.js';
 import { sleep } from './sleep.js';
 

@@ -1,7 +1,7 @@
 // The change feed's unit: one field of one host that moved, as `domain-intel changes` prints it. Built from
-// the one comparison rule (pipeline/diff.ts), so the feed names the same fields as `batch --changes`.
-import { type AnswerDiff, added } from '../pipeline/diff.js';
-import type { FieldValue } from '../pipeline/fields.js';
+// the one comparison rule (domain/diff.ts), so the feed names the same fields as `batch --changes`.
+import { type AnswerDiff, added } from '../domain/diff.js';
+import type { FieldValue } from '../domain/fields.js';
 
 /**
  * One change: `field` is a CSV column name (technologies, traffic_band, ...) or `status` (found <-> missing).

@@ -5,12 +5,12 @@
 // what the sandbox's releases move. Traffic series and employee estimates have histories of their own, which
 // a later `--kind` could read through the same steps.
 //
-// Merged answers only, on both sides: the history is written when answers are merged (store/history.ts), so
+// Merged answers only, on both sides: the history is written when answers are merged (store/sqlite/history.ts), so
 // the latest is read from the merged table too, never from a running process's journal, whose answers have
 // replaced nothing yet. Opening the cache merges what a killed run left.
-import { diffAnswers } from '../pipeline/diff.js';
-import { KINDS } from '../pipeline/kinds.js';
-import type { HistoryReads } from '../store/history.js';
+import { diffAnswers } from '../domain/diff.js';
+import { KINDS } from '../domain/kinds.js';
+import type { HistoryReads } from '../store/sqlite/history.js';
 import { type ChangeEvent, eventsOf } from './events.js';
 import { type FeedFilter, keeps } from './filter.js';
 

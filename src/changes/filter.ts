@@ -2,8 +2,8 @@
 // (hosts that adopted or dropped one technology).
 import { UsageError } from '../api/errors.js';
 import { closest } from '../api/closest.js';
-import { answerColumns } from '../pipeline/diff.js';
-import { KINDS } from '../pipeline/kinds.js';
+import { answerColumns } from '../domain/diff.js';
+import { KINDS } from '../domain/kinds.js';
 import type { ChangeEvent } from './events.js';
 
 /**

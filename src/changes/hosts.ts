@@ -1,10 +1,10 @@
 // Which hosts the feed looks at: those of an input read as `batch` reads it (the same reader, normalisation
 // and key, so the same hosts), or every host with a past in the cache (--all), a page at a time.
-import { normaliseHost } from '../pipeline/normalise.js';
-import { KINDS } from '../pipeline/kinds.js';
-import { openSeenSet } from '../pipeline/seen.js';
-import type { RecordSource } from '../pipeline/intake.js';
-import type { FeedReads } from '../store/history.js';
+import { normaliseHost } from '../domain/normalise.js';
+import { KINDS } from '../domain/kinds.js';
+import { openSeenSet } from '../run/seen-keys.js';
+import type { RecordSource } from '../run/intake.js';
+import type { FeedReads } from '../store/sqlite/history.js';
 
 /** What reading the input met besides hosts. */
 export interface InputCounts {
@@ -19,7 +19,7 @@ export interface InputCounts {
  * value as a library caller hands one), in input order.
  */
 export async function* inputHosts(records: RecordSource, counts: InputCounts): AsyncGenerator<string> {
-  // The pipeline's set: flat memory however many distinct hosts (seen.ts), where a Set of strings would grow.
+  // The pipeline's set: flat memory however many distinct hosts (run/seen-keys.ts), where a Set of strings would grow.
   const seen = openSeenSet();
   try {
     for await (const item of records) {

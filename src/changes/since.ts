@@ -1,6 +1,6 @@
 // --since DATE|DURATION: the moment whose answers the latest are compared with.
 import { UsageError } from '../api/errors.js';
-import { parseDuration } from '../store/values.js';
+import { parseDuration } from '../config/values.js';
 
 /** A moment (epoch ms), or a duration (ms) before the command's now. */
 export type Since = { at: number } | { ago: number };

@@ -3,9 +3,9 @@
 // fetched_at is in batch output; lists stay lists in JSON and are joined as batch's CSV joins them.
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
-import { fetchedAtText, renderList } from '../pipeline/flatten.js';
-import type { FlatValue } from '../pipeline/fields.js';
-import { csvLine, neutraliseCell } from '../pipeline/write.js';
+import { fetchedAtText, renderList } from '../domain/flatten.js';
+import type { FlatValue } from '../domain/fields.js';
+import { csvLine, neutraliseCell } from '../output/write.js';
 import type { ChangeEvent } from './events.js';
 
 type EventFormat = 'ndjson' | 'json' | 'csv';

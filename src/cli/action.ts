@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { createContext, type CommandModule, type Context } from './context.js';
 import { EXIT } from './exit-codes.js';
 import type { Io } from './io.js';
-import { failureOf, report } from './report.js';
+import { failureOf, report } from './report/errors.js';
 import { CacheUnavailableError, cacheWayOut } from '../store/errors.js';
 
 /** Runs the command in `command` with the parsed options of `cmd`; returns its exit code. */

@@ -1,9 +1,9 @@
 // What a command gets: its options and arguments, the io it runs with, a logger, styles, the stop signals,
 // and lazy access to settings, configuration, the client and the cache (services.ts).
 import type { Command } from 'commander';
-import { hintFor } from './hints.js';
+import { hintFor } from './report/hints.js';
 import type { Io } from './io.js';
-import { givenOptions, type Opts } from './options.js';
+import { givenOptions, type Opts } from './options/table.js';
 import { createLogger, redact, type Logger } from './output/logger.js';
 import { colorEnabled, createStyle, sanitizeForTerminal, type Style } from './output/terminal.js';
 import { createServices, type Services } from './services.js';
@@ -18,7 +18,7 @@ export type Context<C extends string = string> = CommandContext<Opts<C>>;
 
 // Generic over the options, not the command: TypeScript then compares two contexts by their options.
 interface CommandContext<O> extends Services {
-  /** The parsed options, typed from the option table (cli/options.ts). */
+  /** The parsed options, typed from the option table (cli/options/table.ts). */
   readonly opts: O;
   /** The commander command being run. */
   readonly command: Command;

@@ -5,8 +5,8 @@ import { Command, CommanderError } from 'commander';
 import { VERSION } from '../version.js';
 import type { CommandModule } from './context.js';
 import type { Io } from './io.js';
-import { EXAMPLES } from './examples.js';
-import { addOptions, VERSION_FLAGS } from './options.js';
+import { EXAMPLES } from './options/examples.js';
+import { addOptions, VERSION_FLAGS } from './options/table.js';
 
 const COMMANDS = {
   lookup: () => import('./commands/lookup.js'),
@@ -49,7 +49,7 @@ export async function main(io: Io): Promise<number> {
     // (before any `--`).
     const end = io.argv.indexOf('--');
     const json = io.argv.slice(0, end === -1 ? undefined : end).includes('--json');
-    return (await import('./report.js')).reportUsage(io, err, json);
+    return (await import('./report/errors.js')).reportUsage(io, err, json);
   }
 }
 

@@ -3,13 +3,13 @@
 import type { DomainIntelClient } from '../api/client.js';
 import { InvalidKeyError } from '../api/errors.js';
 import type { QuotaInfo } from '../api/types.js';
-import type { AnswerCache } from '../store/cache.js';
-import type { ResolvedConfig } from '../store/config.js';
-import type { Settings } from '../store/settings.js';
+import type { AnswerCache } from '../store/sqlite/cache.js';
+import type { ResolvedConfig } from '../config/resolve.js';
+import type { Settings } from '../config/settings.js';
 import { storageTrouble } from '../store/errors.js';
-import { checkKeyShape, KEY_ENV } from '../store/keys.js';
-import type { AccountState } from '../store/state.js';
-import type { GivenOptions, Opts } from './options.js';
+import { checkKeyShape, KEY_ENV } from '../config/keys.js';
+import type { AccountState } from '../store/sqlite/state.js';
+import type { GivenOptions, Opts } from './options/table.js';
 import type { Logger } from './output/logger.js';
 
 export interface Services {
@@ -63,12 +63,12 @@ export function createServices({ opts, flags, env, logger, secrets, onClose }: S
       return baseUrl;
     },
     settings() {
-      settingsP ??= import('../store/settings.js').then((m) => m.openSettings({ env, onWarning: (w) => logger.warn(w) }));
+      settingsP ??= import('../config/settings.js').then((m) => m.openSettings({ env, onWarning: (w) => logger.warn(w) }));
       return settingsP;
     },
     config() {
       configP ??= (async () => {
-        const [{ resolveConfig }, settings] = await Promise.all([import('../store/config.js'), services.settings()]);
+        const [{ resolveConfig }, settings] = await Promise.all([import('../config/resolve.js'), services.settings()]);
         const config = resolveConfig({
           flags,
           env,
@@ -114,7 +114,7 @@ export function createServices({ opts, flags, env, logger, secrets, onClose }: S
       stateP ??= (async () => {
         const [config, { openAccountState, processAccountState }, { CacheCorruptError, CacheUnavailableError }] = await Promise.all([
           services.config(),
-          import('../store/state.js'),
+          import('../store/sqlite/state.js'),
           import('../store/errors.js'),
         ]);
         // Without a usable key nothing will be sent (the client refuses before its first request): the
@@ -142,7 +142,7 @@ export function createServices({ opts, flags, env, logger, secrets, onClose }: S
     },
     store() {
       storeP ??= (async () => {
-        const [config, { openCache }] = await Promise.all([services.config(), import('../store/cache.js')]);
+        const [config, { openCache }] = await Promise.all([services.config(), import('../store/sqlite/cache.js')]);
         if (!config.useCache) return null;
         const cache = await openCache({ dir: config.cacheDir, service: config.baseUrl });
         onClose(() => cache.close());

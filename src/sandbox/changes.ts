@@ -21,7 +21,7 @@ export interface ReleaseChange {
   to: ChangeValue;
 }
 
-/** A profile as the CLI's columns (pipeline/fields.ts profileValues, without the row's own fields). */
+/** A profile as the CLI's columns (domain/fields.ts profileValues, without the row's own fields). */
 function columns(p: DomainProfile): Record<string, ChangeValue> {
   return {
     resolves: p.resolves,

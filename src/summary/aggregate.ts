@@ -1,8 +1,8 @@
 // Rows in, one Summary out. Rows are counted by status one by one; everything else per distinct found host
 // (a host on three rows counts once, with the first row that found it), through the pipeline's seen-sets
-// (seen.ts: fingerprints, flat memory for millions of hosts) rather than a Set of strings. The tallies are
+// (run/seen-keys.ts: fingerprints, flat memory for millions of hosts) rather than a Set of strings. The tallies are
 // keyed by values (technologies, countries, bands...), whose number the service's vocabulary bounds.
-import { openSeenSet } from '../pipeline/seen.js';
+import { openSeenSet } from '../run/seen-keys.js';
 import type { SummaryRow } from './row.js';
 import type { Count, Summary } from './types.js';
 import { VisitsSketch } from './visits.js';

@@ -2,10 +2,10 @@
 // normalised as batch would and looked up in the cache at any age; a host the cache does not hold is `unknown`
 // (no lookup is made to find out).
 import type { DomainProfile } from '../api/types.js';
-import type { AnswerStore } from '../pipeline/answer-store.js';
-import type { RecordSource } from '../pipeline/intake.js';
-import { KINDS } from '../pipeline/kinds.js';
-import { normaliseHost } from '../pipeline/normalise.js';
+import type { AnswerStore } from '../store/contract.js';
+import type { RecordSource } from '../run/intake.js';
+import { KINDS } from '../domain/kinds.js';
+import { normaliseHost } from '../domain/normalise.js';
 import { bareRow, profileRow, type SummaryRow } from './row.js';
 
 /** The rows of a host list, each answered from `store` alone. */

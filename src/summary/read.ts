@@ -5,8 +5,8 @@
 import { createInterface } from 'node:readline';
 import { Readable } from 'node:stream';
 import { InputError } from '../api/errors.js';
-import { type JobInput, openJobInput } from '../pipeline/job.js';
-import type { InputRecord } from '../pipeline/types.js';
+import { type JobInput, openJobInput } from '../run/job.js';
+import type { InputRecord } from '../domain/types.js';
 import { jsonArrayElements } from './json-array.js';
 import { fieldsRow, objectRow, SUMMARY_COLUMNS, type SummaryRow } from './row.js';
 import type { Summary } from './types.js';

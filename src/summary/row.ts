@@ -2,7 +2,7 @@
 // cells under our column names, a JSON row object (whole, with the answer under `data`, or --fields' flat
 // object), or an answer read from the cache. Readers build these; the aggregator never sees a format.
 import type { DomainProfile } from '../api/types.js';
-import { neverTried } from '../pipeline/stats.js';
+import { neverTried } from '../run/stats.js';
 
 /** What a summary reads from one row. */
 export interface SummaryRow {

@@ -4,8 +4,8 @@ import { describe, expect, it } from 'vitest';
 import type { ChangeEvent } from '../../src/changes/events.js';
 import { changeFeed, type FeedStats } from '../../src/changes/feed.js';
 import { hostsWithHistory } from '../../src/changes/hosts.js';
-import type { AnswerCache } from '../../src/store/cache.js';
-import { openCache } from '../../src/store/cache.js';
+import type { AnswerCache } from '../../src/store/sqlite/cache.js';
+import { openCache } from '../../src/store/sqlite/cache.js';
 import { clockedCache, DAY } from '../store/cache-helpers.js';
 
 const body = (domain: string, technologies: string[], band = '10K-100K') => ({

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { ChangeEvent } from '../../src/changes/events.js';
 import { type InputCounts, inputHosts } from '../../src/changes/hosts.js';
 import { createEventWriter } from '../../src/changes/write.js';
-import { openInput } from '../../src/pipeline/read.js';
+import { openInput } from '../../src/input/read.js';
 
 const at = Date.parse('2026-11-24T03:04:05.678Z');
 const events: ChangeEvent[] = [

@@ -1,10 +1,10 @@
-// The option table (src/cli/options.ts): its parsers, its invariants, the commander options and the type it
+// The option table (src/cli/options/table.ts): its parsers, its invariants, the commander options and the type it
 // drives, and the README's option reference it generates (this file fails when the README drifts).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { END, optionsSection, START, withOptionsSection } from '../../src/cli/options-doc.js';
+import { END, optionsSection, START, withOptionsSection } from '../../src/cli/options/doc.js';
 import {
   addOptions,
   commandPath,
@@ -16,8 +16,8 @@ import {
   type Opts,
   optionsOf,
   VERSION_FLAGS,
-} from '../../src/cli/options.js';
-import type { Rate } from '../../src/store/values.js';
+} from '../../src/cli/options/table.js';
+import type { Rate } from '../../src/config/values.js';
 import { ROOT } from '../helpers/cli.js';
 
 const rows = Object.entries(OPTIONS) as [string, OptionRow][];

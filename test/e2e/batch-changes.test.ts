@@ -7,7 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openCache } from '../../src/store/cache.js';
+import { openCache } from '../../src/store/sqlite/cache.js';
 import { changesBetween, FIRST_RELEASE, type ReleaseChange, type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import { cliEnv, runInProcess } from '../helpers/cli.js';
 import { tempDir } from '../store/helpers.js';

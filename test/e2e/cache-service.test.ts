@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
-import { serviceCacheFile } from '../../src/store/cache.js';
+import { serviceCacheFile } from '../../src/store/sqlite/cache.js';
 import { cliEnv, runInProcess } from '../helpers/cli.js';
 
 let a: Sandbox;

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { flagsOf, OPTIONS, type OptionRow, optionsOf } from '../../src/cli/options.js';
+import { flagsOf, OPTIONS, type OptionRow, optionsOf } from '../../src/cli/options/table.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { assertBuilt, BIN, cliEnv, runCli } from '../helpers/cli.js';
 

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { normaliseBaseUrl } from '../../src/api/base-url.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import { openAccountState } from '../../src/store/state.js';
+import { openAccountState } from '../../src/store/sqlite/state.js';
 import { cliEnv, runInProcess } from '../helpers/cli.js';
 
 const HOUR = 3_600_000;

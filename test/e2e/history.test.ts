@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import Sqlite from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import { openCache } from '../../src/store/cache.js';
+import { openCache } from '../../src/store/sqlite/cache.js';
 import { assertBuilt, cliEnv, runInProcess, startCli } from '../helpers/cli.js';
 import { tempDir } from '../store/helpers.js';
 

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterEach, describe, expect, it } from 'vitest';
-import { columnsFor } from '../../src/pipeline/write.js';
+import { columnsFor } from '../../src/output/write.js';
 import { changesBetween, type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import { cliEnv, runInProcess } from '../helpers/cli.js';
 

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { normaliseHost } from '../../src/pipeline/normalise.js';
+import { normaliseHost } from '../../src/domain/normalise.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import { cliEnv, runInProcess } from '../helpers/cli.js';
 import { JUNK } from '../helpers/junk.js';

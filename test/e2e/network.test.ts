@@ -5,7 +5,7 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { hintFor } from '../../src/cli/hints.js';
+import { hintFor } from '../../src/cli/report/hints.js';
 import { NetworkError } from '../../src/api/errors.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import { cliEnv, runInProcess } from '../helpers/cli.js';

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { columnsFor } from '../../src/pipeline/write.js';
+import { columnsFor } from '../../src/output/write.js';
 import { changesBetween, type ReleaseChange, type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import { cliEnv, runInProcess } from '../helpers/cli.js';
 

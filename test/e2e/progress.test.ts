@@ -151,7 +151,7 @@ describe('| head on a terminal', () => {
     expect(transcript).toContain('[head done]');
     const lastFrame = Math.max(...[...SPINNER].map((c) => transcript.lastIndexOf(c)));
     if (lastFrame === -1) {
-      // Rows piped on get no spinner in the first second (list.ts), and head had its two lines sooner: the
+      // Rows piped on get no spinner in the first second (cli/run/batch-run.ts), and head had its two lines sooner: the
       // screen holds the header, one row and the shell's echo, nothing of ours around them.
       const plain = transcript.replace(/\x1b\[[?\d;]*[A-Za-z]/g, '').split('\r\n');
       expect(plain[0]?.startsWith('website,status,host,')).toBe(true);

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { normaliseBaseUrl } from '../../src/api/base-url.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import { listQuotaMemos, openAccountState } from '../../src/store/state.js';
+import { listQuotaMemos, openAccountState } from '../../src/store/sqlite/state.js';
 import { main } from '../../src/cli/main.js';
 import { cliEnv, fakeIo, runInProcess } from '../helpers/cli.js';
 

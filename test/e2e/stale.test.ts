@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import { openCache } from '../../src/store/cache.js';
+import { openCache } from '../../src/store/sqlite/cache.js';
 import { cliEnv, runInProcess } from '../helpers/cli.js';
 
 const DAY = 86_400_000;

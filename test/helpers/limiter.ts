@@ -2,7 +2,7 @@
 // reset to rateLimit), with a few workers and real time, without the rest of the pipeline.
 import { DomainIntelClient } from '../../src/api/client.js';
 import { RateLimitedError } from '../../src/api/errors.js';
-import type { RateLimiter } from '../../src/pipeline/schedule.js';
+import type { RateLimiter } from '../../src/run/limit/limiter.js';
 import type { Sandbox } from '../../src/sandbox/index.js';
 import type { RequestLogEntry } from '../../src/sandbox/types.js';
 

@@ -1,4 +1,4 @@
-// Bad input files through `batch -o out.csv`, end to end. What each case must do is what src/pipeline/read.ts
+// Bad input files through `batch -o out.csv`, end to end. What each case must do is what src/input/read.ts
 // documents at its top: unreadable input is one clear stderr line "<file>:<line>: <what>" with exit 2, no
 // stack trace, and no output file (neither the target nor a temporary file in its directory); ragged rows, an
 // empty file and a header alone are not errors. Every case finishes in a few seconds.
@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { columnsFor } from '../../src/pipeline/write.js';
+import { columnsFor } from '../../src/output/write.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { STACK_FRAME, runCli, tempHome, type CliResult, type TempHome } from './helpers.js';
 

@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { neutraliseCell } from '../../src/pipeline/write.js';
+import { neutraliseCell } from '../../src/output/write.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { FORMULAS, startHostileService } from './hostile-service.js';
 import { runCli, tempHome, type TempHome, type TestServer } from './helpers.js';

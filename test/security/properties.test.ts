@@ -1,4 +1,4 @@
-// End-to-end properties through the whole CLI, run in-process (the library-level ones live in test/pipeline/roundtrip.test.ts
+// End-to-end properties through the whole CLI, run in-process (the library-level ones live in test/output/roundtrip.test.ts
 // and normalise.test.ts; these check that the whole program keeps the same promises):
 // - any CSV or TSV (ragged rows included; blank and '#' lines where the reader skips them) through `batch` keeps
 //   every input cell (header included) exactly, with its BOM and line ends (issue 14), and with
@@ -11,11 +11,11 @@ import { stringify } from 'csv-stringify/sync';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isPlausibleHostname } from '../../src/api/hostname.js';
-import { normaliseHost } from '../../src/pipeline/normalise.js';
-import { HOST_HEADERS } from '../../src/pipeline/read.js';
-import { columnsFor, neutraliseCell } from '../../src/pipeline/write.js';
+import { normaliseHost } from '../../src/domain/normalise.js';
+import { HOST_HEADERS } from '../../src/input/read.js';
+import { columnsFor, neutraliseCell } from '../../src/output/write.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import { rowEnds } from '../pipeline/helpers.js';
+import { rowEnds } from '../run/helpers.js';
 import { STACK_FRAME, runCli, tempHome, type TempHome } from './helpers.js';
 
 // Few runs of large cases: each run is a whole CLI run (a batch through the sandbox).

@@ -7,7 +7,7 @@ import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import { maskKey } from '../../src/store/keys.js';
+import { maskKey } from '../../src/config/keys.js';
 import { STACK_FRAME, SAMPLE_CSV, modeOf, runCli, startServer, tempHome, walkFiles, type CliResult, type TempHome } from './helpers.js';
 
 /** The secret part of a key (after the last '_'): windows of it must appear nowhere. */

@@ -1,6 +1,6 @@
 // Shared set-up for the cache tests: a cache on a hand-moved clock, a profile body, a file that is no database.
-import type { AnswerCache } from '../../src/store/cache.js';
-import { openCache } from '../../src/store/cache.js';
+import type { AnswerCache } from '../../src/store/sqlite/cache.js';
+import { openCache } from '../../src/store/sqlite/cache.js';
 import { tempDir } from './helpers.js';
 
 export const DAY = 86_400_000;

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
-import { openCache } from '../../src/store/cache.js';
+import { openCache } from '../../src/store/sqlite/cache.js';
 import { DAY, profile, putOne } from './cache-helpers.js';
 import { tempDir } from './helpers.js';
 
@@ -32,7 +32,7 @@ describe('openCache', () => {
     const sqlite = pathToFileURL(createRequire(import.meta.url).resolve('better-sqlite3')).href;
     const bundle = path.join(work, 'cache.mjs');
     await build({
-      entryPoints: [path.resolve(import.meta.dirname, '../../src/store/cache.ts')],
+      entryPoints: [path.resolve(import.meta.dirname, '../../src/store/sqlite/cache.ts')],
       bundle: true,
       platform: 'node',
       format: 'esm',

@@ -3,13 +3,13 @@
 // sandbox's charges prove every paid answer reached its rows and that no repeat was bought twice.
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { AnswerStore } from '../../src/pipeline/answer-store.js';
-import { memorySlots, type SlotStore } from '../../src/pipeline/slot-store.js';
-import type { RunEvent } from '../../src/pipeline/stats.js';
-import { openCache } from '../../src/store/cache.js';
+import type { AnswerStore } from '../../src/store/contract.js';
+import { memorySlots, type SlotStore } from '../../src/run/limit/slots.js';
+import type { RunEvent } from '../../src/run/stats.js';
+import { openCache } from '../../src/store/sqlite/cache.js';
 import { CacheCorruptError, storageTrouble } from '../../src/store/errors.js';
-import { MERGE_EVERY } from '../../src/store/journal.js';
-import { failoverSlots } from '../../src/store/slots.js';
+import { MERGE_EVERY } from '../../src/store/sqlite/journal.js';
+import { failoverSlots } from '../../src/store/sqlite/slots.js';
 import { type Harness, harness } from '../helpers/run.js';
 import { tempDir } from './helpers.js';
 

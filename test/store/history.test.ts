@@ -4,8 +4,8 @@ import path from 'node:path';
 import Sqlite from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { readProfile } from '../../src/api/validate.js';
-import { openCache } from '../../src/store/cache.js';
-import { MERGE_EVERY } from '../../src/store/journal.js';
+import { openCache } from '../../src/store/sqlite/cache.js';
+import { MERGE_EVERY } from '../../src/store/sqlite/journal.js';
 import { clockedCache, DAY, profile, putOne } from './cache-helpers.js';
 import { tempDir } from './helpers.js';
 

@@ -6,10 +6,10 @@ import Sqlite from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/api/errors.js';
 import { EXIT, exitCodeFor } from '../../src/cli/exit-codes.js';
-import { openCache } from '../../src/store/cache.js';
+import { openCache } from '../../src/store/sqlite/cache.js';
 import { CacheCorruptError, CacheUnavailableError } from '../../src/store/errors.js';
-import { removeCacheFiles } from '../../src/store/schema.js';
-import { openAccountState } from '../../src/store/state.js';
+import { removeCacheFiles } from '../../src/store/sqlite/schema.js';
+import { openAccountState } from '../../src/store/sqlite/state.js';
 import { DAY, NOT_A_DATABASE } from './cache-helpers.js';
 import { mode, tempDir } from './helpers.js';
 

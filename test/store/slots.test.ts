@@ -2,9 +2,9 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import Sqlite from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { memorySlots, RateLimiter, type SlotStore } from '../../src/pipeline/schedule.js';
+import { memorySlots, RateLimiter, type SlotStore } from '../../src/run/limit/limiter.js';
 import { startSandbox } from '../../src/sandbox/index.js';
-import { SLOTS_SCHEMA, sqliteSlots } from '../../src/store/slots.js';
+import { SLOTS_SCHEMA, sqliteSlots } from '../../src/store/sqlite/slots.js';
 import { drive, requestsByTime } from '../helpers/limiter.js';
 import { tempDir } from './helpers.js';
 

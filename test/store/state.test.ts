@@ -5,9 +5,9 @@ import path from 'node:path';
 import Sqlite from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { EXIT, exitCodeFor } from '../../src/cli/exit-codes.js';
-import { openCache } from '../../src/store/cache.js';
+import { openCache } from '../../src/store/sqlite/cache.js';
 import { CacheUnavailableError } from '../../src/store/errors.js';
-import { keyFingerprint, listQuotaMemos, openAccountState, readLearnedRate, stateFile } from '../../src/store/state.js';
+import { keyFingerprint, listQuotaMemos, openAccountState, readLearnedRate, stateFile } from '../../src/store/sqlite/state.js';
 import { NOT_A_DATABASE } from './cache-helpers.js';
 import { fakeKey, mode, tempDir } from './helpers.js';
 

@@ -3,19 +3,19 @@ import { basename, dirname } from 'node:path';
 import { UsageError } from '../../api/errors.js';
 import type { Context } from '../context.js';
 import { EXIT } from '../exit-codes.js';
-import { runs } from '../options.js';
+import { runs } from '../options/table.js';
 import { groupedNumber, humanDuration } from '../output/format.js';
 import { renderKeyValue } from '../output/table.js';
 
 export default async function cache(ctx: Context<'cache stats' | 'cache clear' | 'cache prune'>): Promise<number> {
-  const [{ CacheCorruptError }, { removeCacheFiles }] = await Promise.all([import('../../store/errors.js'), import('../../store/schema.js')]);
+  const [{ CacheCorruptError }, { removeCacheFiles }] = await Promise.all([import('../../store/errors.js'), import('../../store/sqlite/schema.js')]);
   if (ctx.args.sub === 'clear') {
     // A damaged file cannot be opened to be cleared: remove it instead, which is what clearing means.
     try {
       await ctx.store();
     } catch (err) {
       if (!(err instanceof CacheCorruptError)) throw err;
-      // The damaged file is the one named (the default file, or the service's own: store/cache.ts).
+      // The damaged file is the one named (the default file, or the service's own: store/sqlite/cache.ts).
       const removed = removeCacheFiles({ dir: dirname(err.path), file: basename(err.path) });
       ctx.logger.info(`removed the damaged cache (${removed.length} files)`);
       return EXIT.OK;

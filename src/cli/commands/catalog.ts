@@ -2,12 +2,12 @@
 import { caseMatch, closest } from '../../api/closest.js';
 import { UsageError } from '../../api/errors.js';
 import type { CatalogCategory } from '../../api/types.js';
-import { loadCatalog, mayPredateRelease } from '../catalog-source.js';
+import { loadCatalog, mayPredateRelease } from '../run/catalog-source.js';
 import type { Context } from '../context.js';
 import { EXIT } from '../exit-codes.js';
 import { relativeAge } from '../output/format.js';
 import { catalogView, pickFormat, recordsJson } from '../output/render.js';
-import { writeCsv } from '../rows.js';
+import { writeCsv } from '../output/rows.js';
 
 export default async function catalog(ctx: Context<'catalog'>): Promise<number> {
   const { categories, cachedAt, staleCause } = await loadCatalog(ctx, ctx.opts.refresh === true);

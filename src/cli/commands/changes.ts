@@ -8,12 +8,12 @@ import { checkFields, type FeedFilter, techMatcher } from '../../changes/filter.
 import { hostsWithHistory, type InputCounts, inputHosts } from '../../changes/hosts.js';
 import { sinceMoment } from '../../changes/since.js';
 import { createEventWriter, EVENT_COLUMNS } from '../../changes/write.js';
-import { fetchedAtText, renderList } from '../../pipeline/flatten.js';
-import { openJobInput } from '../../pipeline/job.js';
-import type { AnswerCache } from '../../store/cache.js';
+import { fetchedAtText, renderList } from '../../domain/flatten.js';
+import { openJobInput } from '../../run/job.js';
+import type { AnswerCache } from '../../store/sqlite/cache.js';
 import type { Context } from '../context.js';
 import { EXIT } from '../exit-codes.js';
-import { inputReading, openInputFile, readingOf, stdinInput } from '../run-inputs.js';
+import { inputReading, openInputFile, readingOf, stdinInput } from '../run/inputs.js';
 import { groupedNumber } from '../output/format.js';
 import { renderTable } from '../output/table.js';
 import { sanitizeForTerminal } from '../output/terminal.js';

@@ -10,10 +10,10 @@ import { PLAN_NAMES } from '../../api/types.js';
 import { UsageError } from '../../api/errors.js';
 import type { Context } from '../context.js';
 import { EXIT } from '../exit-codes.js';
-import { commandPath, flagsOf, optionsOf, VERSION_FLAGS } from '../options.js';
+import { commandPath, flagsOf, optionsOf, VERSION_FLAGS } from '../options/table.js';
 import { fish } from '../output/completion-fish.js';
 import { bash, type OptionSpec, type Positional, type Program, SHELLS, type Spec, zsh } from '../output/completion-scripts.js';
-import { SETTING_NAMES } from '../../store/config.js';
+import { SETTING_NAMES } from '../../config/resolve.js';
 
 /** What each command's arguments complete to (see Program); any other argument completes to nothing. */
 const POSITIONALS: Record<string, Positional> = {
@@ -75,7 +75,7 @@ function program(root: Command): Program {
 /** Names for the scripts, one a line: stored keys, or the technologies or category slugs of the cached catalog. */
 async function names(ctx: Context, what: string): Promise<void> {
   if (what === 'keys') {
-    const { listKeys } = await import('../../store/keys.js');
+    const { listKeys } = await import('../../config/keys.js');
     for (const k of listKeys(await ctx.settings())) ctx.io.stdout.write(`${k.name}\n`);
   } else if (what === 'tech' || what === 'categories') {
     // The cache only, however old: a Tab press never waits on the network (an empty cache lists nothing).

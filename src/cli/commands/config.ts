@@ -6,14 +6,15 @@ import { renderKeyValue } from '../output/table.js';
 
 export default async function config(ctx: Context): Promise<number> {
   const settings = await ctx.settings();
-  const { settingEnv, settingNamed, settingValue } = await import('../../store/config.js');
-  const { maskKey } = await import('../../store/keys.js');
+  const { settingEnv, settingNamed, settingValue } = await import('../../config/resolve.js');
+  const { maskKey } = await import('../../config/keys.js');
   const setting = ctx.args.setting as string | undefined;
   switch (ctx.args.sub) {
     case 'show': {
       const c = await ctx.config();
       // With no plan or rate set, a run paces at what this account (base URL and key) learned before.
-      const learned = c.rpm === null && c.key ? await (await import('../../store/state.js')).readLearnedRate({ dir: c.cacheDir }, c.baseUrl, c.key.key) : null;
+      const learned =
+        c.rpm === null && c.key ? await (await import('../../store/sqlite/state.js')).readLearnedRate({ dir: c.cacheDir }, c.baseUrl, c.key.key) : null;
       const rate =
         c.rpm !== null
           ? `${c.rpm} requests per ${c.windowMs / 1000}s  (${c.sources.rate})`

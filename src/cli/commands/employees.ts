@@ -3,13 +3,13 @@
 import { UsageError } from '../../api/errors.js';
 import type { Context } from '../context.js';
 import { employeesView } from '../output/render.js';
-import { single } from '../single.js';
+import { single } from '../run/single.js';
 
 export default async function employees(ctx: Context<'employees'>): Promise<number> {
   const host = ctx.args.host as string | undefined;
   const input = ctx.opts.input;
   if (input !== undefined && host !== undefined) throw new UsageError('give either a host or --input, not both');
-  if (input !== undefined) return (await import('../list.js')).runList(ctx, { kind: 'employees', source: { file: input } });
+  if (input !== undefined) return (await import('../run/batch-run.js')).runList(ctx, { kind: 'employees', source: { file: input } });
   if (host === undefined) throw new UsageError('employees needs a host, or --input FILE (- for stdin)');
   // One host is shown, not written as a row: the change columns belong to a list's output.
   if (ctx.opts.changes) throw new UsageError('--changes needs --input FILE (one host is shown, not written as rows)');

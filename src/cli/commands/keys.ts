@@ -6,7 +6,7 @@ import { renderTable } from '../output/table.js';
 import { readSecret } from '../prompt.js';
 
 export default async function keys(ctx: Context): Promise<number> {
-  const { addKey, listKeys, removeKey, useKey, maskKey } = await import('../../store/keys.js');
+  const { addKey, listKeys, removeKey, useKey, maskKey } = await import('../../config/keys.js');
   const settings = await ctx.settings();
   const name = ctx.args.name as string | undefined;
   switch (ctx.args.sub) {

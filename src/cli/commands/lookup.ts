@@ -2,7 +2,7 @@
 // The list path's module (the whole pipeline: CSV reader and writer, limiter, SQLite) loads only for a list.
 import type { Context } from '../context.js';
 import { profileView } from '../output/render.js';
-import { single } from '../single.js';
+import { single } from '../run/single.js';
 
 export default async function lookup(ctx: Context<'lookup'>): Promise<number> {
   const hosts = ctx.args.hosts as string[];
@@ -14,5 +14,5 @@ export default async function lookup(ctx: Context<'lookup'>): Promise<number> {
       view: (p) => profileView(p, ctx.outStyle, ctx.io.stdout.columns),
     });
   }
-  return (await import('../list.js')).runList(ctx, { kind: 'profile', source: { args: hosts } });
+  return (await import('../run/batch-run.js')).runList(ctx, { kind: 'profile', source: { args: hosts } });
 }

@@ -10,7 +10,7 @@ export default async function quota(ctx: Context): Promise<number> {
   const [config, settings, { accountName, keyFingerprint, listQuotaMemos, quotaMemoTrusted }] = await Promise.all([
     ctx.config(),
     ctx.settings(),
-    import('../../store/state.js'),
+    import('../../store/sqlite/state.js'),
   ]);
   const memos = await listQuotaMemos({ dir: config.cacheDir });
   if (memos.length === 0) {

@@ -2,20 +2,20 @@
 // host list as the cache knows it): rows by status, then per distinct found host the technologies, platforms,
 // countries, traffic, employees... Spends nothing: no client is opened, the catalog is read only if cached.
 import type { CatalogCategory } from '../../api/types.js';
-import { openJobInput } from '../../pipeline/job.js';
+import { openJobInput } from '../../run/job.js';
 import { cachedRows } from '../../summary/cache.js';
 import { openEnriched, type SummarySource } from '../../summary/read.js';
 import { summarize as summarise } from '../../summary/summarize.js';
 import type { Summary } from '../../summary/types.js';
-import type { AnswerCache } from '../../store/cache.js';
+import type { AnswerCache } from '../../store/sqlite/cache.js';
 import { UsageError } from '../../api/errors.js';
 import type { Stats } from 'node:fs';
-import { openOutput, type OutputTarget } from '../../pipeline/output-file.js';
+import { openOutput, type OutputTarget } from '../../output/file.js';
 import type { Context } from '../context.js';
 import { EXIT } from '../exit-codes.js';
 import { renderSummary } from '../output/bars.js';
-import { inputReading, openInputFile, readingOf, refuseSameFile, stdinInput } from '../run-inputs.js';
-import { BY_FIELDS, SCALES } from '../summarize-options.js';
+import { inputReading, openInputFile, readingOf, refuseSameFile, stdinInput } from '../run/inputs.js';
+import { BY_FIELDS, SCALES } from '../options/summarize.js';
 
 export default async function summarize(ctx: Context<'summarize'>): Promise<number> {
   const o = ctx.opts;

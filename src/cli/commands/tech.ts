@@ -4,11 +4,11 @@ import { closest, caseMatch } from '../../api/closest.js';
 import { NotFoundError } from '../../api/errors.js';
 import { withRetry } from '../../api/retry.js';
 import type { TechnologyCount } from '../../api/types.js';
-import { loadCatalog } from '../catalog-source.js';
+import { loadCatalog } from '../run/catalog-source.js';
 import type { Context } from '../context.js';
 import { EXIT } from '../exit-codes.js';
 import { pickFormat, recordsJson, technologyView } from '../output/render.js';
-import { writeCsv } from '../rows.js';
+import { writeCsv } from '../output/rows.js';
 
 export default async function tech(ctx: Context<'tech'>): Promise<number> {
   const data = await technology(ctx, ctx.args.name as string);

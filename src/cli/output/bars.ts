@@ -4,7 +4,7 @@
 // measured or padded.
 import { percent } from '../../summary/figures.js';
 import type { Count, Summary } from '../../summary/types.js';
-import { SCALES } from '../summarize-options.js';
+import { SCALES } from '../options/summarize.js';
 import { groupedNumber as n } from './format.js';
 import { wrapLine } from './wrap.js';
 import { displayWidth, padToWidth, PLAIN, type Style, sanitizeForTerminal, truncateToWidth } from './terminal.js';

@@ -10,7 +10,7 @@ import type { Ora } from 'ora';
 import { groupedNumber, humanDuration } from './format.js';
 import { displayWidth, type Style, truncateToWidth } from './terminal.js';
 
-/** Where a run stands: its live figures (progress-figures.ts), read at each redraw. */
+/** Where a run stands: its live figures (cli/report/progress-figures.ts), read at each redraw. */
 export interface ProgressSnapshot {
   rows: number;
   /** Distinct valid hosts met so far (not rows: a host repeated on 3 rows is one). */
@@ -54,7 +54,7 @@ export interface ProgressOptions {
   now?: () => number;
   /** Spinner redraw period on a TTY (default 250 ms: four times a second). */
   redrawMs?: number;
-  /** No spinner before this many ms (default 0): for rows piped to another program (list.ts says why). */
+  /** No spinner before this many ms (default 0): for rows piped to another program (cli/run/batch-run.ts says why). */
   firstDrawMs?: number;
   /** Off a TTY: a plain line every this many ms; null draws nothing off a TTY. */
   plainEveryMs: number | null;

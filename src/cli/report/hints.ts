@@ -1,0 +1,41 @@
+// What a user can do about an error, added to its message: which key was refused and how to replace it,
+// when the quota renews, how to stop being rate limited.
+import { InvalidKeyError, QuotaExhaustedError, RateLimitedError } from '../../api/errors.js';
+import { isUnreachable } from '../../api/retry.js';
+import type { QuotaInfo } from '../../api/types.js';
+
+/** What the command knows when it fails: where its key came from, and the newest quota it saw. */
+export interface HintFacts {
+  /** E.g. 'the key in DOMAIN_INTEL_API_KEY'; null when no key was resolved. */
+  keySource: string | null;
+  lastQuota: QuotaInfo | null;
+  /** The base URL in use and where it came from ('the base URL comes from DOMAIN_INTEL_BASE_URL'); null when not resolved. */
+  baseUrl?: { url: string; source: string } | null;
+}
+
+/** The advice for `err`, or null when there is none. */
+export function hintFor(err: unknown, facts: HintFacts): string | null {
+  if (err instanceof InvalidKeyError) {
+    const replace = 'replace it with `domain-intel keys add <name>` (reads stdin) or a new DOMAIN_INTEL_API_KEY';
+    // A malformed key was never sent: its message says so and names the key; only the way out is added.
+    if (err.code === 'malformed_key') return replace;
+    return facts.keySource ? `${facts.keySource} was refused; ${replace}` : null;
+  }
+  if (isUnreachable(err)) return baseUrlHint(facts.baseUrl ?? null);
+  if (err instanceof QuotaExhaustedError) {
+    const reset = err.resetAt ?? facts.lastQuota?.reset ?? null;
+    return `lookups renew ${reset ? `on ${reset.toISOString().slice(0, 10)}` : 'at the start of next month'}, or add a pack`;
+  }
+  if (err instanceof RateLimitedError) return 'set your plan (`domain-intel config set plan ...`) so requests are paced';
+  return null;
+}
+
+/**
+ * For a service that cannot be reached (the message names the URL): where the base URL came from and how to
+ * set it. Null when the base URL was not resolved.
+ */
+export function baseUrlHint(baseUrl: { source: string } | null): string | null {
+  if (baseUrl === null) return null;
+  const set = baseUrl.source.startsWith('no ') ? 'set one' : 'set another';
+  return `${baseUrl.source}: ${set} with \`domain-intel config set base-url URL\`, DOMAIN_INTEL_BASE_URL or --base-url`;
+}

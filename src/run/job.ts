@@ -1,0 +1,134 @@
+// A whole job as a library call: read an input stream, enrich it, write the rows to an output stream.
+// The CLI wraps this with files, progress and exit codes; other programs can call it directly.
+import type { Writable } from 'node:stream';
+import type { Delimiter } from '../input/dialect.js';
+import type { Encoding } from '../input/encoding.js';
+import { InputError, InvalidKeyError, UsageError } from '../api/errors.js';
+import { openInput, type InputFormat } from '../input/read.js';
+import { enrich, type EnrichOptions, type RecordSource } from './enrich.js';
+import type { RunStats } from './stats.js';
+import type { InputRecord, InputShape, RunKind } from '../domain/types.js';
+import { createRowWriter } from '../output/write.js';
+import { sniffWorkbook } from '../input/workbook-sniff.js';
+
+export interface JobInput {
+  /** An input stream (file or stdin), or records already in hand (e.g. hosts from the command line). */
+  stream?: NodeJS.ReadableStream;
+  records?: InputRecord[];
+  /** Name used in error messages. */
+  fileName: string;
+  column?: string;
+  format?: InputFormat;
+  /** The input's delimiter and encoding, when the user said them (read.ts sniffs and detects otherwise). */
+  delimiter?: Delimiter;
+  encoding?: Encoding;
+  /** Column lists an earlier run of ours may have appended, dropped on reading (read.ts, input/own-columns.ts). */
+  earlier?: readonly (readonly string[])[];
+  /** The sheet of an .xlsx input to read (the first when absent). */
+  sheet?: string;
+}
+
+export interface JobOutput {
+  stream: Writable;
+  format: 'csv' | 'json' | 'ndjson' | 'xlsx';
+  prefix?: string;
+  fields?: string[];
+  raw?: boolean;
+  /** Neutralise formulas in the input's own cells too (by default only the columns we add). */
+  neutraliseInput?: boolean;
+  /** Start CSV output with a UTF-8 BOM; one the input had is kept anyway. */
+  bom?: boolean;
+  cleanCell?: (cell: string) => string;
+  /** Append the --changes columns (pass `changes` to the run too, or they stay empty). */
+  changes?: boolean;
+}
+
+export interface JobResult {
+  shape: InputShape;
+  stats: RunStats;
+}
+
+/** Opens the input, whatever it is, as a shape and a stream of records. */
+export async function openJobInput(input: JobInput): Promise<{ shape: InputShape; records: RecordSource }> {
+  if (input.records) return { shape: { format: 'lines', headers: null, hostColumn: 0 }, records: input.records };
+  if (!input.stream) throw new TypeError('a job needs an input stream or records');
+  // A workbook goes to the spreadsheet reader (loaded only then); read.ts refuses what neither takes.
+  const { workbook, stream } = await sniffWorkbook(input.stream, input.fileName);
+  if (workbook) return openWorkbook(input, stream);
+  if (input.sheet !== undefined) throw new UsageError(`${input.fileName}: --sheet applies to an .xlsx workbook; this input is text`);
+  const opened = await openInput(stream, {
+    fileName: input.fileName,
+    ...(input.column === undefined ? {} : { column: input.column }),
+    ...(input.format === undefined ? {} : { format: input.format }),
+    ...(input.delimiter === undefined ? {} : { delimiter: input.delimiter }),
+    ...(input.encoding === undefined ? {} : { encoding: input.encoding }),
+    ...(input.earlier === undefined ? {} : { earlier: input.earlier }),
+  });
+  return { shape: opened.shape, records: opened.chunks ?? opened.records };
+}
+
+/** A workbook through the spreadsheet reader, loaded only now; the options of text input are refused. */
+async function openWorkbook(input: JobInput, stream: NodeJS.ReadableStream): Promise<{ shape: InputShape; records: RecordSource }> {
+  const given = [
+    input.format !== undefined && input.format !== 'auto' ? '--input-format' : null,
+    input.delimiter === undefined ? null : '--delimiter',
+    input.encoding === undefined ? null : '--encoding',
+  ].filter((flag) => flag !== null);
+  if (given.length > 0)
+    throw new UsageError(`${input.fileName}: is an .xlsx workbook; ${given.join(' and ')} ${given.length === 1 ? 'applies' : 'apply'} only to text input`);
+  const { openXlsxInput } = await import('../input/workbook.js');
+  const opened = await openXlsxInput(stream, {
+    fileName: input.fileName,
+    ...(input.column === undefined ? {} : { column: input.column }),
+    ...(input.sheet === undefined ? {} : { sheet: input.sheet }),
+    ...(input.earlier === undefined ? {} : { earlier: input.earlier }),
+  });
+  return { shape: opened.shape, records: opened.records };
+}
+
+/** Runs a job to the end (or until stopped); output rows are in input order. */
+export async function runJob<K extends RunKind>(input: JobInput, output: JobOutput | null, options: EnrichOptions<K>): Promise<JobResult> {
+  const { shape, records } = await openJobInput(input);
+  const run = enrich(records, options);
+  if (options.dryRun || output === null) {
+    for await (const _ of run.batches()) {
+      // dry runs yield nothing; without an output the rows are only counted
+    }
+    return { shape, stats: run.stats };
+  }
+  const writerOptions = {
+    kind: options.kind,
+    shape,
+    ...(output.prefix === undefined ? {} : { prefix: output.prefix }),
+    ...(output.fields === undefined ? {} : { fields: output.fields }),
+    ...(output.raw === undefined ? {} : { raw: output.raw }),
+    ...(output.neutraliseInput === undefined ? {} : { neutraliseInput: output.neutraliseInput }),
+    ...(output.bom === undefined ? {} : { bom: output.bom }),
+    ...(output.cleanCell === undefined ? {} : { cleanCell: output.cleanCell }),
+    ...(output.changes === undefined ? {} : { changes: output.changes }),
+  };
+  // The spreadsheet writer (and exceljs) loads only when a run writes xlsx.
+  const writer =
+    output.format === 'xlsx'
+      ? (await import('../output/workbook.js')).createXlsxWriter(output.stream, writerOptions)
+      : createRowWriter(output.stream, { ...writerOptions, format: output.format });
+  try {
+    for await (const batch of run.batches()) for (const row of batch) await writer.write(row);
+  } catch (err) {
+    if (closesDocument(err)) await writer.end();
+    throw err;
+  }
+  await writer.end();
+  return { shape, stats: run.stats };
+}
+
+/**
+ * Whether a run that failed with `err` still closes its document, so the rows written can be kept whole (the
+ * CLI keeps them in FILE.partial). An input that fails mid-file (an unclosed quote, bytes in another encoding at
+ * line 3001): every row before it is written, answers paid for included. A key that is missing, malformed or
+ * refused: the rows the cache answered without one (or answered before a refusal) are kept, the rest say they
+ * were not looked up. Any other failure leaves the document as it was.
+ */
+export function closesDocument(err: unknown): boolean {
+  return err instanceof InputError || err instanceof InvalidKeyError;
+}

@@ -1,0 +1,109 @@
+// The ledger of a run: what the service charged for, stored before any row shows it, and what the service says
+// is left. Answers arrive out of order (one slow batch lands after later ones), so the quota shown is the
+// lowest X-Quota-Remaining of the current period, not the last to arrive; and the drop over the run (the
+// highest remaining-before-an-answer minus the lowest remaining) is kept to check the lookups recorded
+// against what the service counted.
+import { comparePeriods, periodMark } from '../api/quota.js';
+import type { QuotaInfo } from '../api/types.js';
+import type { AnswerStore } from '../store/contract.js';
+import type { Answer, KindSpec } from '../domain/kinds.js';
+import type { Later } from './bought-elsewhere.js';
+import type { RunStats } from './stats.js';
+import type { RunKind } from '../domain/types.js';
+import type { Waiting } from './waiting-rows.js';
+
+/** Where `b` stands against the period of `a` (api/quota.ts); unorderable, the later answer says (by arrival). */
+function periodOf(a: QuotaInfo, b: QuotaInfo): 'same' | 'newer' | 'older' {
+  const order = comparePeriods(periodMark(b), periodMark(a));
+  if (order === null) return a.limit === null || b.limit === null ? 'same' : 'newer';
+  return order === 0 ? 'same' : order > 0 ? 'newer' : 'older';
+}
+
+/** What a row says when a batch answer left its host out of both lists. */
+export const UNANSWERED = "not answered: the service's batch answer left this host out (not recorded as spent; a re-run fetches it)";
+
+interface LedgerOptions<K extends RunKind> {
+  spec: KindSpec;
+  store: AnswerStore;
+  stats: RunStats;
+  waiting: Waiting<K>;
+}
+
+/** Records paid answers and settles their rows; keeps stats.lookupsSpent, unanswered, quota and quotaDrop. */
+export class Ledger<K extends RunKind> {
+  readonly #o: LedgerOptions<K>;
+  /** An answer of the current quota period, and its lowest remaining so far. */
+  #low: QuotaInfo | null = null;
+  /** The highest remaining + charged of the current period: what was left before its answers. */
+  #top = 0;
+  /** The drop of earlier periods of this run (a rollover or a pack mid-run starts a new one). */
+  #earlier = 0;
+
+  constructor(o: LedgerOptions<K>) {
+    this.#o = o;
+  }
+
+  /**
+   * Stores what the service charged for in `answer` (found, or not held), counts it as spent, notes its quota
+   * and settles the rows of those keys. Returns the keys in neither list: not stored, since they may not
+   * have been charged; their rows are the caller's to settle.
+   */
+  record(keys: string[], answer: Answer): string[] {
+    const { stats, spec, waiting } = this.#o;
+    const entries = [];
+    const left: string[] = [];
+    for (const k of keys) {
+      if (answer.found.has(k)) entries.push({ endpoint: spec.endpoint, host: k, status: 'found' as const, body: answer.found.get(k) });
+      else if (answer.missing.has(k)) entries.push({ endpoint: spec.endpoint, host: k, status: 'missing' as const, body: null });
+      else left.push(k);
+    }
+    const at = this.#o.store.putMany(entries) ?? undefined; // when recorded: the rows' fetched_at
+    stats.lookupsSpent += entries.length; // one per distinct host answered, found or not (§8.6)
+    stats.unanswered += left.length;
+    this.note(answer.quota, entries.length);
+    for (const e of entries) waiting.settle(e.host, e.status, e.body, null, false, false, at);
+    return left;
+  }
+
+  /**
+   * `keys` less those another process sharing the store bought since planning (their rows settle from the
+   * store: cached, counted as cache hits) and those it is buying now (claimed: put aside on `later`, to be
+   * found in the store in a moment). The rest are claimed for this run and returned, to be sent.
+   */
+  boughtMeanwhile(keys: string[], maxAgeMs: number, later: Later): string[] {
+    const { store, spec, stats, waiting } = this.#o;
+    const held = store.getFresh?.(spec.endpoint, keys, maxAgeMs);
+    for (const [key, hit] of held ?? []) {
+      stats.cacheHits++;
+      waiting.settle(key, hit.status, hit.body, null, false, true, hit.fetchedAt);
+    }
+    const rest = held === undefined || held.size === 0 ? keys : keys.filter((k) => !held.has(k));
+    const busy = new Set(store.claim?.(spec.endpoint, rest));
+    later.add([...busy]);
+    return busy.size === 0 ? rest : rest.filter((k) => !busy.has(k));
+  }
+
+  /** Notes the quota an answer carried; `charged` is what was recorded for it. */
+  note(q: QuotaInfo | null, charged: number): void {
+    const stats = this.#o.stats;
+    if (q === null) return;
+    if (q.remaining === null) {
+      // Nothing to compare: shown only until an answer with a figure comes.
+      if (this.#low === null) stats.quota = q;
+      return;
+    }
+    const low = this.#low;
+    const period = low === null ? 'newer' : periodOf(low, q);
+    if (period === 'older') return; // a slow answer from before the rollover or the pack
+    if (period === 'newer' || low === null) {
+      if (low !== null) this.#earlier += this.#top - (low.remaining ?? 0);
+      this.#low = q;
+      this.#top = q.remaining + charged;
+    } else {
+      this.#top = Math.max(this.#top, q.remaining + charged);
+      if (q.remaining < (low.remaining ?? Number.POSITIVE_INFINITY)) this.#low = q;
+    }
+    stats.quota = this.#low;
+    stats.quotaDrop = this.#earlier + this.#top - (this.#low?.remaining ?? 0);
+  }
+}

@@ -1,0 +1,297 @@
+// The client-side rate limiter. The service counts requests per window (§8) and we do not know where its
+// window starts, nor exactly when it counted a request: only that it was after we sent it and before its
+// answer came back. So a slot is held from the moment a request is sent until one window after its answer
+// arrived (+ a small margin for clock skew): two requests a limit apart are then always more than a window
+// apart on the service's clock, so no window of that length ever sees more than `limit`, and a known limit
+// never meets a 429 from this run. The slots live in a SlotStore: in memory for one run, or in SQLite
+// (store/sqlite/slots.ts) so every process of one account on this machine paces against the same slots.
+//
+// A 429 pauses every user of the slots until the reset. The service's word on time beats our guess: when the
+// 429 announced its reset, slots answered before it are free at it (they were counted in the window that
+// ends there), so the run resumes at the reset and not a local window after its last answer. A 429 that
+// named no reset pauses until our best estimate of the window's next boundary, but frees no slot early: a
+// wrong guess would otherwise meet a 429 in every window.
+//
+// A limit the user gave (plan, --rpm, --rate) is never changed: a 429 under it means another client shares
+// the account, so we wait for the reset and keep the limit. With no limit given the limiter learns:
+// - the window: the smallest positive gap between distinct announced resets (the first of each pause), once
+//   two are seen (a reset read to whole seconds may come a second late, so resets less than a second, or a
+//   third of the window, apart are one reset read at its earliest); until then the configured window, or,
+//   when that is only a default (no limit known), no more than the first reset's distance from the first
+//   request it may have counted (see rateLimit).
+// - the limit, at each 429 with a reset R: the requests accepted (by every process sharing the slots) that
+//   started in the window ending at R. That lowers and raises alike.
+// - the raise: a limit that is too low never meets a 429 and so is never re-measured (it happens when a
+//   client we cannot see, another key or machine, shared the account while we measured, then stopped; or
+//   when answers still in flight at the 429 were not counted). After PROBE_WINDOWS whole windows with no
+//   429 and no change while demand waits at the cap, the limit is raised by a quarter (at least one); the
+//   next 429 measures the true figure. A probe that the next 429 proves useless (it measures no more than
+//   the limit before the raise) doubles the wait before the following one, up to MAX_PROBE_WINDOWS, so a
+//   right limit costs one 429 (per worker in flight) every 64 windows, and a low one climbs back in a few.
+import { nextBoundary } from '../../api/reset.js';
+import { sleep } from '../../api/sleep.js';
+import { memorySlots, type SlotStore } from './slots.js';
+
+export { memorySlots, sleep };
+export type { SlotStore, TakeResult } from './slots.js';
+
+export interface LimiterOptions {
+  /** Requests per window; null when unknown (learned from the first 429). */
+  limit: number | null;
+  /** The window in force (given, or the best estimate). */
+  windowMs: number;
+  /** True when a plan/--rpm/--rate set the limit: learning never changes it. */
+  given: boolean;
+  /**
+   * True when `windowMs` is only a default, nothing known of the service's (no rate given or learned): a 429
+   * that names no reset is then looked past at 1 s, 2 s, 4 s... rather than waited out for a default window.
+   */
+  windowGuessed?: boolean;
+  /** Default memorySlots(). */
+  slots?: SlotStore;
+  /** Extra spacing against latency skew between our clock and the service's; default 1% of the window, 5..250 ms. */
+  marginMs?: number;
+  clock?: () => number;
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Called on each change of the learned limit or window; never when the limit was given. */
+  onLearn?: (rate: { requests: number; windowMs: number }) => void;
+}
+
+/** One request's hold on the limiter. */
+export interface Ticket {
+  id: number;
+  startedAt: number;
+  answeredAt: number | null;
+}
+
+const PROBE_WINDOWS = 4;
+const MAX_PROBE_WINDOWS = 64;
+/** Announced resets closer than this (or a third of the window) are one reset read twice (Retry-After and epoch seconds round up to a second). */
+const SAME_RESET_MS = 1000;
+
+/** Rate limiter shared by every worker of a run, and through a shared SlotStore by every run of an account. */
+export class RateLimiter {
+  #limit: number | null;
+  #windowMs: number;
+  readonly #given: boolean;
+  readonly #slots: SlotStore;
+  readonly #marginOption: number | undefined;
+  readonly #clock: () => number;
+  readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  readonly #onLearn: LimiterOptions['onLearn'];
+  #queue: Promise<void> = Promise.resolve();
+  #changed: Promise<void> | null = null;
+  #wake: (() => void) | null = null;
+  /** When the last 429 came or the limit last changed: the raise waits PROBE windows after it. */
+  #quietSince: number;
+  #probeWindows = PROBE_WINDOWS;
+  /** The limit before the last probe raised it, until a 429 tells whether the raise held. */
+  #probedFrom: number | null = null;
+  /** False while the window is only the configured default: no limit was given or learned before. */
+  #windowKnown: boolean;
+  /** The latest announced reset: where the service's windows begin, for a guess when a 429 names none. */
+  #lastReset: number | null = null;
+  /** The configured window is only a default (nothing known of the service's): see rateLimit. */
+  readonly #windowGuessed: boolean;
+  /** A reset came as whole seconds to wait: what is measured from such resets is used, never told to be kept. */
+  #rounded = false;
+  /** Bare 429s in a row while no window is known: the next look comes 2^(n-1) seconds later. */
+  #blind = 0;
+
+  constructor(o: LimiterOptions) {
+    this.#limit = o.limit !== null && o.limit > 0 ? o.limit : null;
+    this.#windowMs = o.windowMs;
+    this.#given = o.given && this.#limit !== null;
+    this.#windowKnown = this.#limit !== null;
+    this.#windowGuessed = o.windowGuessed === true;
+    this.#slots = o.slots ?? memorySlots();
+    this.#marginOption = o.marginMs;
+    this.#clock = o.clock ?? Date.now;
+    this.#sleep = o.sleep ?? sleep;
+    this.#onLearn = o.onLearn;
+    this.#quietSince = this.#clock();
+  }
+
+  /** Requests per window in force, or null while unknown. */
+  get limit(): number | null {
+    return this.#limit;
+  }
+
+  /** The window in force (ms): given, or the best estimate. */
+  get windowMs(): number {
+    return this.#windowMs;
+  }
+
+  /** When requests may resume after a 429 (epoch ms), or 0. */
+  get pausedUntil(): number {
+    return this.#slots.pausedUntil();
+  }
+
+  get #holdMs(): number {
+    return this.#windowMs + (this.#marginOption ?? Math.min(250, Math.max(5, Math.round(this.#windowMs * 0.01))));
+  }
+
+  /** Waits for a slot, in arrival order; returns the ticket to hand back to `settle` (or `release`). */
+  acquire(signal?: AbortSignal): Promise<Ticket> {
+    const turn = this.#queue.then(() => this.#wait(signal));
+    this.#queue = turn.then(
+      () => undefined,
+      () => undefined,
+    );
+    return turn;
+  }
+
+  async #wait(signal?: AbortSignal): Promise<Ticket> {
+    for (;;) {
+      if (signal?.aborted) throw signal.reason ?? new Error('aborted');
+      const now = this.#clock();
+      const got = this.#slots.take(now, this.#limit, this.#holdMs);
+      if ('id' in got) return { id: got.id, startedAt: now, answeredAt: null };
+      // A pause (perhaps another process's 429) is not a quiet window: no probe right after it.
+      if (got.paused) this.#quietSince = Math.max(this.#quietSince, got.retryAt ?? now);
+      else if (this.#probe(now)) continue;
+      await this.#until(now, got.retryAt, signal);
+    }
+  }
+
+  /**
+   * Waits until `retryAt`, or for a local answer or release when only one can free a slot. Answers of
+   * other processes cannot wake us, so with a shared store no wait is longer than a poll.
+   */
+  async #until(now: number, retryAt: number | null, signal?: AbortSignal): Promise<void> {
+    const poll = this.#slots.shared ? Math.max(1, Math.min(250, Math.round(this.#windowMs / 20))) : Number.POSITIVE_INFINITY;
+    const ms = Math.min(retryAt === null ? Number.POSITIVE_INFINITY : retryAt - now, poll);
+    // Not a poll when nothing else can free a slot: an injected clock that never advances must not spin.
+    if (ms === Number.POSITIVE_INFINITY) return this.#nextChange(signal);
+    const stop = new AbortController();
+    const both = signal ? AbortSignal.any([signal, stop.signal]) : stop.signal;
+    await Promise.race([this.#sleep(ms, both), this.#nextChange(both)]);
+    stop.abort();
+  }
+
+  /** Resolves at the next local `settle` or `release` (or when the signal aborts). */
+  #nextChange(signal: AbortSignal | undefined): Promise<void> {
+    this.#changed ??= new Promise<void>((resolve) => {
+      this.#wake = resolve;
+    });
+    if (!signal) return this.#changed;
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      signal.addEventListener('abort', done, { once: true });
+      void this.#changed?.then(done);
+    });
+  }
+
+  #woken(): void {
+    const wake = this.#wake;
+    this.#changed = null;
+    this.#wake = null;
+    wake?.();
+  }
+
+  /** Reports that the request behind `ticket` was answered (accepted: anything but a 429). */
+  settle(ticket: Ticket, accepted: boolean): void {
+    const at = this.#clock();
+    ticket.answeredAt = at;
+    this.#slots.answer(ticket.id, at, accepted, at + this.#holdMs);
+    if (accepted) this.#blind = 0;
+    this.#woken();
+  }
+
+  /** Gives back a slot whose request was never sent. */
+  release(ticket: Ticket): void {
+    this.#slots.release(ticket.id);
+    this.#woken();
+  }
+
+  /** A 429 arrived: every worker waits until its reset (null: it named none, so until our estimate of the window's end; `rounded`: given in whole seconds). */
+  rateLimit(resumeAt: number | null, rounded = false): void {
+    const now = this.#clock();
+    this.#rounded ||= rounded;
+    const announced = resumeAt !== null;
+    // The first 429 after a resume opens a pause; those of requests already in flight belong to it.
+    const fresh = now >= this.#slots.pausedUntil();
+    if (!announced && !this.#windowKnown && this.#windowGuessed) {
+      // A bare 429 and no window known (the configured one is only a default): nothing to learn from, and
+      // waiting out a default minute against a service whose window may be two seconds would stall the run.
+      // A 429 costs no lookup (§8.6), so look again after 1 s, 2 s, 4 s... never later than our guess.
+      if (fresh) this.#blind++;
+      this.#slots.pause(Math.min(now + 1000 * 2 ** (this.#blind - 1), this.#guessReset(now)), false);
+      this.#quietSince = now;
+      return;
+    }
+    const until = resumeAt ?? this.#guessReset(now);
+    this.#slots.pause(until, announced);
+    this.#quietSince = now;
+    if (this.#given) return;
+    const margin = this.#holdMs - this.#windowMs;
+    let windowMs = this.#windowMs;
+    if (announced) {
+      this.#lastReset = until;
+      const measured = fresh ? smallestGap(this.#slots.noteReset(until), Math.min(SAME_RESET_MS, windowMs / 3)) : null;
+      if (measured !== null) [windowMs, this.#windowKnown] = [measured, true];
+      else if (!this.#windowKnown) {
+        // One reset and a default window, perhaps far longer than the service's: a limit held against it
+        // would stall the run after the first resume, with no second 429 to correct it. The window cannot be
+        // longer than the reset's distance from the first request it may have counted, so that is the
+        // estimate; too short, it only lets the next window meet a 429, whose reset then measures the window.
+        const first = this.#slots.acceptedBetween(until - windowMs - margin, until).first;
+        if (first !== null) windowMs = Math.min(windowMs, Math.max(until - now, until - first));
+      }
+    }
+    const seen = this.#slots.acceptedBetween(until - windowMs - margin, until).count;
+    const requests = seen > 0 ? seen : this.#limit;
+    if (this.#probedFrom !== null && requests !== null && requests <= this.#probedFrom) {
+      this.#probeWindows = Math.min(MAX_PROBE_WINDOWS, this.#probeWindows * 2);
+    }
+    this.#probedFrom = null;
+    this.#adopt(requests, windowMs);
+  }
+
+  /** Our estimate of when the service's window ends: the next boundary after the last announced reset, else of the clock. */
+  #guessReset(now: number): number {
+    const w = this.#windowMs;
+    if (this.#lastReset === null) return nextBoundary(now, w);
+    return this.#lastReset + Math.max(1, Math.ceil((now - this.#lastReset) / w)) * w;
+  }
+
+  /** The raise: after whole windows at the cap with no 429, try a quarter more (see the top of the file). */
+  #probe(now: number): boolean {
+    const limit = this.#limit;
+    if (this.#given || limit === null || now - this.#quietSince < this.#probeWindows * this.#windowMs) return false;
+    this.#probedFrom = limit;
+    this.#adopt(limit + Math.max(1, Math.ceil(limit / 4)), this.#windowMs, false);
+    return true;
+  }
+
+  /**
+   * Paces at `requests` per `windowMs` from now on. Only a measure is told to onLearn (and so stored and
+   * announced), never a probe's try; nor, when the configured window was only a default, an estimate made
+   * before two resets measured the window; nor anything measured from resets given in whole seconds (a
+   * window read from them was seen at 1.0 s and 9.7 s against a 2-s service).
+   */
+  #adopt(requests: number | null, windowMs: number, measured = true): void {
+    if (requests === null || (requests === this.#limit && windowMs === this.#windowMs)) return;
+    this.#limit = requests;
+    this.#windowMs = windowMs;
+    this.#quietSince = this.#clock();
+    if (measured && !this.#rounded && (this.#windowKnown || !this.#windowGuessed)) this.#onLearn?.({ requests, windowMs });
+  }
+}
+
+/** The window length read from announced resets: the smallest gap between distinct ones (closer than `same`: one reset read twice), or null before two. */
+function smallestGap(resets: number[], same: number): number | null {
+  const sorted = [...resets].sort((a, b) => a - b);
+  let best: number | null = null;
+  let start = sorted[0];
+  for (const at of sorted) {
+    if (start === undefined || at - start < same) continue;
+    // Each reset is read at its earliest: a late reading (rounded up to a second) would stretch the gap.
+    best = best === null ? at - start : Math.min(best, at - start);
+    start = at;
+  }
+  return best;
+}

@@ -1,0 +1,125 @@
+// Where the rate limiter (run/limit/limiter.ts) keeps its slots, and the store for one run, in memory: the default for
+// library callers. The SQLite store (store/sqlite/slots.ts) keeps the same slots in a file that every process of an
+// account shares.
+
+/** What a SlotStore answers to `take`: the slot, or when to look again (null: only an answer can free one). */
+export type TakeResult = { id: number } | { retryAt: number | null; paused: boolean };
+
+/**
+ * Where the limiter keeps its slots: in memory for one run, or shared by every run of an account
+ * (store/sqlite/slots.ts). Every method is one short atomic step; times are epoch ms on the limiter's clock.
+ */
+export interface SlotStore {
+  /** True when other processes change the slots too: their answers cannot wake a waiter, so it polls. */
+  readonly shared: boolean;
+  /**
+   * Unless a pause holds at `now` or `limit` slots are held (in flight, or answered and not yet free),
+   * takes a slot started at `now`. `holdMs` is how long an answered slot is held: slots answered longer
+   * ago than twice that are forgotten, and in-flight slots of a process that died count as answered now.
+   */
+  take(now: number, limit: number | null, holdMs: number): TakeResult;
+  /** The slot's request was answered at `at` (accepted: anything but a 429); held until `freeAt`, or an announced reset before it. */
+  answer(id: number, at: number, accepted: boolean, freeAt: number): void;
+  /** The slot was not used (nothing was sent): it is free at once. */
+  release(id: number): void;
+  /** A 429: nobody takes a slot before `until`; an announced reset also frees, at `until`, the slots answered before it. */
+  pause(until: number, announced: boolean): void;
+  /** When the current pause ends, or 0. */
+  pausedUntil(): number;
+  /** Accepted requests that started in [from, to), by every user of the store, and the start of the first. */
+  acceptedBetween(from: number, to: number): { count: number; first: number | null };
+  /** Records an announced reset; returns those recorded lately, oldest first. */
+  noteReset(at: number): number[];
+}
+
+interface Slot {
+  id: number;
+  startedAt: number;
+  /** Null while in flight. */
+  freeAt: number | null;
+  answeredAt: number | null;
+  accepted: boolean;
+}
+
+/** How many announced resets are kept for reading the window length. */
+export const RESETS_KEPT = 16;
+
+/** Slots held in memory, for one run. */
+export function memorySlots(): SlotStore {
+  // Oldest first; answered slots stay a while after they free, for learning what the service accepted.
+  const slots: Slot[] = [];
+  const byId = new Map<number, Slot>();
+  let nextId = 1;
+  let pausedUntil = 0;
+  let announced = false;
+  const resets: number[] = [];
+
+  // From the front only, so a take stays O(1) with no limit; one slow answer delays forgetting a little.
+  const forget = (before: number) => {
+    let drop = 0;
+    for (const s of slots) {
+      if (s.freeAt === null || s.freeAt >= before) break;
+      byId.delete(s.id);
+      drop++;
+    }
+    if (drop > 0) slots.splice(0, drop);
+  };
+
+  return {
+    shared: false,
+    take(now: number, limit: number | null, holdMs: number): TakeResult {
+      if (now < pausedUntil) return { retryAt: pausedUntil, paused: true };
+      forget(now - 2 * holdMs);
+      // Fewer slots than the limit, held or not: no need to count them.
+      if (limit !== null && slots.length >= limit) {
+        let held = 0;
+        let soonest: number | null = null;
+        for (const s of slots) {
+          if (s.freeAt !== null && s.freeAt <= now) continue;
+          if (s.freeAt !== null) soonest = soonest === null ? s.freeAt : Math.min(soonest, s.freeAt);
+          held++;
+        }
+        if (held >= limit) return { retryAt: soonest, paused: false };
+      }
+      const slot: Slot = { id: nextId++, startedAt: now, freeAt: null, answeredAt: null, accepted: false };
+      slots.push(slot);
+      byId.set(slot.id, slot);
+      return { id: slot.id };
+    },
+    answer(id, at, accepted, freeAt) {
+      const slot = byId.get(id);
+      if (!slot) return;
+      slot.answeredAt = at;
+      slot.accepted = accepted;
+      slot.freeAt = announced && at < pausedUntil ? Math.min(freeAt, pausedUntil) : freeAt;
+    },
+    release(id) {
+      const slot = byId.get(id);
+      if (!slot) return;
+      byId.delete(id);
+      slots.splice(slots.indexOf(slot), 1);
+    },
+    pause(until, isAnnounced) {
+      if (until > pausedUntil) [pausedUntil, announced] = [until, isAnnounced];
+      if (!isAnnounced) return;
+      for (const s of slots) if (s.freeAt !== null && s.answeredAt !== null && s.answeredAt < until) s.freeAt = Math.min(s.freeAt, until);
+    },
+    pausedUntil: () => pausedUntil,
+    acceptedBetween(from, to) {
+      let count = 0;
+      let first: number | null = null;
+      for (const s of slots) {
+        if (!s.accepted || s.startedAt < from || s.startedAt >= to) continue;
+        count++;
+        first = first === null ? s.startedAt : Math.min(first, s.startedAt);
+      }
+      return { count, first };
+    },
+    noteReset(at) {
+      if (resets.includes(at)) return [...resets];
+      resets.push(at);
+      if (resets.length > RESETS_KEPT) resets.shift();
+      return [...resets];
+    },
+  };
+}

@@ -1,0 +1,156 @@
+// batch --changes (issue 17): what each row's answer changed against the answer held before it was fetched,
+// through the one comparison (diff.ts). Two rules, by how the row was answered:
+// - By a lookup in this run: against the answer the cache held when the run planned the key (any age; the
+//   planner reads it and run/waiting-rows.ts holds it while the key is queued), or nothing (`new`). An answer another
+//   process bought meanwhile (found just before sending, ledger.ts) is judged the same way: it too replaced
+//   the answer held at planning.
+// - From the cache: the history rule. The past answer whose `replaced_at` is the answer's `fetched_at` (to the
+//   second, store/sqlite/history.ts replacedBy) is what that fetch replaced; with none, the fetch changed nothing:
+//   `new` when the cache says the host was never fetched before it (`prev_fetched_at` empty), else `same`
+//   since the fetch before. An answer the cache does not know that of (one still in this connection's
+//   journal, or a store without the column) reads `same` with no previous time.
+// Repeats of a key this run looked up must say what its first row said, but the history sees merged answers
+// only (this run's wait in the journal for up to MERGE_EVERY = 10,000 answers), and a `new` leaves no history
+// at all. So the records of keys looked up in this run are kept, one shared object per key, in a map bounded
+// at SETTLED_CAP keys, oldest first out (~150 bytes a key with its key string: ~10 MB at the cap). A repeat
+// of a key that has left the map (more than SETTLED_CAP keys looked up since) is judged by the history rule:
+// by then its answer is merged, so changed/gone/back and their fields are still exact; what is lost is `new`
+// (read as `same`) and a `same`'s previous_fetched_at (empty). Written down as the cost of the bound.
+import type { StoredAnswer } from '../store/contract.js';
+import { added, type ChangeKind, diffAnswers } from '../domain/diff.js';
+import { type FieldValue, fetchedAtText } from '../domain/fields.js';
+import type { KindSpec } from '../domain/kinds.js';
+import type { EnrichedRow, RowStatus } from '../domain/types.js';
+
+/** The columns --changes appends after ours (after fetched_at), in order; selectable with --fields. */
+export const CHANGE_COLUMNS = ['change', 'changed_fields', 'tech_added', 'tech_removed', 'traffic_band_was', 'previous_fetched_at'] as const;
+
+/** Keys looked up in this run whose change is kept for their repeats (see the top of this file). */
+const SETTLED_CAP = 65_536;
+
+/** What a row's answer changed: one object per key and answer, shared by the key's rows. */
+export interface RowChange {
+  change: ChangeKind;
+  /** Column names that differ (`status` alone for gone/back), in column order. */
+  fields: string[];
+  techAdded: string[];
+  techRemoved: string[];
+  /** The previous traffic band when the band differs, else null. */
+  bandWas: FieldValue;
+  /** When the previous answer was fetched (epoch ms); null for `new` and for `same` by the history rule. */
+  previousAt: number | null;
+  /** The second the answer compared was fetched in: a repeat served another answer is judged afresh. */
+  second: number;
+}
+
+/** The history read the rule for cached rows needs (store/sqlite/history.ts, through the cache's `past`). */
+export interface PastReads {
+  replacedBy(endpoint: string, host: string, at: number): StoredAnswer | null;
+}
+
+const NO_ITEMS: string[] = [];
+
+/** The change from `before` (null: nothing held) to `after`, both about `host`. */
+export function rowChange(
+  spec: KindSpec,
+  host: string,
+  before: StoredAnswer | null,
+  after: { status: 'found' | 'missing'; body: unknown },
+  at: number,
+): RowChange {
+  const diff = diffAnswers(spec, host, before, after);
+  const tech = diff.fields.find((f) => f.field === 'technologies');
+  const band = diff.fields.find((f) => f.field === 'traffic_band');
+  return {
+    change: diff.change,
+    fields: diff.fields.map((f) => f.field),
+    techAdded: tech === undefined ? NO_ITEMS : added(tech.from, tech.to),
+    techRemoved: tech === undefined ? NO_ITEMS : added(tech.to, tech.from),
+    bandWas: band === undefined ? null : band.from,
+    previousAt: before?.fetchedAt ?? null,
+    second: Math.floor(at / 1000),
+  };
+}
+
+/** The changes of one run: computed once per key and answer, kept for the repeats of keys it looked up. */
+export class ChangeTracker {
+  readonly #spec: KindSpec;
+  readonly #past: PastReads | null;
+  readonly #cap: number;
+  readonly #settled = new Map<string, RowChange>();
+  /** Set once a history read failed: the rule is not tried again, its rows' change cells stay empty. */
+  #pastFailed = false;
+
+  /** `past`: the store's history (null: a store without one, where cached rows read `same`). */
+  constructor(spec: KindSpec, past: PastReads | null, cap = SETTLED_CAP) {
+    this.#spec = spec;
+    this.#past = past;
+    this.#cap = Math.max(1, cap);
+  }
+
+  /** A key looked up in this run, answered `status`/`body` at `at`, against `held` (the answer held at planning). */
+  looked(key: string, host: string, held: StoredAnswer | undefined, status: RowStatus, body: unknown, at: number): RowChange | undefined {
+    if (status !== 'found' && status !== 'missing') return undefined;
+    const change = rowChange(this.#spec, host, held ?? null, { status, body }, at);
+    this.#keep(key, change);
+    return change;
+  }
+
+  /** Keeps `change` for the repeats of `key`, the oldest key out past the cap. */
+  #keep(key: string, change: RowChange): void {
+    this.#settled.delete(key);
+    this.#settled.set(key, change);
+    if (this.#settled.size > this.#cap) this.#settled.delete(this.#settled.keys().next().value as string);
+  }
+
+  /**
+   * A row answered from the store with `answer`: what this run said of the key when it looked it up and got
+   * this answer, else the history rule. Undefined (empty cells) once the history could not be read.
+   */
+  fromStore(key: string, host: string, answer: StoredAnswer): RowChange | undefined {
+    const mine = this.#settled.get(key);
+    if (mine !== undefined && mine.second === Math.floor(answer.fetchedAt / 1000)) return mine;
+    if (this.#pastFailed) return undefined;
+    let before: StoredAnswer | null = null;
+    try {
+      before = this.#past?.replacedBy(this.#spec.endpoint, key, answer.fetchedAt) ?? null;
+    } catch {
+      // The answers are paid and stand; only what they changed is unknown: empty cells, not a failed run.
+      this.#pastFailed = true;
+      return undefined;
+    }
+    const change = rowChange(this.#spec, host, before, answer, answer.fetchedAt);
+    // Without a past answer replaced at that fetch, the fetch changed nothing: `new` when the store says the
+    // host was never fetched before it, else `same` since the fetch before (when the store knows it).
+    if (before === null) {
+      change.change = answer.previousAt === null ? 'new' : 'same';
+      change.previousAt = answer.previousAt ?? null;
+    }
+    // Kept for the key's repeats too: a repeat of a host the service does not hold is answered from the run's
+    // seen-set, which keeps the time and nothing else, and must say what its first row said.
+    this.#keep(key, change);
+    return change;
+  }
+}
+
+/** A row's --changes values by column name: all null (empty cells) for invalid and error rows. */
+export function changeValues(row: EnrichedRow): Record<string, FieldValue> {
+  const c = row.status === 'found' || row.status === 'missing' ? row.change : undefined;
+  if (c === undefined) {
+    return { change: null, changed_fields: null, tech_added: null, tech_removed: null, traffic_band_was: null, previous_fetched_at: null };
+  }
+  return {
+    change: c.change,
+    changed_fields: c.fields,
+    tech_added: c.techAdded,
+    tech_removed: c.techRemoved,
+    traffic_band_was: c.bandWas,
+    previous_fetched_at: fetchedAtText(c.previousAt),
+  };
+}
+
+/** The `changes` object of a whole JSON row: the --changes columns by name, lists as arrays; null when empty. */
+export function changesObject(row: EnrichedRow): Record<string, FieldValue> | null {
+  const values = changeValues(row);
+  return values.change === null ? null : values;
+}

@@ -1,0 +1,95 @@
+// Claims: which hosts another process is buying right now. The check just before a batch is sent (answers.ts
+// getFresh) sees what other processes have bought, but not what they have in flight: two runs that reach the
+// same hosts at the same time (a run that skipped ahead through hosts the other bought catches up with it)
+// would each buy every host from there on. So, once another connection is known to share the file, a batch's
+// hosts are claimed just before it is sent; a host another live process has claimed is put back to be looked
+// up in a moment, when its answer is in the cache. A claim ends when its answer is stored, when its request
+// gives up, when its process is gone, or after CLAIM_MS (a hung process must not hold a host for ever).
+import { randomUUID } from 'node:crypto';
+import type Database from 'better-sqlite3';
+import { alive } from '../../config/paths.js';
+
+/** Longest a claim holds: a request's timeout (30 s) and its retries' backoff, with room. */
+const CLAIM_MS = 2 * 60_000;
+
+/** The claims table; created with the cache's own (schema.ts). */
+export const CLAIMS_SCHEMA = `
+  CREATE TABLE IF NOT EXISTS claims (
+    endpoint   TEXT    NOT NULL,
+    host       TEXT    NOT NULL,
+    owner      TEXT    NOT NULL,
+    pid        INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL,
+    PRIMARY KEY (endpoint, host)
+  ) WITHOUT ROWID;
+`;
+
+export interface Claims {
+  /**
+   * Says this connection is about to buy (a row under the endpoint '', which no answer uses); true when another
+   * live connection has said so. Two runs that start together each learn of the other before their first
+   * request: whichever writes second sees the first's row, and the first sees the file change.
+   */
+  join(): boolean;
+  /** Takes back what join said (the cache closes). */
+  leave(): void;
+  /** Claims `hosts` for this connection; returns those another live process holds (not claimed here). */
+  claim(endpoint: string, hosts: readonly string[]): string[];
+  /** Ends this connection's claims on `hosts` (answered, or given up). */
+  release(endpoint: string, hosts: readonly string[]): void;
+}
+
+/** The claims of one connection to the cache file. */
+export function openClaims(db: Database.Database, clock: () => number): Claims {
+  // A process can hold two connections (a library caller, a test): the owner is the connection, not the pid.
+  const owner = randomUUID();
+  const held = db.prepare<[string, string], { host: string; owner: string; pid: number; expires_at: number }>(
+    'SELECT host, owner, pid, expires_at FROM claims WHERE endpoint = ? AND host IN (SELECT value FROM json_each(?))',
+  );
+  const take = db.prepare<[string, string, number, number, string]>(
+    `INSERT INTO claims (endpoint, host, owner, pid, expires_at) SELECT ?, value, ?, ?, ? FROM json_each(?) WHERE true
+     ON CONFLICT (endpoint, host) DO UPDATE SET owner = excluded.owner, pid = excluded.pid, expires_at = excluded.expires_at`,
+  );
+  const drop = db.prepare<[string, string, string]>('DELETE FROM claims WHERE owner = ? AND endpoint = ? AND host IN (SELECT value FROM json_each(?))');
+  const expired = db.prepare<[number]>('DELETE FROM claims WHERE expires_at < ?');
+  let takes = 0;
+  let mine = false;
+  const present = db.prepare<[string, string, number]>(
+    `INSERT OR REPLACE INTO claims (endpoint, host, owner, pid, expires_at) VALUES ('', ?, ?, ?, ${Number.MAX_SAFE_INTEGER})`,
+  );
+  const others = db.prepare<[string], { host: string; pid: number }>("SELECT host, pid FROM claims WHERE endpoint = '' AND owner != ?");
+  const gone = db.prepare<[string]>("DELETE FROM claims WHERE endpoint = '' AND host = ?");
+  const join = db.transaction((): boolean => {
+    present.run(owner, owner, process.pid);
+    let live = false;
+    for (const o of others.all(owner)) {
+      if (o.pid === process.pid || alive(o.pid)) live = true;
+      else gone.run(o.host); // a run killed before it could leave
+    }
+    return live;
+  });
+
+  const claim = db.transaction((endpoint: string, hosts: readonly string[]): string[] => {
+    const now = clock();
+    if (++takes % 64 === 1) expired.run(now);
+    const busy = new Set<string>();
+    for (const c of held.all(endpoint, JSON.stringify(hosts))) {
+      if (c.owner !== owner && c.expires_at >= now && (c.pid === process.pid || alive(c.pid))) busy.add(c.host);
+    }
+    const free = hosts.filter((h) => !busy.has(h));
+    if (free.length > 0) {
+      take.run(endpoint, owner, process.pid, now + CLAIM_MS, JSON.stringify(free));
+      mine = true;
+    }
+    return [...busy];
+  });
+
+  return {
+    join: () => join.immediate(),
+    leave: () => void gone.run(owner),
+    claim: (endpoint, hosts) => (hosts.length === 0 ? [] : claim.immediate(endpoint, hosts)),
+    release(endpoint, hosts) {
+      if (mine && hosts.length > 0) drop.run(owner, endpoint, JSON.stringify(hosts));
+    },
+  };
+}

@@ -1,0 +1,241 @@
+// The account state file, state.sqlite in the cache directory: per account (base URL and key fingerprint,
+// never the key) the quota memo, the learned rate and the limiter's shared slots. Apart from cache.sqlite so
+// `cache clear` does not forget the quota or the limiter, and the answers' big merges never hold up a
+// limiter that every process of the account consults before each request.
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import type Database from 'better-sqlite3';
+import type { QuotaInfo } from '../../api/types.js';
+import type { SlotStore } from '../../run/limit/limiter.js';
+import { memorySlots } from '../../run/limit/slots.js';
+import { CacheCorruptError, CacheUnavailableError, checkedForDamage } from '../errors.js';
+import { exhaustedFigures, figuresOf, mergeFigures, type QuotaFigures, type QuotaMemo } from '../quota-memo.js';
+import type { CacheLocation } from './schema.js';
+import { openSqlite } from './schema.js';
+import { failoverSlots, SLOTS_SCHEMA, sqliteSlots } from './slots.js';
+
+export { type QuotaMemo, quotaMemoTrusted } from '../quota-memo.js';
+
+/** A rate the service was seen to allow: `requests` per `windowMs`. */
+export interface LearnedRate {
+  requests: number;
+  windowMs: number;
+}
+
+/** What is kept for one account (base URL and key) across runs and shared by its processes. */
+export interface AccountState {
+  /** `${baseUrl} ${keyFingerprint}`. */
+  readonly account: string;
+  /** Records an answer's quota headers: keeps the lowest remaining of the current period. */
+  noteQuota(q: QuotaInfo): void;
+  /** Records a 402 that carried no quota headers: nothing is left in the current period. */
+  noteExhausted(seenAt: number): void;
+  quota(): QuotaMemo | null;
+  learnedRate(): LearnedRate | null;
+  saveLearnedRate(rate: LearnedRate): void;
+  /** The limiter's slots of this account, shared with every process using the file. */
+  slots(): SlotStore;
+  close(): void;
+}
+
+const STATE_FILE = 'state.sqlite';
+const STATE_VERSION = 1;
+
+/** The full path of the account state file (always state.sqlite in the cache directory). */
+export const stateFile = (where: CacheLocation): string => path.join(where.dir, STATE_FILE);
+
+/** A key's stand-in wherever an account is named: stable, short, and never the key. */
+export function keyFingerprint(key: string): string {
+  return `k:${createHash('sha256').update(key).digest('hex').slice(0, 12)}`;
+}
+
+/** How an account is named in the file: its base URL and its key's fingerprint. */
+export const accountName = (baseUrl: string, fingerprint: string): string => `${baseUrl} ${fingerprint}`;
+
+interface MemoRow {
+  base_url: string;
+  key_fp: string;
+  quota_limit: number | null;
+  remaining: number | null;
+  reset: string | null;
+  reset_raw: string | null;
+  seen_at: number;
+}
+
+const READ_RATE = 'SELECT requests, window_ms FROM learned_rate WHERE account = ?';
+const rateOf = (row: { requests: number; window_ms: number } | undefined): LearnedRate | null =>
+  row ? { requests: row.requests, windowMs: row.window_ms } : null;
+
+const rowToMemo = (r: MemoRow): QuotaMemo => ({
+  baseUrl: r.base_url,
+  keyFingerprint: r.key_fp,
+  limit: r.quota_limit,
+  remaining: r.remaining,
+  reset: r.reset,
+  resetRaw: r.reset_raw,
+  seenAt: r.seen_at,
+});
+
+function prepareState(db: Database.Database, file: string): void {
+  const version = db.pragma('user_version', { simple: true }) as number;
+  if (version > STATE_VERSION) {
+    throw new CacheUnavailableError(file, `the account state file ${file} was written by a newer domain-intel; upgrade to use it`, { code: 'cache_version' });
+  }
+  // In place already: no write (setting user_version is one) on every open, which each lookup pays.
+  if (version === STATE_VERSION) return;
+  db.exec(`
+    CREATE TABLE IF NOT EXISTS quota (
+      account     TEXT    NOT NULL PRIMARY KEY,
+      base_url    TEXT    NOT NULL,
+      key_fp      TEXT    NOT NULL,
+      quota_limit INTEGER,
+      remaining   INTEGER,
+      reset       TEXT,
+      reset_raw   TEXT,
+      seen_at     INTEGER NOT NULL
+    ) WITHOUT ROWID;
+    CREATE TABLE IF NOT EXISTS learned_rate (
+      account    TEXT    NOT NULL PRIMARY KEY,
+      requests   INTEGER NOT NULL CHECK (requests > 0),
+      window_ms  INTEGER NOT NULL CHECK (window_ms > 0),
+      learned_at INTEGER NOT NULL
+    ) WITHOUT ROWID;
+    ${SLOTS_SCHEMA}
+    PRAGMA user_version = ${STATE_VERSION};
+  `);
+}
+
+// The state holds nothing that cannot be learned again, so damage is met with that way out rather than
+// `cache clear` (which leaves this file alone); either way an unusable file is the cache's exit (9).
+function damaged(file: string, err: CacheCorruptError): CacheUnavailableError {
+  const what = `the account state file ${file} is damaged (${err.message})`;
+  return new CacheUnavailableError(file, `${what}; delete it: it holds only the quota last seen, the learned rate and the limiter's window`, { cause: err });
+}
+
+/** Runs `fn` on the state file, damage found on the way becoming the state file's error. */
+function guarded<T>(file: string, fn: () => T): T {
+  try {
+    return checkedForDamage(file, fn);
+  } catch (err) {
+    throw err instanceof CacheCorruptError ? damaged(file, err) : err;
+  }
+}
+
+async function openStateDb(where: CacheLocation): Promise<{ db: Database.Database; file: string }> {
+  const file = stateFile(where);
+  try {
+    return await openSqlite(where.dir, file, prepareState, 'account state file');
+  } catch (err) {
+    throw err instanceof CacheCorruptError ? damaged(file, err) : err;
+  }
+}
+
+/**
+ * Opens (creating if needed) the state of the account `baseUrl` + `key` in the cache directory `where.dir`.
+ * `onTrouble` is told (once) when the limiter's shared slots can no longer be written mid-run and the run
+ * goes on with slots of its own (failoverSlots); the other writes throw, for their callers to survive.
+ */
+export async function openAccountState(
+  where: CacheLocation,
+  baseUrl: string,
+  key: string,
+  clock: () => number = Date.now,
+  onTrouble: (message: string) => void = () => {},
+): Promise<AccountState> {
+  const { db, file } = await openStateDb(where);
+  const fp = keyFingerprint(key);
+  const account = accountName(baseUrl, fp);
+  const damage = <T>(fn: () => T): T => guarded(file, fn);
+  try {
+    return damage(() => {
+      const readMemo = db.prepare<[string], MemoRow>('SELECT * FROM quota WHERE account = ?');
+      const writeMemo = db.prepare<[string, string, string, number | null, number | null, string | null, string | null, number]>(
+        'INSERT OR REPLACE INTO quota VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+      );
+      const readRate = db.prepare<[string], { requests: number; window_ms: number }>(READ_RATE);
+      const writeRate = db.prepare<[string, number, number, number]>('INSERT OR REPLACE INTO learned_rate VALUES (?, ?, ?, ?)');
+      const memo = (): QuotaMemo | null => {
+        const row = readMemo.get(account);
+        return row ? rowToMemo(row) : null;
+      };
+      // Read and write in one immediate transaction: two processes of the account must not both keep their
+      // own figure over the other's lower one.
+      const transaction = db.transaction((change: (current: QuotaFigures | null) => QuotaFigures) => {
+        const f = change(memo());
+        writeMemo.run(account, baseUrl, fp, f.limit, f.remaining, f.reset, f.resetRaw, f.seenAt);
+      });
+      const update = (change: (current: QuotaFigures | null) => QuotaFigures) => transaction.immediate(change);
+      let slots: SlotStore | undefined;
+      return {
+        account,
+        noteQuota: (q) => damage(() => update((current) => mergeFigures(current, figuresOf(q)))),
+        noteExhausted: (seenAt) => damage(() => update((current) => exhaustedFigures(current, seenAt))),
+        quota: () => damage(memo),
+        learnedRate: () => damage(() => rateOf(readRate.get(account))),
+        saveLearnedRate: (rate) => {
+          if (!(rate.requests > 0 && rate.windowMs > 0)) return; // nothing learned worth keeping
+          damage(() => writeRate.run(account, Math.round(rate.requests), Math.round(rate.windowMs), clock()));
+        },
+        slots: () => {
+          slots ??= failoverSlots(sqliteSlots(db, account, clock), (trouble) =>
+            onTrouble(`the account state file ${file} cannot be written (${trouble}): going on with this run's own rate limit, not shared with other runs`),
+          );
+          return slots;
+        },
+        close: () => db.close(),
+      };
+    });
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+}
+
+/**
+ * The state of an account for this process only, when the state file cannot be used (an unwritable or damaged
+ * cache directory): the memo lives as long as the process, nothing is learned for later, and the limiter's
+ * slots are not shared. A lookup still works; only what is kept between runs is lost.
+ */
+export function processAccountState(baseUrl: string, key: string): AccountState {
+  const fp = keyFingerprint(key);
+  let figures: QuotaFigures | null = null;
+  const slots = memorySlots();
+  return {
+    account: accountName(baseUrl, fp),
+    noteQuota: (q) => {
+      figures = mergeFigures(figures, figuresOf(q));
+    },
+    noteExhausted: (seenAt) => {
+      figures = exhaustedFigures(figures, seenAt);
+    },
+    quota: () => (figures === null ? null : { baseUrl, keyFingerprint: fp, ...figures }),
+    learnedRate: () => null,
+    saveLearnedRate: () => {},
+    slots: () => slots,
+    close: () => {},
+  };
+}
+
+/** Every account's quota memo in the state file, newest first; none when there is no file (none is created). */
+export async function listQuotaMemos(where: CacheLocation): Promise<QuotaMemo[]> {
+  return withState(where, [], (db) => db.prepare<[], MemoRow>('SELECT * FROM quota ORDER BY seen_at DESC').all().map(rowToMemo));
+}
+
+/** The learned rate of one account, read without creating the state file; null when none was learned. */
+export async function readLearnedRate(where: CacheLocation, baseUrl: string, key: string): Promise<LearnedRate | null> {
+  return withState(where, null, (db) =>
+    rateOf(db.prepare<[string], { requests: number; window_ms: number }>(READ_RATE).get(accountName(baseUrl, keyFingerprint(key)))),
+  );
+}
+
+/** Runs a read on the state file, or answers `none` when it does not exist yet. */
+async function withState<T>(where: CacheLocation, none: T, read: (db: Database.Database) => T): Promise<T> {
+  if (!fs.existsSync(stateFile(where))) return none;
+  const { db, file } = await openStateDb(where);
+  try {
+    return guarded(file, () => read(db));
+  } finally {
+    db.close();
+  }
+}

@@ -1,0 +1,87 @@
+// The one comparison of two answers about a host (diff.ts): by the columns the CLI writes, named as the CSV
+// names them; status changes alone for gone/back; lists compared item by item.
+import { describe, expect, it } from 'vitest';
+import { added, answerColumns, diffAnswers, sameValue } from '../../src/domain/diff.js';
+import { KINDS } from '../../src/domain/kinds.js';
+
+const profile = (over: Record<string, unknown> = {}) => ({
+  domain: 'a.example',
+  resolves: true,
+  technologies: ['HubSpot', 'Nginx'],
+  traffic: { estimated_monthly_visits: 1000, band: '1k-10k', as_of: '2025-10' },
+  employees: { low: 10, high: 50, point: 20, as_of: '2025-10' },
+  redirect_to: null,
+  ...over,
+});
+const found = (body: unknown) => ({ status: 'found' as const, body });
+const missing = { status: 'missing' as const, body: null };
+
+describe('diffAnswers', () => {
+  const spec = KINDS.profile;
+
+  it('is new when nothing was held, same for the same answer, found or missing', () => {
+    expect(diffAnswers(spec, 'a.example', null, found(profile()))).toEqual({ change: 'new', fields: [] });
+    expect(diffAnswers(spec, 'a.example', null, missing)).toEqual({ change: 'new', fields: [] });
+    expect(diffAnswers(spec, 'a.example', found(profile()), found(profile()))).toEqual({ change: 'same', fields: [] });
+    expect(diffAnswers(spec, 'a.example', missing, missing)).toEqual({ change: 'same', fields: [] });
+  });
+
+  it('names the columns that differ, in column order, with their values as the CSV has them (lists kept)', () => {
+    const after = profile({
+      technologies: ['Nginx', 'Shopify'],
+      traffic: { estimated_monthly_visits: 20000, band: '10k-100k', as_of: '2025-10' },
+      redirect_to: 'b.example',
+    });
+    expect(diffAnswers(spec, 'a.example', found(profile()), found(after))).toEqual({
+      change: 'changed',
+      fields: [
+        { field: 'technologies', from: ['HubSpot', 'Nginx'], to: ['Nginx', 'Shopify'] },
+        { field: 'redirect_to', from: null, to: 'b.example' },
+        { field: 'traffic_visits', from: 1000, to: 20000 },
+        { field: 'traffic_band', from: '1k-10k', to: '10k-100k' },
+      ],
+    });
+  });
+
+  it('says gone and back with the status change alone, whatever else moved', () => {
+    expect(diffAnswers(spec, 'a.example', found(profile()), missing)).toEqual({ change: 'gone', fields: [{ field: 'status', from: 'found', to: 'missing' }] });
+    expect(diffAnswers(spec, 'a.example', missing, found(profile()))).toEqual({ change: 'back', fields: [{ field: 'status', from: 'missing', to: 'found' }] });
+  });
+
+  it("ignores what the columns do not show, and the row's own fields", () => {
+    expect(answerColumns(spec, 'a.example', found(profile()))).not.toHaveProperty('fetched_at');
+    expect(answerColumns(spec, 'a.example', found(profile()))).not.toHaveProperty('host');
+    expect(diffAnswers(spec, 'a.example', found(profile()), found(profile({ unknown_extra: 1 })))).toEqual({ change: 'same', fields: [] });
+  });
+
+  it('compares traffic months by value and employees per row host', () => {
+    const series = (visits: number) => ({ estimated_monthly_visits: visits, band: '1k-10k', as_of: '2025-10', history: [{ month: '2025-09', visits }] });
+    expect(diffAnswers(KINDS.traffic, 'a.example', found(series(5)), found(series(5))).change).toBe('same');
+    expect(diffAnswers(KINDS.traffic, 'a.example', found(series(5)), found(series(6))).fields.map((f) => f.field)).toEqual([
+      'traffic_visits',
+      'traffic_history',
+    ]);
+    const staff = (high: number) => ({ apex: 'a.example', estimated_employees: { low: 1, high, point: 2 }, as_of: '2025-10' });
+    expect(diffAnswers(KINDS.employees, 'www.a.example', found(staff(9)), found(staff(12))).fields).toEqual([{ field: 'employees_high', from: 9, to: 12 }]);
+  });
+});
+
+describe('sameValue and added', () => {
+  it('compares lists item by item and scalars exactly', () => {
+    expect(sameValue(['a', 'b'], ['a', 'b'])).toBe(true);
+    expect(sameValue(['a', 'b'], ['b', 'a'])).toBe(false);
+    expect(sameValue(['a'], ['a', 'b'])).toBe(false);
+    expect(sameValue([{ month: '2025-09', visits: 1 }], [{ month: '2025-09', visits: 1 }])).toBe(true);
+    expect(sameValue([{ month: '2025-09', visits: 1 }], [{ month: '2025-09', visits: 2 }])).toBe(false);
+    expect(sameValue(null, null)).toBe(true);
+    expect(sameValue(1, '1')).toBe(false);
+    expect(sameValue(null, [])).toBe(false);
+  });
+
+  it('lists what one list adopted over another (swapped: what it dropped)', () => {
+    expect(added(['HubSpot', 'Nginx'], ['Nginx', 'Shopify'])).toEqual(['Shopify']);
+    expect(added(['Nginx', 'Shopify'], ['HubSpot', 'Nginx'])).toEqual(['HubSpot']);
+    expect(added(null, ['Nginx'])).toEqual(['Nginx']);
+    expect(added(['Nginx'], null)).toEqual([]);
+  });
+});
