@@ -10,7 +10,9 @@ export { enrich, type AnswerStore, type EnrichOptions, type EnrichRun } from './
 export { runJob, type JobInput, type JobOutput, type JobResult } from './run/job.js';
 export { openInput } from './input/read.js';
 export { columnsFor, createRowWriter, flatten, neutraliseCell, openOutput } from './output/write.js';
-export { memorySlots, RateLimiter, type LimiterOptions, type SlotStore } from './run/limit/limiter.js';
+export { RateLimiter, type LimiterOptions } from './run/limit/limiter.js';
+export type { SlotStore } from './store/contract.js';
+export { memorySlots } from './store/memory-slots.js';
 export { isComplete, type RunEvent, type RunStats } from './run/stats.js';
 export type { OutputTarget } from './output/target.js';
 export type { EnrichedRow, InputRecord, InputShape, RowStatus, RunKind } from './domain/types.js';

@@ -4,17 +4,16 @@
 import { normaliseBaseUrl } from '../api/base-url.js';
 import { UsageError } from '../api/errors.js';
 import { PLANS, type PlanName } from '../api/types.js';
-import { type GivenOptions, longName, OPTIONS, type OptionRow } from '../cli/options/table.js';
 import { resolveKey, type ResolvedKey } from './keys.js';
 import { cacheDir as defaultCacheDir, type Env } from './paths.js';
 import type { SettingsReader, StoredSettings } from './settings.js';
-import { MINUTE_MS, parsePlan, parseRate, type Rate } from './values.js';
+import { type ConfigFlags, SETTINGS, type SettingKey } from './settings-table.js';
+import { DEFAULT_MAX_AGE_MS, MINUTE_MS, parsePlan, parseRate, type Rate } from './values.js';
+
+export type { ConfigFlags } from './settings-table.js';
 
 /** Where a resolved value came from. 'plan' means derived from the plan's limit. */
 type ConfigSource = 'default' | 'stored' | 'env' | 'flag' | 'plan';
-
-/** The options given on the command line that the resolver reads; undefined means "not given". */
-export type ConfigFlags = Pick<GivenOptions, 'baseUrl' | 'plan' | 'rpm' | 'rate' | 'maxAge' | 'cache'>;
 
 /** Everything a command needs to talk to the service, resolved once. */
 export interface ResolvedConfig {
@@ -43,7 +42,6 @@ export interface ResolveConfigOptions {
   onWarning?: (message: string) => void;
 }
 
-type SettingKey = NonNullable<OptionRow['setting']>;
 /** What one layer says about the settings; a key is absent where the layer is silent. */
 interface Said {
   baseUrl?: string;
@@ -78,9 +76,7 @@ const READ: {
 };
 
 /** The options that are also settings: `config set <name>` takes the long flag's name (base-url). */
-const settingRows = (Object.values(OPTIONS) as OptionRow[]).flatMap((row) =>
-  row.setting && row.env ? [{ setting: row.setting, env: row.env, name: longName(row) }] : [],
-);
+const settingRows = (Object.entries(SETTINGS) as [SettingKey, (typeof SETTINGS)[SettingKey]][]).map(([setting, s]) => ({ setting, env: s.env, name: s.name }));
 
 /** The names `config set` and `config unset` take. */
 export const SETTING_NAMES = settingRows.map((row) => row.name);
@@ -143,11 +139,11 @@ export function resolveConfig(options: ResolveConfigOptions = {}): ResolvedConfi
   // Its shape is checked when a request must go (cli/services.ts): a malformed key is refused then, before
   // anything is sent, and commands that send nothing (config show, answers from the cache) need none.
   const key = resolveKey({ settings: options.settings ?? null, env });
-  const maxAgeMs = flags.maxAge ?? OPTIONS.maxAge.default;
+  const maxAgeMs = flags.maxAge ?? DEFAULT_MAX_AGE_MS;
   if (!(maxAgeMs >= 0)) throw new UsageError('--max-age must not be negative', 'bad_duration');
 
   return {
-    baseUrl: baseUrlLayer?.[1].baseUrl ?? OPTIONS.baseUrl.default,
+    baseUrl: baseUrlLayer?.[1].baseUrl ?? SETTINGS.baseUrl.default,
     plan: planLayer?.[1].plan ?? null,
     rpm: rate.requests,
     windowMs: rate.windowMs,

@@ -4,19 +4,13 @@
 // the column a user sees and nothing the columns do not show is reported.
 import type { FieldValue } from './fields.js';
 import type { KindSpec } from './kinds.js';
-import type { EnrichedRow, RowStatus } from './types.js';
+import type { ChangeKind, EnrichedRow, RowStatus } from './types.js';
 
 /** An answer as compared: what the service said (found with a body, or missing). */
 export interface Compared {
   status: 'found' | 'missing';
   body: unknown;
 }
-
-/**
- * `new`: nothing was held before; `same`: the same answer again; `changed`: found both times, some field
- * differs; `gone`: found, now missing; `back`: missing, now found.
- */
-export type ChangeKind = 'new' | 'same' | 'changed' | 'gone' | 'back';
 
 /** One field that differs: `field` is a column name (technologies, traffic_band, ...), or `status` for gone/back. */
 interface FieldChange {

@@ -1,13 +1,10 @@
 // Our appended columns per run kind and a row's values for them, as one object literal per kind: its keys,
 // in order, ARE the column list (columnsFor in flatten.ts reads them), so the CSV header, the JSON --fields
 // objects and the help text cannot drift apart.
-import type { DomainProfile, EmployeesResult, TrafficHistory, TrafficMonth } from '../api/types.js';
-import type { EnrichedRow, RunKind } from './types.js';
+import type { DomainProfile, EmployeesResult, TrafficHistory } from '../api/types.js';
+import type { EnrichedRow, FieldValue, RunKind } from './types.js';
 
-/** A cell value as CSV renders it: lists already joined. */
-export type FlatValue = string | number | boolean | null;
-/** A field value before rendering: lists stay lists so JSON can keep them as arrays. */
-export type FieldValue = FlatValue | string[] | TrafficMonth[];
+export type { FieldValue, FlatValue } from './types.js';
 
 // Each kind builds its record as one literal with the common fields (status, host, reason) first. Not
 // `{ ...common, ...rest }`: on Node 20 merging two spreads of this size costs ~90 us a row (measured), the

@@ -3,7 +3,7 @@
 import { UsageError } from '../api/errors.js';
 import { columnsOf, type FieldValue, type FlatValue } from './fields.js';
 import { KINDS } from './kinds.js';
-import { CHANGE_COLUMNS, changeValues } from '../run/row-change.js';
+import { CHANGE_COLUMNS, changeValues } from './row-change.js';
 import type { EnrichedRow, RunKind } from './types.js';
 
 export { fetchedAtText } from './fields.js';

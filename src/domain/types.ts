@@ -1,8 +1,6 @@
 // The records that flow through the pipeline (see ARCHITECTURE.md "The flow").
-import type { DomainProfile, EmployeesResult, TrafficHistory } from '../api/types.js';
-import type { Delimiter, Ragged } from '../input/dialect.js';
-import type { Encoding } from '../input/encoding.js';
-import type { RowChange } from '../run/row-change.js';
+import type { DomainProfile, EmployeesResult, TrafficHistory, TrafficMonth } from '../api/types.js';
+import type { Delimiter, Encoding, Ragged } from './input-forms.js';
 
 /** One input row as read: its physical line number (1-based) and its cells, exactly as in the file. */
 export interface InputRecord {
@@ -87,3 +85,29 @@ export interface EnrichedRow<K extends RunKind = RunKind> {
    */
   change?: RowChange;
 }
+
+/**
+ * `new`: nothing was held before; `same`: the same answer again; `changed`: found both times, some field
+ * differs; `gone`: found, now missing; `back`: missing, now found.
+ */
+export type ChangeKind = 'new' | 'same' | 'changed' | 'gone' | 'back';
+
+/** What a row's answer changed: one object per key and answer, shared by the key's rows. */
+export interface RowChange {
+  change: ChangeKind;
+  /** Column names that differ (`status` alone for gone/back), in column order. */
+  fields: string[];
+  techAdded: string[];
+  techRemoved: string[];
+  /** The previous traffic band when the band differs, else null. */
+  bandWas: FieldValue;
+  /** When the previous answer was fetched (epoch ms); null for `new` and for `same` by the history rule. */
+  previousAt: number | null;
+  /** The second the answer compared was fetched in: a repeat served another answer is judged afresh. */
+  second: number;
+}
+
+/** A cell value as CSV renders it: lists already joined. */
+export type FlatValue = string | number | boolean | null;
+/** A field value before rendering: lists stay lists so JSON can keep them as arrays. */
+export type FieldValue = FlatValue | string[] | TrafficMonth[];

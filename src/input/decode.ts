@@ -5,7 +5,8 @@
 // encodings are transcoded chunk by chunk. Memory stays at one chunk plus <= 3 bytes.
 import { isAscii, isUtf8 } from 'node:buffer';
 import { InputError } from '../api/errors.js';
-import { bomOf, type Encoding, encodingName, looks1252, type Transcoder, transcoder, utf16Without } from './encoding.js';
+import type { Encoding } from '../domain/input-forms.js';
+import { bomOf, encodingName, looks1252, type Transcoder, transcoder, utf16Without } from './encoding.js';
 
 /** Longest line (or CSV row) accepted: beyond it the input is refused rather than buffered. */
 export const MAX_LINE_BYTES = 1024 * 1024;

@@ -14,10 +14,8 @@
 // - `--delimiter` forces it (and a table: a list is never guessed then); `--input-format tsv` means tab and
 //   `--input-format csv` a comma, as they did before (a forced format is the user's word, not sniffed over).
 import { type LineReader, lineText } from './lines.js';
+import { DELIMITERS, type Delimiter } from '../domain/input-forms.js';
 import type { InputShape } from '../domain/types.js';
-
-const DELIMITERS = [',', ';', '\t', '|'] as const;
-export type Delimiter = (typeof DELIMITERS)[number];
 
 /** Rows after the header looked at when the header holds more than one candidate. */
 const SAMPLE_ROWS = 20;
@@ -115,13 +113,6 @@ function cellCounts(text: string, d: Delimiter): number[] {
   }
   if (!blank) counts.push(cells);
   return counts;
-}
-
-/** Rows of another width than the header, counted as they are read: the run says so once, at its end. */
-export interface Ragged {
-  rows: number;
-  /** The first few such rows' line numbers. */
-  lines: number[];
 }
 
 /** How many line numbers of ragged rows a warning names. */

@@ -16,9 +16,7 @@
 //   once that it decoded the input as Windows-1252 (the shape's `guessedAt`), so a wrong guess is seen.
 // - `latin1` is ISO-8859-1 proper (0x80-0x9F are C1 controls), not the WHATWG label, which means Windows-1252.
 
-/** The encodings --encoding takes. */
-export const ENCODINGS = ['utf-8', 'utf-16le', 'utf-16be', 'windows-1252', 'latin1'] as const;
-export type Encoding = (typeof ENCODINGS)[number];
+import type { Encoding } from '../domain/input-forms.js';
 
 /** Turns a chunk of input bytes into UTF-8 bytes; `end` flushes a character left unfinished. */
 export type Transcoder = (chunk: Buffer, end: boolean) => Buffer;

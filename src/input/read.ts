@@ -32,8 +32,8 @@ import { UsageError } from '../api/errors.js';
 import type { InputRecord, InputShape } from '../domain/types.js';
 import { earlierColumns } from './own-columns.js';
 import { type ByteFacts, inputError, MAX_LINE_BYTES, utf8Chunks } from './decode.js';
-import { type Delimiter, RAGGED_LINES, sniffTable } from './dialect.js';
-import type { Encoding } from './encoding.js';
+import type { Delimiter, Encoding } from '../domain/input-forms.js';
+import { RAGGED_LINES, sniffTable } from './dialect.js';
 import { findHostColumn, HOST_HEADERS } from './host-column.js';
 import { LineReader, lineText, RowStarts, tooLong } from './lines.js';
 

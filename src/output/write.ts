@@ -26,7 +26,7 @@ import type { Writable } from 'node:stream';
 import type { EnrichedRow, InputShape, RunKind } from '../domain/types.js';
 import { chooseColumns, fetchedAtText, fieldValues, renderList } from '../domain/flatten.js';
 import type { FieldValue, FlatValue } from '../domain/flatten.js';
-import { changesObject } from '../run/row-change.js';
+import { changesObject } from '../domain/row-change.js';
 // write.ts is the output end's one entry point; the pieces live in their own files.
 export { columnsFor, flatten } from '../domain/flatten.js';
 export { openOutput } from './file.js';

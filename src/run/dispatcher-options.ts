@@ -3,7 +3,7 @@ import type { DomainIntelClient } from '../api/client.js';
 import type { RetryLimits } from '../api/retry.js';
 import type { QuotaInfo } from '../api/types.js';
 import type { AnswerStore } from '../store/contract.js';
-import type { InputState } from './intake.js';
+import type { InputState } from './input-state.js';
 import type { KindSpec } from '../domain/kinds.js';
 import type { OrderedBuffer } from './ordered-buffer.js';
 import type { RateLimiter } from './limit/limiter.js';

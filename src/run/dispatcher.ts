@@ -7,12 +7,12 @@ import { decide, firstAttempt, isRateLimit, isUnreachable, mayHaveBeenCharged, t
 import type { Answer } from '../domain/kinds.js';
 import type { DispatcherOptions } from './dispatcher-options.js';
 import { QuotaGate } from './quota-gate.js';
-import { Ledger, UNANSWERED } from './ledger.js';
+import { Ledger } from './ledger.js';
 import type { Slot } from './ordered-buffer.js';
-import { INPUT_QUIET_MS } from './intake.js';
+import { INPUT_QUIET_MS } from './input-state.js';
 import { Later } from './bought-elsewhere.js';
 import type { Ticket } from './limit/limiter.js';
-import { type StopReason, stopText } from './stats.js';
+import { type StopReason, stopText, UNANSWERED } from './stats.js';
 import type { RowStatus, RunKind } from '../domain/types.js';
 
 export type { DispatcherOptions } from './dispatcher-options.js';

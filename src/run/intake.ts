@@ -4,25 +4,13 @@ import type { Dispatcher } from './dispatcher.js';
 import type { OrderedBuffer } from './ordered-buffer.js';
 import { PLAN_CHUNK } from './planner.js';
 import type { InputRecord, RunKind } from '../domain/types.js';
-
-/** What the reader tells the dispatcher about the input (the run's reader updates it). */
-export interface InputState {
-  /** Every row has been read and planned. */
-  done: boolean;
-  /** Reading waits for the buffer to drain: the reader decides then when a partial batch goes. */
-  pausedForBuffer: boolean;
-  /** When the last row was read (performance.now(): real time, as the quiet timers'). */
-  lastAt: number;
-}
+import { INPUT_QUIET_MS, type InputState } from './input-state.js';
 
 /**
  * Input rows: records as read from a file, or plain host strings (numbered from line 1), one at a time or in
  * arrays (as openInput's `chunks` gives them).
  */
 export type RecordSource = AsyncIterable<InputRecord | string | InputRecord[]> | Iterable<InputRecord | string | InputRecord[]>;
-
-/** How long input must be quiet before a partial chunk is planned (and a partial batch sent, dispatcher.ts). */
-export const INPUT_QUIET_MS = 200;
 
 export interface IntakeParts<K extends RunKind> {
   records: RecordSource;

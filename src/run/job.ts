@@ -1,8 +1,7 @@
 // A whole job as a library call: read an input stream, enrich it, write the rows to an output stream.
 // The CLI wraps this with files, progress and exit codes; other programs can call it directly.
 import type { Writable } from 'node:stream';
-import type { Delimiter } from '../input/dialect.js';
-import type { Encoding } from '../input/encoding.js';
+import type { Delimiter, Encoding } from '../domain/input-forms.js';
 import { InputError, InvalidKeyError, UsageError } from '../api/errors.js';
 import { openInput, type InputFormat } from '../input/read.js';
 import { enrich, type EnrichOptions, type RecordSource } from './enrich.js';

@@ -19,9 +19,6 @@ function periodOf(a: QuotaInfo, b: QuotaInfo): 'same' | 'newer' | 'older' {
   return order === 0 ? 'same' : order > 0 ? 'newer' : 'older';
 }
 
-/** What a row says when a batch answer left its host out of both lists. */
-export const UNANSWERED = "not answered: the service's batch answer left this host out (not recorded as spent; a re-run fetches it)";
-
 interface LedgerOptions<K extends RunKind> {
   spec: KindSpec;
   store: AnswerStore;

@@ -9,11 +9,11 @@
 import type { AnswerStore, StoredAnswer } from '../store/contract.js';
 import type { KindSpec } from '../domain/kinds.js';
 import { normaliseHost } from '../domain/normalise.js';
-import type { ChangeTracker, RowChange } from './row-change.js';
+import type { ChangeTracker } from './change-tracker.js';
 import type { SeenSet } from './seen-keys.js';
 import type { StaleUse } from './stale-answers.js';
 import type { RunStats } from './stats.js';
-import type { InputRecord, RowStatus } from '../domain/types.js';
+import type { InputRecord, RowChange, RowStatus } from '../domain/types.js';
 
 /** Rows planned at once: one cache read and one seen-set pass per chunk, not per row. */
 export const PLAN_CHUNK = 256;

@@ -3,8 +3,7 @@
 // run counts it (stats.stale) and says why (stats.staleCause). Which failures it stands in for, and the words
 // for why, are here, shared by a run (run/waiting-rows.ts, planner.ts) and a single lookup (run/single-lookup.ts).
 import { AbortedError, BadRequestError, DomainIntelError, InvalidKeyError, NetworkError, ProtocolError, RateLimitedError, UsageError } from '../api/errors.js';
-import { UNANSWERED } from './ledger.js';
-import { type RunStats, stopCause } from './stats.js';
+import { type RunStats, stopCause, UNANSWERED } from './stats.js';
 
 /**
  * True when an older answer may stand in for a lookup that failed with `err`. Not when the service answered

@@ -158,3 +158,6 @@ export function emptyStats(now: number): RunStats {
     inputChars: 0,
   };
 }
+
+/** What a row says when a batch answer left its host out of both lists. */
+export const UNANSWERED = "not answered: the service's batch answer left this host out (not recorded as spent; a re-run fetches it)";

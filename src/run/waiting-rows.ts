@@ -7,10 +7,10 @@
 import type { StoredAnswer } from '../store/contract.js';
 import type { KindSpec } from '../domain/kinds.js';
 import type { OrderedBuffer, Slot } from './ordered-buffer.js';
-import type { ChangeTracker, RowChange } from './row-change.js';
+import type { ChangeTracker } from './change-tracker.js';
 import type { SeenSet } from './seen-keys.js';
 import { mayStandIn, type StaleUse } from './stale-answers.js';
-import type { RowStatus, RunKind } from '../domain/types.js';
+import type { RowChange, RowStatus, RunKind } from '../domain/types.js';
 
 /** Rows waiting on each key queued or in flight, and the reasons of keys that failed. */
 export class Waiting<K extends RunKind> {

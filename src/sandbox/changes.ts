@@ -4,23 +4,9 @@
 // that changed nothing (a host that left and came back in between) is not listed.
 import type { DomainProfile } from '../api/types.js';
 import { createDataset } from './dataset.js';
-import type { Dataset } from './types.js';
+import type { ChangeValue, Dataset, ReleaseChange } from './types.js';
 
 /** A value as compared: lists (technologies) kept as lists. */
-type ChangeValue = string | number | boolean | string[] | null;
-
-/**
- * One change of a domain profile (the lookup and batch answer). `field` is one of the profile columns the CLI
- * writes (technologies, traffic_band, employees_high, ...), or `status` for a host the service stopped or
- * started holding (`found` -> `missing`, `missing` -> `found`), whose other fields are then not listed.
- */
-export interface ReleaseChange {
-  host: string;
-  field: string;
-  from: ChangeValue;
-  to: ChangeValue;
-}
-
 /** A profile as the CLI's columns (domain/fields.ts profileValues, without the row's own fields). */
 function columns(p: DomainProfile): Record<string, ChangeValue> {
   return {

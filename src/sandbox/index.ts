@@ -2,7 +2,7 @@
 export { startSandbox } from './server.js';
 export { createDataset } from './dataset.js';
 export { changesBetween } from './changes.js';
-export type { ReleaseChange } from './changes.js';
+export type { ReleaseChange } from './types.js';
 export { FIRST_RELEASE } from './release.js';
 export { PACK_SIZE } from './meter.js';
 export { DEFAULT_READINGS, READING_CHOICES, RESET_STYLES } from './readings.js';

@@ -1,7 +1,6 @@
 // Public shapes of the sandbox: its options, its handle and its reports. Kept apart from the code so
 // the CLI and the tests can import them without pulling in node:http.
 import type { CatalogCategory, DomainProfile, EmployeesResult, PlanName, TechnologyCount, TrafficHistory } from '../api/types.js';
-import type { ReleaseChange } from './changes.js';
 import type { Readings } from './readings.js';
 
 /** Probabilities (0..1) of each injected fault, drawn per request from the seeded fault stream. */
@@ -195,4 +194,18 @@ export interface Sandbox {
   /** The dataset of the release served. */
   readonly dataset: Dataset;
   close(): Promise<void>;
+}
+
+export type ChangeValue = string | number | boolean | string[] | null;
+
+/**
+ * One change of a domain profile (the lookup and batch answer). `field` is one of the profile columns the CLI
+ * writes (technologies, traffic_band, employees_high, ...), or `status` for a host the service stopped or
+ * started holding (`found` -> `missing`, `missing` -> `found`), whose other fields are then not listed.
+ */
+export interface ReleaseChange {
+  host: string;
+  field: string;
+  from: ChangeValue;
+  to: ChangeValue;
 }

@@ -1,6 +1,5 @@
 // The part of the answer cache a run and a single lookup need (store/ implements it on SQLite), and the
 // in-memory one a library caller gets when it brings none.
-import type { PastReads } from '../run/row-change.js';
 
 /** A cached answer: what the service said about a key, and when it said it. */
 export interface StoredAnswer {
@@ -12,6 +11,11 @@ export interface StoredAnswer {
    * not known (a store that does not keep it, or an answer not yet merged). batch --changes reads it.
    */
   previousAt?: number | null;
+}
+
+/** The history read the rule for cached rows needs (sqlite/history.ts, through the cache's `past`). */
+export interface PastReads {
+  replacedBy(endpoint: string, host: string, at: number): StoredAnswer | null;
 }
 
 /** The part of the answer cache a run needs (store/sqlite/cache.ts implements it). */
@@ -47,30 +51,32 @@ export interface AnswerStore {
   readonly past?: PastReads;
 }
 
-/** An AnswerStore in memory, for library callers who bring none: grows with the distinct hosts of a run. */
-export function memoryStore(): AnswerStore {
-  const map = new Map<string, StoredAnswer>();
-  return {
-    getMany(endpoint, hosts, maxAgeMs) {
-      const out = new Map<string, StoredAnswer>();
-      const oldest = Date.now() - maxAgeMs;
-      for (const host of hosts) {
-        const hit = map.get(`${endpoint} ${host}`);
-        if (hit && hit.fetchedAt >= oldest) out.set(host, hit);
-      }
-      return out;
-    },
-    putMany(entries) {
-      const now = Date.now();
-      for (const e of entries) {
-        const key = `${e.endpoint} ${e.host}`;
-        map.set(key, { status: e.status, body: e.body, fetchedAt: now, previousAt: map.get(key)?.fetchedAt ?? null });
-      }
-      return now;
-    },
-    holdsAny(endpoint) {
-      for (const key of map.keys()) if (key.startsWith(`${endpoint} `)) return true;
-      return false;
-    },
-  };
+/** What a SlotStore answers to `take`: the slot, or when to look again (null: only an answer can free one). */
+export type TakeResult = { id: number } | { retryAt: number | null; paused: boolean };
+
+/**
+ * Where the limiter keeps its slots: in memory for one run, or shared by every run of an account
+ * (store/sqlite/slots.ts). Every method is one short atomic step; times are epoch ms on the limiter's clock.
+ */
+export interface SlotStore {
+  /** True when other processes change the slots too: their answers cannot wake a waiter, so it polls. */
+  readonly shared: boolean;
+  /**
+   * Unless a pause holds at `now` or `limit` slots are held (in flight, or answered and not yet free),
+   * takes a slot started at `now`. `holdMs` is how long an answered slot is held: slots answered longer
+   * ago than twice that are forgotten, and in-flight slots of a process that died count as answered now.
+   */
+  take(now: number, limit: number | null, holdMs: number): TakeResult;
+  /** The slot's request was answered at `at` (accepted: anything but a 429); held until `freeAt`, or an announced reset before it. */
+  answer(id: number, at: number, accepted: boolean, freeAt: number): void;
+  /** The slot was not used (nothing was sent): it is free at once. */
+  release(id: number): void;
+  /** A 429: nobody takes a slot before `until`; an announced reset also frees, at `until`, the slots answered before it. */
+  pause(until: number, announced: boolean): void;
+  /** When the current pause ends, or 0. */
+  pausedUntil(): number;
+  /** Accepted requests that started in [from, to), by every user of the store, and the start of the first. */
+  acceptedBetween(from: number, to: number): { count: number; first: number | null };
+  /** Records an announced reset; returns those recorded lately, oldest first. */
+  noteReset(at: number): number[];
 }

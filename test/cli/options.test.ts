@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { END, optionsSection, START, withOptionsSection } from '../../src/cli/options/doc.js';
+import type { OptionRow } from '../../src/cli/options/row.js';
 import {
   addOptions,
   commandPath,
@@ -12,7 +13,6 @@ import {
   flagsOf,
   givenOptions,
   OPTIONS,
-  type OptionRow,
   type Opts,
   optionsOf,
   VERSION_FLAGS,

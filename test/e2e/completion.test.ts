@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { flagsOf, OPTIONS, type OptionRow, optionsOf } from '../../src/cli/options/table.js';
+import type { OptionRow } from '../../src/cli/options/row.js';
+import { flagsOf, OPTIONS, optionsOf } from '../../src/cli/options/table.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { assertBuilt, BIN, cliEnv, runCli } from '../helpers/cli.js';
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { DomainIntelClient } from '../../src/api/client.js';
 import { RETRY_DEFAULTS } from '../../src/api/retry.js';
 import { Dispatcher, type DispatcherOptions } from '../../src/run/dispatcher.js';
-import type { InputState } from '../../src/run/intake.js';
+import type { InputState } from '../../src/run/input-state.js';
 import { KINDS } from '../../src/domain/kinds.js';
 import { OrderedBuffer } from '../../src/run/ordered-buffer.js';
 import { enrich, type EnrichOptions } from '../../src/run/enrich.js';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { InputState } from '../../src/run/intake.js';
-import { INPUT_QUIET_MS, intake, type IntakeParts, type RecordSource } from '../../src/run/intake.js';
+import type { InputState } from '../../src/run/input-state.js';
+import { INPUT_QUIET_MS } from '../../src/run/input-state.js';
+import { intake, type IntakeParts, type RecordSource } from '../../src/run/intake.js';
 import { OrderedBuffer } from '../../src/run/ordered-buffer.js';
 import { PLAN_CHUNK } from '../../src/run/planner.js';
 import { emptyStats } from '../../src/run/stats.js';

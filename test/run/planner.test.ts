@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { type AnswerStore, memoryStore } from '../../src/store/contract.js';
+import type { AnswerStore } from '../../src/store/contract.js';
+import { memoryStore } from '../../src/store/memory.js';
 import { KINDS } from '../../src/domain/kinds.js';
 import { Planner, type PlanTarget } from '../../src/run/planner.js';
 import { openSeenSet } from '../../src/run/seen-keys.js';

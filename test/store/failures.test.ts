@@ -4,7 +4,8 @@
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AnswerStore } from '../../src/store/contract.js';
-import { memorySlots, type SlotStore } from '../../src/run/limit/slots.js';
+import type { SlotStore } from '../../src/store/contract.js';
+import { memorySlots } from '../../src/store/memory-slots.js';
 import type { RunEvent } from '../../src/run/stats.js';
 import { openCache } from '../../src/store/sqlite/cache.js';
 import { CacheCorruptError, storageTrouble } from '../../src/store/errors.js';

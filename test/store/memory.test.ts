@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { memoryStore } from '../../src/store/contract.js';
+import { memoryStore } from '../../src/store/memory.js';
 
 describe('memoryStore', () => {
   it('gives back what was put, by endpoint and host, found or missing', () => {

@@ -1,6 +1,6 @@
 // The options of `domain-intel catalog` of its own, a part of the one option table (options.ts spreads them
 // in). --category, --format, --refresh and --raw are the table's shared rows.
-import type { OptionRow } from './table.js';
+import type { OptionRow } from './row.js';
 
 export const CATALOG_OPTIONS = {
   verbose: {

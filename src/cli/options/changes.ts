@@ -3,7 +3,7 @@
 import { InvalidArgumentError } from 'commander';
 import { parseSince, type Since } from '../../changes/since.js';
 import { list } from './parsers.js';
-import type { OptionRow } from './table.js';
+import type { OptionRow } from './row.js';
 
 /** --since, checked at parse time: a bad value is a usage error naming the option. */
 function since(value: string): Since {

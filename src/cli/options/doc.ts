@@ -1,7 +1,8 @@
 // The README's option reference, generated from the option table (options.ts): `npm run docs` writes it
 // between the markers, and test/cli/options.test.ts fails when the README says anything else. Not part of
 // the CLI's bundle; scripts/docs.mjs and the test load it.
-import { longName, OPTIONS, type OptionRow } from './table.js';
+import type { OptionRow } from './row.js';
+import { longName, OPTIONS } from './table.js';
 
 export const START = '<!-- options:start -->';
 export const END = '<!-- options:end -->';

@@ -2,7 +2,8 @@
 // option's value or throws commander's InvalidArgumentError, so a bad value is a usage error before anything
 // is sent. Kept free of heavy imports: these load for every command, even --help.
 import { InvalidArgumentError } from 'commander';
-import { type Delimiter, parseDelimiter } from '../../input/dialect.js';
+import type { Delimiter } from '../../domain/input-forms.js';
+import { parseDelimiter } from '../../input/dialect.js';
 import { parseDuration, parseRate } from '../../config/values.js';
 
 /** A whole number >= min. */

@@ -2,7 +2,7 @@
 import { InvalidArgumentError } from 'commander';
 import { durationText } from '../../config/values.js';
 import { duration } from './parsers.js';
-import type { OptionRow } from './table.js';
+import type { OptionRow } from './row.js';
 
 /** A plain line more often than this would flood a log (and a timer at 0 ms would spin). */
 const FASTEST_MS = 10;

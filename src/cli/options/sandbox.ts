@@ -5,7 +5,7 @@ import { InvalidArgumentError } from 'commander';
 import { DEFAULT_READINGS, READING_CHOICES } from '../../sandbox/readings.js';
 import { FIRST_RELEASE, releaseOffset } from '../../sandbox/months.js';
 import { counts, intOption, probability } from './parsers.js';
-import type { OptionRow } from './table.js';
+import type { OptionRow } from './row.js';
 
 /** A sandbox reading: its choices, and its default (the reading thought most likely), from sandbox/readings.ts. */
 function reading<K extends keyof typeof READING_CHOICES>(name: K, flag: `--${string}`, help: string) {

@@ -2,7 +2,7 @@
 // input's own options (--column, --input-format, --delimiter, --encoding, --sheet, --prefix) and --format are
 // the table's shared rows.
 import { intOption } from './parsers.js';
-import type { OptionRow } from './table.js';
+import type { OptionRow } from './row.js';
 
 /** The sections --by shows in full, as typed; each names a list of the Summary (summary/types.ts). */
 export const BY_FIELDS = {

@@ -8,10 +8,12 @@ import { type Command, Option } from 'commander';
 import { PLAN_NAMES } from '../../api/types.js';
 import { DEFAULT_MAX_AGE_MS, durationText } from '../../config/values.js';
 import { delimiter, duration, intOption, list, rate } from './parsers.js';
-import { ENCODINGS } from '../../input/encoding.js';
+import { ENCODINGS } from '../../domain/input-forms.js';
 import { CATALOG_OPTIONS } from './catalog.js';
 import { CHANGES_OPTIONS } from './changes.js';
 import { SANDBOX_OPTIONS } from './sandbox.js';
+import { SETTINGS } from '../../config/settings-table.js';
+import type { CommandPath, OptionRow } from './row.js';
 import { PROGRESS_OPTIONS } from './progress.js';
 import { SUMMARIZE_OPTIONS } from './summarize.js';
 
@@ -21,8 +23,6 @@ const SHOWN_FORMATS = ['table', 'json', 'ndjson', 'csv'] as const;
 const BATCH_FORMATS = ['csv', 'json', 'ndjson', 'xlsx'] as const;
 const INPUT_FORMATS = ['auto', 'csv', 'tsv', 'lines'] as const;
 
-/** The commands that take options of their own, by path; every command takes the global options. */
-type CommandPath = 'lookup' | 'batch' | 'traffic' | 'employees' | 'tech' | 'catalog' | 'cache prune' | 'sandbox' | 'completion' | 'changes' | 'summarize';
 const ENRICH = ['lookup', 'batch', 'traffic', 'employees'] as const;
 /** The commands that enrich hosts (cli/run/batch-run.ts runs them on lists). */
 export type EnrichCommand = (typeof ENRICH)[number];
@@ -33,25 +33,6 @@ const READS_FILE = [...FROM_FILE, 'changes', 'summarize'] as const;
 /** commander's flags for --version, which it declares itself (main.ts); completion offers them too. */
 export const VERSION_FLAGS = '-V, --version';
 
-/** One option. `default` is applied by commander, except for a setting, which the config resolver applies. */
-export interface OptionRow {
-  /** As commander reads them: short and long flag, and `<argument>` when the option takes a value. */
-  flags: string;
-  help: string;
-  commands: 'global' | readonly CommandPath[];
-  parse?: (value: string) => unknown;
-  choices?: readonly string[];
-  default?: unknown;
-  /** The default as help writes it, when not as commander would (a number of ms as "30d"). */
-  show?: (value: number) => string;
-  /** The stored setting (`config set <long flag>`), between the default and the environment. */
-  setting?: 'baseUrl' | 'plan' | 'rpm';
-  env?: `DOMAIN_INTEL_${string}`;
-  hidden?: true;
-  /** Where one command words it differently or offers fewer choices. */
-  per?: Partial<Record<CommandPath, { help?: string; choices?: readonly string[] }>>;
-}
-
 /** The options, in the order help lists them; a key is commander's attribute name for the long flag. */
 export const OPTIONS = {
   baseUrl: {
@@ -60,9 +41,9 @@ export const OPTIONS = {
     commands: 'global',
     // Checked by the config resolver, not here: commander would quote the rejected value, and a URL
     // with user:password@ in it carries a secret.
-    default: 'https://api.domain-intel.example/api/v1',
+    default: SETTINGS.baseUrl.default,
     setting: 'baseUrl',
-    env: 'DOMAIN_INTEL_BASE_URL',
+    env: SETTINGS.baseUrl.env,
   },
   plan: {
     flags: '--plan <plan>',
@@ -70,7 +51,7 @@ export const OPTIONS = {
     commands: 'global',
     choices: PLAN_NAMES,
     setting: 'plan',
-    env: 'DOMAIN_INTEL_PLAN',
+    env: SETTINGS.plan.env,
   },
   rpm: {
     flags: '--rpm <n>',
@@ -78,7 +59,7 @@ export const OPTIONS = {
     commands: 'global',
     parse: intOption(0),
     setting: 'rpm',
-    env: 'DOMAIN_INTEL_RPM',
+    env: SETTINGS.rpm.env,
   },
   rate: { flags: '--rate <n/window>', help: 'advanced: requests per window, e.g. 300/1m or 20/1s', commands: 'global', parse: rate },
   timeout: { flags: '--timeout <duration>', help: 'per-attempt timeout', commands: 'global', parse: duration, default: 30_000, show: durationText },

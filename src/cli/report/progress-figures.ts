@@ -2,7 +2,7 @@
 // limiter's pace. Pure: every figure is a function of what it is given, the clock included, so tests check
 // the ETA against a known pace with a fake clock.
 import type { RateLimiter } from '../../run/limit/limiter.js';
-import type { SlotStore } from '../../run/limit/slots.js';
+import type { SlotStore } from '../../store/contract.js';
 import type { RunStats } from '../../run/stats.js';
 import type { ProgressSnapshot } from '../output/progress.js';
 

@@ -7,7 +7,7 @@ import { enrich } from '../../run/enrich.js';
 import { KINDS } from '../../domain/kinds.js';
 import { RateLimiter } from '../../run/limit/limiter.js';
 import { type RunStats, stopCause } from '../../run/stats.js';
-import type { EnrichedRow, InputShape, RunKind } from '../../domain/types.js';
+import type { EnrichedRow, InputShape } from '../../domain/types.js';
 import type { Context } from '../context.js';
 import type { EnrichCommand } from '../options/table.js';
 import { EXIT } from '../exit-codes.js';
@@ -24,12 +24,7 @@ import { renderSummary, staleAnswers } from '../output/summary.js';
 import { wrapWidth } from '../output/wrap.js';
 import { checkQuota, type QuotaShort } from './quota-check.js';
 import { renderRowsTable, terminalCells } from '../output/rows.js';
-import { fileRunFormat, openRunStore, openSource } from './inputs.js';
-
-export interface ListSpec {
-  kind: RunKind;
-  source: { file: string } | { args: string[] };
-}
+import { fileRunFormat, type ListSpec, openRunStore, openSource } from './inputs.js';
 
 /** Runs an enrichment described by the command's options; returns the exit code. */
 export async function runList(ctx: Context<EnrichCommand>, spec: ListSpec): Promise<number> {

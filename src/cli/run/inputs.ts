@@ -5,17 +5,23 @@ import { type FileHandle, open, stat } from 'node:fs/promises';
 import { PassThrough, type Readable } from 'node:stream';
 import { InputError, UsageError } from '../../api/errors.js';
 import type { AnswerStore } from '../../store/contract.js';
-import type { Delimiter } from '../../input/dialect.js';
-import { bomOf, type Encoding } from '../../input/encoding.js';
+import type { Delimiter, Encoding } from '../../domain/input-forms.js';
+import { bomOf } from '../../input/encoding.js';
 import { ourColumnLists } from '../../input/own-columns.js';
-import { CHANGE_COLUMNS } from '../../run/row-change.js';
+import { CHANGE_COLUMNS } from '../../domain/row-change.js';
 import type { JobInput } from '../../run/job.js';
 import type { InputFormat } from '../../input/read.js';
+import type { RunKind } from '../../domain/types.js';
 import type { Context } from '../context.js';
-import type { ListSpec } from './batch-run.js';
 import { isWorkbookName } from '../../input/workbook-sniff.js';
 import type { EnrichCommand, Opts } from '../options/table.js';
 import type { InputMeter } from '../report/progress-figures.js';
+
+/** What a list run enriches: its kind, and a file (or -) or the hosts given as arguments. */
+export interface ListSpec {
+  kind: RunKind;
+  source: { file: string } | { args: string[] };
+}
 
 /**
  * The input of a run, as a function that gives its records (called once by the run, once more by a quota check).
@@ -181,7 +187,7 @@ export async function openRunStore(ctx: Context): Promise<AnswerStore> {
   if (!(temp instanceof Error)) return temp;
   // --no-cache is the way out the cache's own errors suggest, so it must not fail on a full or read-only
   // TMPDIR: the run then remembers its answers in memory (about 1 KB per distinct host), and says so.
-  const { memoryStore } = await import('../../store/contract.js');
+  const { memoryStore } = await import('../../store/memory.js');
   ctx.logger.warn(`cannot use a temporary cache in ${ctx.io.env.TMPDIR || tmpdir()} (${temp.message}); keeping this run's answers in memory`);
   return memoryStore();
 }

@@ -30,10 +30,10 @@
 //   right limit costs one 429 (per worker in flight) every 64 windows, and a low one climbs back in a few.
 import { nextBoundary } from '../../api/reset.js';
 import { sleep } from '../../api/sleep.js';
-import { memorySlots, type SlotStore } from './slots.js';
+import type { SlotStore } from '../../store/contract.js';
+import { memorySlots } from '../../store/memory-slots.js';
 
-export { memorySlots, sleep };
-export type { SlotStore, TakeResult } from './slots.js';
+export { sleep };
 
 export interface LimiterOptions {
   /** Requests per window; null when unknown (learned from the first 429). */

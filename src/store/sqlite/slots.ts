@@ -10,10 +10,10 @@
 // times the 30 s request timeout). An expired slot counts as answered at that moment: the service may have
 // counted its request any time until then, so it stays held one more window, like any answer.
 import type Database from 'better-sqlite3';
-import { memorySlots, RESETS_KEPT } from '../../run/limit/slots.js';
+import { memorySlots, RESETS_KEPT } from '../memory-slots.js';
 import { storageTrouble } from '../errors.js';
 import { alive } from '../../config/paths.js';
-import type { SlotStore, TakeResult } from '../../run/limit/limiter.js';
+import type { SlotStore, TakeResult } from '../contract.js';
 
 /** free_at of a slot in flight: held until its answer. A number, not NULL, so that "held" is one index range. */
 const IN_FLIGHT = Number.MAX_SAFE_INTEGER;

@@ -4,7 +4,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { KINDS } from '../../src/domain/kinds.js';
 import { enrich } from '../../src/run/enrich.js';
-import { ChangeTracker, changesObject, changeValues, rowChange } from '../../src/run/row-change.js';
+import { changesObject, changeValues, rowChange } from '../../src/domain/row-change.js';
+import { ChangeTracker } from '../../src/run/change-tracker.js';
 import type { EnrichedRow, InputRecord } from '../../src/domain/types.js';
 import { openCache } from '../../src/store/sqlite/cache.js';
 import { harness, type Harness } from '../helpers/run.js';

@@ -17,60 +17,14 @@
 // by then its answer is merged, so changed/gone/back and their fields are still exact; what is lost is `new`
 // (read as `same`) and a `same`'s previous_fetched_at (empty). Written down as the cost of the bound.
 import type { StoredAnswer } from '../store/contract.js';
-import { added, type ChangeKind, diffAnswers } from '../domain/diff.js';
-import { type FieldValue, fetchedAtText } from '../domain/fields.js';
+import { rowChange } from '../domain/row-change.js';
+import type { RowChange } from '../domain/types.js';
 import type { KindSpec } from '../domain/kinds.js';
-import type { EnrichedRow, RowStatus } from '../domain/types.js';
-
-/** The columns --changes appends after ours (after fetched_at), in order; selectable with --fields. */
-export const CHANGE_COLUMNS = ['change', 'changed_fields', 'tech_added', 'tech_removed', 'traffic_band_was', 'previous_fetched_at'] as const;
+import type { RowStatus } from '../domain/types.js';
+import type { PastReads } from '../store/contract.js';
 
 /** Keys looked up in this run whose change is kept for their repeats (see the top of this file). */
 const SETTLED_CAP = 65_536;
-
-/** What a row's answer changed: one object per key and answer, shared by the key's rows. */
-export interface RowChange {
-  change: ChangeKind;
-  /** Column names that differ (`status` alone for gone/back), in column order. */
-  fields: string[];
-  techAdded: string[];
-  techRemoved: string[];
-  /** The previous traffic band when the band differs, else null. */
-  bandWas: FieldValue;
-  /** When the previous answer was fetched (epoch ms); null for `new` and for `same` by the history rule. */
-  previousAt: number | null;
-  /** The second the answer compared was fetched in: a repeat served another answer is judged afresh. */
-  second: number;
-}
-
-/** The history read the rule for cached rows needs (store/sqlite/history.ts, through the cache's `past`). */
-export interface PastReads {
-  replacedBy(endpoint: string, host: string, at: number): StoredAnswer | null;
-}
-
-const NO_ITEMS: string[] = [];
-
-/** The change from `before` (null: nothing held) to `after`, both about `host`. */
-export function rowChange(
-  spec: KindSpec,
-  host: string,
-  before: StoredAnswer | null,
-  after: { status: 'found' | 'missing'; body: unknown },
-  at: number,
-): RowChange {
-  const diff = diffAnswers(spec, host, before, after);
-  const tech = diff.fields.find((f) => f.field === 'technologies');
-  const band = diff.fields.find((f) => f.field === 'traffic_band');
-  return {
-    change: diff.change,
-    fields: diff.fields.map((f) => f.field),
-    techAdded: tech === undefined ? NO_ITEMS : added(tech.from, tech.to),
-    techRemoved: tech === undefined ? NO_ITEMS : added(tech.to, tech.from),
-    bandWas: band === undefined ? null : band.from,
-    previousAt: before?.fetchedAt ?? null,
-    second: Math.floor(at / 1000),
-  };
-}
 
 /** The changes of one run: computed once per key and answer, kept for the repeats of keys it looked up. */
 export class ChangeTracker {
@@ -131,26 +85,4 @@ export class ChangeTracker {
     this.#keep(key, change);
     return change;
   }
-}
-
-/** A row's --changes values by column name: all null (empty cells) for invalid and error rows. */
-export function changeValues(row: EnrichedRow): Record<string, FieldValue> {
-  const c = row.status === 'found' || row.status === 'missing' ? row.change : undefined;
-  if (c === undefined) {
-    return { change: null, changed_fields: null, tech_added: null, tech_removed: null, traffic_band_was: null, previous_fetched_at: null };
-  }
-  return {
-    change: c.change,
-    changed_fields: c.fields,
-    tech_added: c.techAdded,
-    tech_removed: c.techRemoved,
-    traffic_band_was: c.bandWas,
-    previous_fetched_at: fetchedAtText(c.previousAt),
-  };
-}
-
-/** The `changes` object of a whole JSON row: the --changes columns by name, lists as arrays; null when empty. */
-export function changesObject(row: EnrichedRow): Record<string, FieldValue> | null {
-  const values = changeValues(row);
-  return values.change === null ? null : values;
 }

@@ -1,36 +1,6 @@
-// Where the rate limiter (run/limit/limiter.ts) keeps its slots, and the store for one run, in memory: the default for
-// library callers. The SQLite store (store/sqlite/slots.ts) keeps the same slots in a file that every process of an
-// account shares.
-
-/** What a SlotStore answers to `take`: the slot, or when to look again (null: only an answer can free one). */
-export type TakeResult = { id: number } | { retryAt: number | null; paused: boolean };
-
-/**
- * Where the limiter keeps its slots: in memory for one run, or shared by every run of an account
- * (store/sqlite/slots.ts). Every method is one short atomic step; times are epoch ms on the limiter's clock.
- */
-export interface SlotStore {
-  /** True when other processes change the slots too: their answers cannot wake a waiter, so it polls. */
-  readonly shared: boolean;
-  /**
-   * Unless a pause holds at `now` or `limit` slots are held (in flight, or answered and not yet free),
-   * takes a slot started at `now`. `holdMs` is how long an answered slot is held: slots answered longer
-   * ago than twice that are forgotten, and in-flight slots of a process that died count as answered now.
-   */
-  take(now: number, limit: number | null, holdMs: number): TakeResult;
-  /** The slot's request was answered at `at` (accepted: anything but a 429); held until `freeAt`, or an announced reset before it. */
-  answer(id: number, at: number, accepted: boolean, freeAt: number): void;
-  /** The slot was not used (nothing was sent): it is free at once. */
-  release(id: number): void;
-  /** A 429: nobody takes a slot before `until`; an announced reset also frees, at `until`, the slots answered before it. */
-  pause(until: number, announced: boolean): void;
-  /** When the current pause ends, or 0. */
-  pausedUntil(): number;
-  /** Accepted requests that started in [from, to), by every user of the store, and the start of the first. */
-  acceptedBetween(from: number, to: number): { count: number; first: number | null };
-  /** Records an announced reset; returns those recorded lately, oldest first. */
-  noteReset(at: number): number[];
-}
+// The rate limiter's slots (run/limit/limiter.ts) for one run, in memory: the default for library callers. The
+// SQLite store (sqlite/slots.ts) keeps the same slots in a file that every process of an account shares.
+import type { SlotStore, TakeResult } from './contract.js';
 
 interface Slot {
   id: number;

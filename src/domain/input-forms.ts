@@ -1,0 +1,18 @@
+// The forms an input can take that the rest of the program names: its delimiters and encodings (the choices
+// --delimiter and --encoding offer), and what the reader reports of rows of another width. Kept here, below
+// input/, so the row and shape types (types.ts) need nothing from the reader.
+
+/** The delimiters a table may use. */
+export const DELIMITERS = [',', ';', '\t', '|'] as const;
+export type Delimiter = (typeof DELIMITERS)[number];
+
+/** The encodings --encoding takes. */
+export const ENCODINGS = ['utf-8', 'utf-16le', 'utf-16be', 'windows-1252', 'latin1'] as const;
+export type Encoding = (typeof ENCODINGS)[number];
+
+/** Rows of another width than the header, counted as they are read: the run says so once, at its end. */
+export interface Ragged {
+  rows: number;
+  /** The first few such rows' line numbers. */
+  lines: number[];
+}
