@@ -5,12 +5,13 @@
 // what the sandbox's releases move. Traffic series and employee estimates have histories of their own, which
 // a later `--kind` could read through the same steps.
 //
-// Merged answers only, on both sides: the history is written when answers are merged (store/sqlite/history.ts), so
-// the latest is read from the merged table too, never from a running process's journal, whose answers have
-// replaced nothing yet. Opening the cache merges what a killed run left.
+// Merged answers only, on both sides: the history is written when answers are merged (the store's history), so
+// the latest is read as merged too, never from a running process's journal, whose answers have replaced
+// nothing yet. Opening the cache merges what a killed run left. The store is asked once per chunk of hosts
+// (which are held, which have a past), then only about the hosts with a past.
 import { diffAnswers } from '../domain/diff.js';
 import { KINDS } from '../domain/kinds.js';
-import type { HistoryReads } from '../store/sqlite/history.js';
+import type { HistoryReads } from '../store/contract.js';
 import { type ChangeEvent, eventsOf } from './events.js';
 import { type FeedFilter, keeps } from './filter.js';
 
@@ -42,15 +43,15 @@ const CHUNK = 499;
 export async function* changeFeed(options: FeedOptions, stats: FeedStats): AsyncGenerator<ChangeEvent[]> {
   const { reads, since, filter } = options;
   let chunk: string[] = [];
-  const take = function* (hosts: string[]): Generator<ChangeEvent[]> {
-    const past = reads.pastAmong(FEED_ENDPOINT, hosts);
+  const take = async function* (hosts: string[]): AsyncGenerator<ChangeEvent[]> {
+    const past = await reads.pastAmong(FEED_ENDPOINT, hosts);
     for (const host of hosts) {
       const hasPast = past.get(host);
       if (hasPast === undefined) stats.notHeld++;
       else stats.compared++;
       // Most hosts have no past: the same answer since it was first fetched, nothing to read further.
       if (hasPast !== true) continue;
-      const kept = hostEvents(reads, host, since).filter((e) => keeps(filter, e));
+      const kept = (await hostEvents(reads, host, since)).filter((e) => keeps(filter, e));
       if (kept.length === 0) continue;
       stats.changed++;
       stats.events += kept.length;
@@ -66,10 +67,10 @@ export async function* changeFeed(options: FeedOptions, stats: FeedStats): Async
   yield* take(chunk);
 }
 
-function hostEvents(reads: FeedOptions['reads'], host: string, since: number | null): ChangeEvent[] {
+async function hostEvents(reads: FeedOptions['reads'], host: string, since: number | null): Promise<ChangeEvent[]> {
   // The newest past answer is the one the latest replaced, and its replaced_at when the latest was first seen.
-  const newest = reads.history(FEED_ENDPOINT, host)[0];
-  const now = reads.latest(FEED_ENDPOINT, host);
+  const [history, now] = await Promise.all([reads.history(FEED_ENDPOINT, host), reads.latest(FEED_ENDPOINT, host)]);
+  const newest = history[0];
   if (newest === undefined || now === null) return [];
   // With --since: the answer held then. A host whose oldest answer the cache knows was fetched after --since
   // is compared from that answer: the cache keeps when an answer was last fetched, not when first, so it
@@ -77,6 +78,6 @@ function hostEvents(reads: FeedOptions['reads'], host: string, since: number | n
   // the first for new (a status event from nothing) would report every host a nightly run re-fetched
   // unchanged; so a host never changed in the cache reports nothing, and one that changed reports the net
   // change since the oldest answer known.
-  const before = since === null ? newest : (reads.previous(FEED_ENDPOINT, host, since) ?? now);
+  const before = since === null ? newest : ((await reads.previous(FEED_ENDPOINT, host, since)) ?? now);
   return eventsOf(host, diffAnswers(KINDS.profile, host, before, now), newest.replacedAt);
 }

@@ -4,7 +4,7 @@ import { normaliseHost } from '../domain/normalise.js';
 import { KINDS } from '../domain/kinds.js';
 import { openSeenSet } from '../run/seen-keys.js';
 import type { RecordSource } from '../run/intake.js';
-import type { FeedReads } from '../store/sqlite/history.js';
+import type { HistoryReads } from '../store/contract.js';
 
 /** What reading the input met besides hosts. */
 export interface InputCounts {
@@ -44,10 +44,10 @@ export async function* inputHosts(records: RecordSource, counts: InputCounts): A
 const PAGE = 500;
 
 /** Every host with a past answer of `endpoint`, in host order, read a page at a time. */
-export function* hostsWithHistory(reads: Pick<FeedReads, 'hostsWithHistory'>, endpoint: string): Generator<string> {
+export async function* hostsWithHistory(reads: Pick<HistoryReads, 'hostsWithHistory'>, endpoint: string): AsyncGenerator<string> {
   let after: string | null = null;
   for (;;) {
-    const page = reads.hostsWithHistory(endpoint, after, PAGE);
+    const page = await reads.hostsWithHistory(endpoint, after, PAGE);
     yield* page;
     if (page.length < PAGE) return;
     after = page[page.length - 1] as string;

@@ -3,12 +3,11 @@
 import type { DomainIntelClient } from '../api/client.js';
 import { InvalidKeyError } from '../api/errors.js';
 import type { QuotaInfo } from '../api/types.js';
-import type { AnswerCache } from '../store/sqlite/cache.js';
 import type { ResolvedConfig } from '../config/resolve.js';
 import type { Settings } from '../config/settings.js';
 import { storageTrouble } from '../store/errors.js';
 import { checkKeyShape, KEY_ENV } from '../config/keys.js';
-import type { AccountState } from '../store/sqlite/state.js';
+import type { AccountState, Store } from '../store/contract.js';
 import type { GivenOptions, Opts } from './options/table.js';
 import type { Logger } from './output/logger.js';
 
@@ -19,8 +18,8 @@ export interface Services {
   client(): Promise<DomainIntelClient>;
   /** The state of the account in use (quota memo, learned rate, shared limiter slots); opened with the client. */
   state(): Promise<AccountState>;
-  /** The answer cache, or null under --no-cache. */
-  store(): Promise<AnswerCache | null>;
+  /** The answer store, or null under --no-cache. */
+  store(): Promise<Store | null>;
   /** The newest quota seen during this command. */
   readonly quota: QuotaInfo | null;
   /** Where the key in use came from, for messages ('the stored key "work"'); null before config(). */
@@ -46,7 +45,7 @@ export function createServices({ opts, flags, env, logger, secrets, onClose }: S
   let settingsP: Promise<Settings> | undefined;
   let configP: Promise<ResolvedConfig> | undefined;
   let clientP: Promise<DomainIntelClient> | undefined;
-  let storeP: Promise<AnswerCache | null> | undefined;
+  let storeP: Promise<Store | null> | undefined;
   let stateP: Promise<AccountState> | undefined;
   let keySource: string | null = null;
   let baseUrl: { url: string; source: string } | null = null;
@@ -112,20 +111,21 @@ export function createServices({ opts, flags, env, logger, secrets, onClose }: S
     },
     state() {
       stateP ??= (async () => {
-        const [config, { openAccountState, processAccountState }, { CacheCorruptError, CacheUnavailableError }] = await Promise.all([
+        const [config, { openAccount, storeWhere }, { memoryAccount }, { CacheCorruptError, CacheUnavailableError }] = await Promise.all([
           services.config(),
-          import('../store/sqlite/state.js'),
+          import('../store/open.js'),
+          import('../store/account.js'),
           import('../store/errors.js'),
         ]);
         // Without a usable key nothing will be sent (the client refuses before its first request): the
         // account is unknown, so nothing is read or kept for it.
-        if (usableKey(config) === null) return processAccountState(config.baseUrl, '');
+        if (usableKey(config) === null) return memoryAccount(config.baseUrl, '');
         const key = requireKey(config);
         try {
           // In the cache directory even under --no-cache: the quota and the limiter are not answers.
           // Said under --debug only: when its disk fills, the cache's own warning (answers not kept) is the one warning
           // the run gives; the state file's trouble costs pacing shared with other runs, not money.
-          const state = await openAccountState({ dir: config.cacheDir }, config.baseUrl, key, Date.now, (w) => logger.debug(w));
+          const state = await openAccount({ ...storeWhere(config), baseUrl: config.baseUrl, key, onTrouble: (w) => logger.debug(w) });
           onClose(() => state.close());
           return state;
         } catch (err) {
@@ -135,16 +135,16 @@ export function createServices({ opts, flags, env, logger, secrets, onClose }: S
           logger.warn(
             `${err.message.split('; ')[0]}; going on without it: no quota memo or learned rate is kept, and the rate limit is not shared with other runs`,
           );
-          return processAccountState(config.baseUrl, key);
+          return memoryAccount(config.baseUrl, key);
         }
       })();
       return stateP;
     },
     store() {
       storeP ??= (async () => {
-        const [config, { openCache }] = await Promise.all([services.config(), import('../store/sqlite/cache.js')]);
+        const [config, { openStore, storeWhere }] = await Promise.all([services.config(), import('../store/open.js')]);
         if (!config.useCache) return null;
-        const cache = await openCache({ dir: config.cacheDir, service: config.baseUrl });
+        const cache = await openStore({ ...storeWhere(config), service: config.baseUrl });
         onClose(() => cache.close());
         return cache;
       })();
@@ -193,14 +193,12 @@ function recorder(state: AccountState, logger: Logger): { response(status: numbe
   // The response being handled: the client reports a response's status, then (at once, in the same
   // synchronous step) its quota headers if it had any.
   let current = { headers: false };
-  const attempt = (fn: () => void) => {
-    try {
-      fn();
-    } catch (err) {
+  const attempt = (write: Promise<void>) => {
+    write.catch((err: unknown) => {
       const trouble = storageTrouble(err) ?? (err as Error).message;
       if (!warned) logger.debug(`the account state file cannot be written (${trouble}): the quota seen in this run is not kept for the next`);
       warned = true;
-    }
+    });
   };
   return {
     response(status) {
@@ -211,12 +209,12 @@ function recorder(state: AccountState, logger: Logger): { response(status: numbe
       // nothing is left; with them it may still show lookups left (a batch larger than what remains).
       const at = Date.now();
       queueMicrotask(() => {
-        if (!response.headers) attempt(() => state.noteExhausted(at));
+        if (!response.headers) attempt(state.noteExhausted(at));
       });
     },
     quota(q) {
       current.headers = true;
-      attempt(() => state.noteQuota(q));
+      attempt(state.noteQuota(q));
     },
   };
 }

@@ -15,7 +15,8 @@ export interface DispatcherOptions<K extends RunKind> {
   spec: KindSpec;
   client: DomainIntelClient;
   store: AnswerStore;
-  limiter: RateLimiter;
+  /** The limiter, or the promise of one (the run's policy reads the account's learned rate first). */
+  limiter: RateLimiter | Promise<RateLimiter>;
   buffer: OrderedBuffer<K>;
   waiting: Waiting<K>;
   stats: RunStats;

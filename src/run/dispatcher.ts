@@ -147,6 +147,9 @@ export class Dispatcher<K extends RunKind> {
     this.#stamp();
   }
 
+  /** After finish: the run leaves the store's presence. */
+  readonly leave = (): Promise<void> => this.#ledger.leave();
+
   #stamp(): void {
     const { stats } = this.#o;
     stats.inFlight = this.#inflight;
@@ -169,7 +172,8 @@ export class Dispatcher<K extends RunKind> {
   // In-flight requests are not given the stop signal: once sent, a lookup may be paid for, so its answer is
   // let land in the cache even when the run is interrupted (the client's own timeout still bounds it).
   async #send(keys: string[]): Promise<void> {
-    const { stats, limiter, spec } = this.#o;
+    const { stats, spec } = this.#o;
+    const limiter = await this.#o.limiter;
     const signal = this.#stop.signal;
     // The cap on the request's time starts with its first attempt, not while it waits for the limiter's slot.
     let state: RetryState | null = null;
@@ -183,9 +187,16 @@ export class Dispatcher<K extends RunKind> {
       }
       // A stop while this waited for its slot (a 402, the gate, the consumer gone) sends nothing new; hosts
       // another process bought since planning are not bought again (checked now, the slot granted).
-      if (this.#stopText === null) keys = this.#ledger.boughtMeanwhile(keys, this.#o.maxAgeMs?.() ?? Number.POSITIVE_INFINITY, this.#later);
+      if (this.#stopText === null) {
+        keys = await this.#ledger.boughtMeanwhile(keys, this.#o.maxAgeMs?.() ?? Number.POSITIVE_INFINITY, this.#later).catch((err: unknown) => {
+          this.stop('error', err); // the store cannot be read: buy no more
+          return keys;
+        });
+        // A stop while the store was asked: the keys just claimed are not bought, so their claims end.
+        if (this.#stopText !== null) await this.#o.store.release(spec.endpoint, keys).catch(() => undefined);
+      }
       if (this.#stopText !== null || keys.length === 0) {
-        limiter.release(ticket);
+        await limiter.release(ticket);
         return this.#settle(keys, 'error', null, this.#stopText);
       }
       stats.requests++;
@@ -197,7 +208,7 @@ export class Dispatcher<K extends RunKind> {
         // No usable key: the client refused before sending (only a 401 has a status), so no request went.
         if (err instanceof InvalidKeyError && err.status === undefined) stats.requests--;
         const rateLimited = isRateLimit(err);
-        limiter.settle(ticket, !rateLimited);
+        await limiter.settle(ticket, !rateLimited);
         if (mayHaveBeenCharged(err)) stats.unconfirmed += keys.length;
         if (err instanceof DomainIntelError) {
           this.#ledger.note(err.quota, 0);
@@ -205,7 +216,7 @@ export class Dispatcher<K extends RunKind> {
         }
         if (rateLimited) {
           stats.rateLimited++;
-          limiter.rateLimit(err.resetAnnounced ? err.resumeAt : null, err.resetRounded);
+          await limiter.rateLimit(err.resetAnnounced ? err.resumeAt : null, err.resetRounded);
           // When the run resumes is the limiter's word (the service's reset, or its own estimate), not the error's fallback.
           this.#o.onEvent?.({ type: 'rate-limited', resumeAt: limiter.pausedUntil });
         }
@@ -223,14 +234,14 @@ export class Dispatcher<K extends RunKind> {
         }
         return this.#giveUp(keys, err, next.reason);
       }
-      limiter.settle(ticket, true);
-      this.#record(keys, answer);
+      await limiter.settle(ticket, true);
+      await this.#record(keys, answer);
       return this.#gate.pass(this.#o.stats.quota, true, this.#halt);
     }
   }
 
-  #giveUp(keys: string[], err: unknown, reason: string): void {
-    this.#o.store.release?.(this.#o.spec.endpoint, keys);
+  async #giveUp(keys: string[], err: unknown, reason: string): Promise<void> {
+    await this.#o.store.release(this.#o.spec.endpoint, keys);
     if (err instanceof QuotaExhaustedError) {
       const left = err.quota?.remaining ?? 0;
       if (left > 0 && left < keys.length && this.#stopText === null) {
@@ -261,10 +272,10 @@ export class Dispatcher<K extends RunKind> {
   }
 
   /** Records an answer (ledger.ts), then settles the rows of keys it left out. */
-  #record(keys: string[], answer: Answer): void {
+  async #record(keys: string[], answer: Answer): Promise<void> {
     let left = keys;
     try {
-      left = this.#ledger.record(keys, answer);
+      left = await this.#ledger.record(keys, answer);
     } catch (err) {
       this.stop('error', err); // a paid answer that cannot be stored (the cache gone bad): buy no more
     }

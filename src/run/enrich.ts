@@ -7,7 +7,7 @@ import type { DomainIntelClient } from '../api/client.js';
 import { retryLimits } from '../api/retry.js';
 import type { QuotaInfo } from '../api/types.js';
 import { DEFAULT_MAX_AGE_MS } from '../config/values.js';
-import type { AnswerStore } from '../store/contract.js';
+import type { AccountState, AnswerStore, LearnedRate } from '../store/contract.js';
 import { memoryStore } from '../store/memory.js';
 import { Dispatcher } from './dispatcher.js';
 import type { InputState } from './input-state.js';
@@ -17,7 +17,8 @@ import { KINDS } from '../domain/kinds.js';
 import { OrderedBuffer } from './ordered-buffer.js';
 import { Planner, type PlanTarget } from './planner.js';
 import { ChangeTracker } from './change-tracker.js';
-import { RateLimiter, sleep as defaultSleep } from './limit/limiter.js';
+import { type RateLimiter, sleep as defaultSleep } from './limit/limiter.js';
+import { type GivenRate, pacedLimiter } from './limit/policy.js';
 import { openSeenSet } from './seen-keys.js';
 import { StaleUse } from './stale-answers.js';
 import { emptyStats, type RunEvent, type RunStats } from './stats.js';
@@ -25,16 +26,26 @@ import type { EnrichedRow, InputRecord, RunKind } from '../domain/types.js';
 import { Waiting } from './waiting-rows.js';
 
 export type { AnswerStore } from '../store/contract.js';
+export type { GivenRate } from './limit/policy.js';
 
 export type { RecordSource } from './intake.js';
 
 export interface EnrichOptions<K extends RunKind> {
   kind: K;
   client: DomainIntelClient;
-  /** Where answers are kept (default: in memory for this run; pass openCache() to keep them across runs). */
+  /** Where answers are kept (default: in memory for this run; pass openStore() to keep them across runs). */
   store?: AnswerStore;
-  /** Paces requests (default: no known limit, learned from the first 429). */
+  /**
+   * Paces requests. Default: built by the run's policy (run/limit/policy.ts) from `rate` and `account`: a
+   * rate given is kept, else the account's learned rate, else learned from the first 429.
+   */
   limiter?: RateLimiter;
+  /** The rate the caller gave (requests per window; null: no pacing); default: nothing said. */
+  rate?: GivenRate;
+  /** The account (openAccount()): its slots are shared with every run of it, and a rate learned is kept there. */
+  account?: AccountState;
+  /** Told each rate the run learns from the service (with no rate given). */
+  onLearn?: (rate: LearnedRate) => void;
   /** Oldest cached answer still used (default 30 days). */
   maxAgeMs?: number;
   /** Fetch again what the cache holds (answers fetched during this run are still reused). */
@@ -100,19 +111,20 @@ export function enrich<K extends RunKind>(records: RecordSource, o: EnrichOption
   const maxBuffered = Math.max(spec.batchSize * concurrency * 2, o.maxBuffered ?? 10_000);
   const buffer = new OrderedBuffer<K>({ kind: o.kind, maxBuffered, stats, keep: !o.dryRun });
   // A store write that fails never turns a paid answer into an error row (run/failsafe-store.ts).
-  const store = keptStore(o.store ?? memoryStore(), { stats, onEvent: o.onEvent, clock });
+  const own = o.store ?? memoryStore();
+  const store = keptStore(own, { stats, onEvent: o.onEvent, clock });
   // Keys met in this run, and which of them the service does not hold (closed when reading ends).
   const seen = openSeenSet();
   const input: InputState = { done: false, pausedForBuffer: false, lastAt: 0 };
   const stale = o.stale === false || o.dryRun === true ? null : new StaleUse(stats, o.maxLookups ?? null);
   // The history the rule for cached rows reads is the caller's store's (run/failsafe-store.ts adds none of its own).
-  const changes = o.changes === true && o.dryRun !== true ? new ChangeTracker(spec, o.store?.past ?? null) : null;
+  const changes = o.changes === true && o.dryRun !== true ? new ChangeTracker(spec, own.past) : null;
   const waiting = new Waiting<K>(buffer, spec, seen, stale, clock, changes);
   const dispatcher = new Dispatcher<K>({
     spec,
     client: o.client,
     store,
-    limiter: o.limiter ?? new RateLimiter({ limit: null, windowMs: 60_000, given: false }),
+    limiter: o.limiter ?? pacedLimiter({ rate: o.rate, account: o.account ?? null, onLearn: o.onLearn }),
     buffer,
     waiting,
     stats,
@@ -158,8 +170,8 @@ export function enrich<K extends RunKind>(records: RecordSource, o: EnrichOption
   if (o.signal?.aborted) dispatcher.stop('aborted');
   else o.signal?.addEventListener('abort', () => dispatcher.stop('aborted'), { once: true });
 
-  const plan = (chunk: InputRecord[]): void => {
-    planner.plan(chunk, target);
+  const plan = async (chunk: InputRecord[]): Promise<void> => {
+    await planner.plan(chunk, target);
     dispatcher.pump();
     dispatcher.report();
     // Rows settled here (invalid, cached) are ready to go out: wake the consumer, or a run answered wholly
@@ -197,6 +209,7 @@ export function enrich<K extends RunKind>(records: RecordSource, o: EnrichOption
       if (!input.done || dispatcher.inflight > 0) dispatcher.stop('closed');
       while (dispatcher.inflight > 0) await buffer.changed();
       dispatcher.finish();
+      await dispatcher.leave();
     }
   }
 

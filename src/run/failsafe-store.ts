@@ -11,7 +11,7 @@
 // Sharing the store with other processes (getFresh, claims) degrades the same way: a failure there ends the
 // sharing for this run, with one 'not-shared' event; this run then may buy what another is buying.
 import { storageTrouble } from '../store/errors.js';
-import type { AnswerStore } from '../store/contract.js';
+import type { AnswerPut, AnswerStore } from '../store/contract.js';
 import type { RunEvent, RunStats } from './stats.js';
 
 interface Unkept {
@@ -38,22 +38,22 @@ export function keptStore(store: AnswerStore, o: KeptOptions): AnswerStore {
   const keyOf = (endpoint: string, host: string) => `${endpoint}\n${host}`;
 
   /** Runs a sharing step; a storage failure ends sharing for the run (once said), anything else is thrown. */
-  const shared = <T>(fn: () => T, otherwise: T): T => {
+  const shared = async <T>(fn: () => Promise<T>, otherwise: T): Promise<T> => {
     if (alone) return otherwise;
     try {
-      return fn();
+      return await fn();
     } catch (err) {
       const trouble = storageTrouble(err);
       if (trouble === null) throw err;
+      if (!alone) o.onEvent?.({ type: 'not-shared', cause: `the cache cannot be shared with other runs (${trouble})` });
       alone = true;
-      o.onEvent?.({ type: 'not-shared', cause: `the cache cannot be shared with other runs (${trouble})` });
       return otherwise;
     }
   };
 
-  const kept: AnswerStore = {
-    getMany(endpoint, hosts, maxAgeMs) {
-      const found = store.getMany(endpoint, hosts, maxAgeMs);
+  return {
+    async getMany(endpoint, hosts, maxAgeMs) {
+      const found = await store.getMany(endpoint, hosts, maxAgeMs);
       if (unkept.size === 0) return found;
       const since = o.clock() - maxAgeMs;
       for (const host of hosts) {
@@ -65,28 +65,38 @@ export function keptStore(store: AnswerStore, o: KeptOptions): AnswerStore {
       }
       return found;
     },
-    putMany(entries) {
-      if (entries.length === 0) return;
-      if (!failed) {
+    getFresh: (endpoint, hosts, maxAgeMs) => shared(() => store.getFresh(endpoint, hosts, maxAgeMs), new Map()),
+    claim: (endpoint, hosts) => shared(() => store.claim(endpoint, hosts), []),
+    release: (endpoint, hosts) => shared(() => store.release(endpoint, hosts), undefined),
+    join: () => shared(() => store.join(), false),
+    leave: () => shared(() => store.leave(), undefined),
+    async putMany(entries) {
+      if (!failed && entries.length > 0) {
         try {
-          return store.putMany(entries);
+          return await store.putMany(entries);
         } catch (err) {
           const trouble = storageTrouble(err);
           if (trouble === null) throw err;
+          // Said once: a batch whose write was in flight when another failed is counted, not said again.
+          if (!failed) {
+            o.stats.notKeptCause = notKeptCause(trouble);
+            o.onEvent?.({ type: 'not-kept', cause: o.stats.notKeptCause, count: entries.length });
+          }
           failed = true;
-          o.stats.notKeptCause = notKeptCause(trouble);
-          o.onEvent?.({ type: 'not-kept', cause: o.stats.notKeptCause, count: entries.length });
         }
       }
+      const now = o.clock();
+      if (entries.length === 0) return now;
       // A stored answer ends its claim; one not kept must end it too, or another run waits for it in vain
       // until the claim expires. Likely to fail as the write did, which ends sharing (said once).
-      const { release } = kept;
-      if (release && entries[0])
-        release(
-          entries[0].endpoint,
-          entries.map((e) => e.host),
-        );
-      const now = o.clock();
+      await shared(
+        () =>
+          store.release(
+            (entries[0] as AnswerPut).endpoint,
+            entries.map((e) => e.host),
+          ),
+        undefined,
+      );
       for (const e of entries) {
         unkept.set(keyOf(e.endpoint, e.host), {
           status: e.status,
@@ -97,22 +107,11 @@ export function keptStore(store: AnswerStore, o: KeptOptions): AnswerStore {
       o.stats.notKept += entries.length;
       return now; // the rows' fetched_at, as for a kept answer
     },
-    holdsAny(endpoint) {
+    async holdsAny(endpoint) {
       if (unkept.size > 0) for (const key of unkept.keys()) if (key.startsWith(`${endpoint}\n`)) return true;
-      return store.holdsAny?.(endpoint) ?? true;
+      return store.holdsAny(endpoint);
     },
+    // The history is the store's own (a write that failed added none).
+    past: store.past,
   };
-  if (store.getFresh) {
-    const getFresh = store.getFresh.bind(store);
-    kept.getFresh = (endpoint, hosts, maxAgeMs) => shared(() => getFresh(endpoint, hosts, maxAgeMs), new Map());
-  }
-  if (store.claim) {
-    const claim = store.claim.bind(store);
-    kept.claim = (endpoint, hosts) => shared(() => claim(endpoint, hosts), []);
-  }
-  if (store.release) {
-    const release = store.release.bind(store);
-    kept.release = (endpoint, hosts) => shared(() => release(endpoint, hosts), undefined);
-  }
-  return kept;
 }

@@ -14,8 +14,8 @@ export type RecordSource = AsyncIterable<InputRecord | string | InputRecord[]> |
 
 export interface IntakeParts<K extends RunKind> {
   records: RecordSource;
-  /** Plans a chunk of rows (and sends what it queued). */
-  plan: (chunk: InputRecord[]) => void;
+  /** Plans a chunk of rows (and sends what it queued); chunks are planned one at a time, in order. */
+  plan: (chunk: InputRecord[]) => Promise<void> | void;
   buffer: OrderedBuffer<K>;
   dispatcher: Pick<Dispatcher<K>, 'cancelled' | 'inflight' | 'sendPartial' | 'stop'>;
   /** Kept up to date here for the dispatcher's partial-batch rule. */
@@ -27,6 +27,12 @@ export async function intake<K extends RunKind>({ records, plan, buffer, dispatc
   try {
     let chunk: InputRecord[] = [];
     let line = 0;
+    // One chunk planned at a time, in input order, whoever asks (the loop below or the quiet-input timer).
+    let planning: Promise<void> = Promise.resolve();
+    const next = (rows: InputRecord[]): Promise<void> => {
+      planning = planning.then(() => plan(rows));
+      return planning;
+    };
     // Rows are planned PLAN_CHUNK at a time; when input pauses with some read (a slow pipe, `tail -f`),
     // those are planned once it has been quiet for INPUT_QUIET_MS rather than held until more arrive. One
     // timer checks for that, not one per record.
@@ -34,11 +40,7 @@ export async function intake<K extends RunKind>({ records, plan, buffer, dispatc
       if (chunk.length === 0 || performance.now() - input.lastAt < INPUT_QUIET_MS || dispatcher.cancelled) return;
       const quiet = chunk;
       chunk = [];
-      try {
-        plan(quiet);
-      } catch (err) {
-        dispatcher.stop('error', err);
-      }
+      next(quiet).catch((err: unknown) => dispatcher.stop('error', err));
     }, INPUT_QUIET_MS).unref();
     try {
       for await (const item of records) {
@@ -52,7 +54,7 @@ export async function intake<K extends RunKind>({ records, plan, buffer, dispatc
           chunk.push(typeof item === 'string' ? { line, cells: [item], value: item } : item);
         }
         while (chunk.length >= PLAN_CHUNK) {
-          plan(chunk.splice(0, PLAN_CHUNK));
+          await next(chunk.splice(0, PLAN_CHUNK));
           await backPressure(buffer, dispatcher, input);
           if (dispatcher.cancelled) break;
         }
@@ -60,7 +62,9 @@ export async function intake<K extends RunKind>({ records, plan, buffer, dispatc
     } finally {
       clearInterval(quietCheck);
     }
-    if (chunk.length > 0 && !dispatcher.cancelled) plan(chunk);
+    // A chunk the timer handed over may still be planning.
+    await planning.catch(() => undefined);
+    if (chunk.length > 0 && !dispatcher.cancelled) await next(chunk);
   } finally {
     input.done = true;
   }

@@ -35,6 +35,8 @@ export class Ledger<K extends RunKind> {
   #top = 0;
   /** The drop of earlier periods of this run (a rollover or a pack mid-run starts a new one). */
   #earlier = 0;
+  /** This run said it is here (the store's presence), before its first batch. */
+  #joined: Promise<boolean> | null = null;
 
   constructor(o: LedgerOptions<K>) {
     this.#o = o;
@@ -43,9 +45,10 @@ export class Ledger<K extends RunKind> {
   /**
    * Stores what the service charged for in `answer` (found, or not held), counts it as spent, notes its quota
    * and settles the rows of those keys. Returns the keys in neither list: not stored, since they may not
-   * have been charged; their rows are the caller's to settle.
+   * have been charged; their rows are the caller's to settle. The rows settle once the store has recorded the
+   * answers: a paid answer is in the store before any row shows it.
    */
-  record(keys: string[], answer: Answer): string[] {
+  async record(keys: string[], answer: Answer): Promise<string[]> {
     const { stats, spec, waiting } = this.#o;
     const entries = [];
     const left: string[] = [];
@@ -54,7 +57,7 @@ export class Ledger<K extends RunKind> {
       else if (answer.missing.has(k)) entries.push({ endpoint: spec.endpoint, host: k, status: 'missing' as const, body: null });
       else left.push(k);
     }
-    const at = this.#o.store.putMany(entries) ?? undefined; // when recorded: the rows' fetched_at
+    const at = await this.#o.store.putMany(entries); // when recorded: the rows' fetched_at
     stats.lookupsSpent += entries.length; // one per distinct host answered, found or not (§8.6)
     stats.unanswered += left.length;
     this.note(answer.quota, entries.length);
@@ -65,19 +68,30 @@ export class Ledger<K extends RunKind> {
   /**
    * `keys` less those another process sharing the store bought since planning (their rows settle from the
    * store: cached, counted as cache hits) and those it is buying now (claimed: put aside on `later`, to be
-   * found in the store in a moment). The rest are claimed for this run and returned, to be sent.
+   * found in the store in a moment). The rest are claimed for this run and returned, to be sent. The first
+   * call says the run is here (the store's presence), so another run that starts meanwhile knows to claim.
    */
-  boughtMeanwhile(keys: string[], maxAgeMs: number, later: Later): string[] {
+  async boughtMeanwhile(keys: string[], maxAgeMs: number, later: Later): Promise<string[]> {
     const { store, spec, stats, waiting } = this.#o;
-    const held = store.getFresh?.(spec.endpoint, keys, maxAgeMs);
-    for (const [key, hit] of held ?? []) {
+    this.#joined ??= store.join();
+    await this.#joined;
+    const held = await store.getFresh(spec.endpoint, keys, maxAgeMs);
+    for (const [key, hit] of held) {
       stats.cacheHits++;
       waiting.settle(key, hit.status, hit.body, null, false, true, hit.fetchedAt);
     }
-    const rest = held === undefined || held.size === 0 ? keys : keys.filter((k) => !held.has(k));
-    const busy = new Set(store.claim?.(spec.endpoint, rest));
+    const rest = held.size === 0 ? keys : keys.filter((k) => !held.has(k));
+    const busy = new Set(await store.claim(spec.endpoint, rest));
     later.add([...busy]);
     return busy.size === 0 ? rest : rest.filter((k) => !busy.has(k));
+  }
+
+  /** The run is over: it leaves the store's presence, if it joined. */
+  async leave(): Promise<void> {
+    if (this.#joined === null) return;
+    await this.#joined.catch(() => undefined);
+    this.#joined = null;
+    await this.#o.store.leave();
   }
 
   /** Notes the quota an answer carried; `charged` is what was recorded for it. */

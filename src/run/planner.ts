@@ -15,7 +15,7 @@ import type { StaleUse } from './stale-answers.js';
 import type { RunStats } from './stats.js';
 import type { InputRecord, RowChange, RowStatus } from '../domain/types.js';
 
-/** Rows planned at once: one cache read and one seen-set pass per chunk, not per row. */
+/** Rows planned at once: one cache read (awaited) and one seen-set pass per chunk, not per row. */
 export const PLAN_CHUNK = 256;
 
 /** Where the planner's decisions go (the run wires them to the ordered buffer and the dispatcher). */
@@ -81,37 +81,29 @@ export class Planner {
     return this.#o.refresh ? this.#o.clock() - this.#o.stats.startedAt : this.#o.maxAgeMs;
   }
 
-  /** Plans `chunk` (rows in input order) and hands each decision to `to`. */
-  plan(chunk: InputRecord[], to: PlanTarget): void {
+  /**
+   * Plans `chunk` (rows in input order) and hands each decision to `to`. The store is awaited for the chunk
+   * (its answers, and under --changes their history), then every row is decided at once, with nothing awaited
+   * in between: a decision never rests on a key's state from before an await (see #gather).
+   */
+  async plan(chunk: InputRecord[], to: PlanTarget): Promise<void> {
     const { spec, seen, stats, dryRun } = this.#o;
     const stale = dryRun ? null : this.#o.stale;
     const changes = dryRun ? null : (this.#o.changes ?? null);
-    // The store is read at any age for an older answer to stand in, or to compare a refreshed one with.
-    const anyAge = stale !== null || changes !== null;
-    this.#storeWasEmpty ??= this.#o.store.holdsAny?.(spec.endpoint) === false;
+    this.#storeWasEmpty ??= !(await this.#o.store.holdsAny(spec.endpoint));
     const planned = chunk.map((record) => {
       const n = normaliseHost(record.value, this.#o);
       return { record, n, key: n.ok ? spec.keyOf(n.host) : null };
     });
     const keys = planned.flatMap((p) => (p.key === null ? [] : [p.key]));
     const fresh = seen.add(keys);
+    const maxAge = this.maxAgeMs();
+    // Read at any age, the store's answers are checked for age here (else the store's own check stands).
+    const oldest = stale !== null || changes !== null ? this.#o.clock() - maxAge : Number.NEGATIVE_INFINITY;
+    const cached = await this.#gather(keys, fresh, to, changes);
     // A repeat of a host this run already knows the service does not hold is answered from that: a missing
     // answer has no body, so its time in the seen-set replaces a read of the cache.
     const knownMissing = fresh.map((f, j) => (f ? null : seen.missingSince(keys[j] as string)));
-    const maxAge = this.maxAgeMs();
-    // Read at any age, the store's answers are checked for age here (else the store's own check stands).
-    const oldest = anyAge ? this.#o.clock() - maxAge : Number.NEGATIVE_INFINITY;
-    // A host met for the first time in this run cannot be in a store that was empty when the run began (its
-    // answers since then are all about hosts met before), so only repeats are looked for there: half the
-    // reads of a fresh 1,000,000-row run. A second process filling the same cache meanwhile is not seen here:
-    // its answers are caught just before sending (the dispatcher's check, ledger.ts boughtMeanwhile).
-    const storeWasEmpty = this.#storeWasEmpty;
-    // A key that failed in this run is read only for an older answer to stand in for the error.
-    const lookup = keys.filter(
-      (k, i) => knownMissing[i] === null && !to.waiting(k) && (stale !== null || to.failure(k) === undefined) && (fresh[i] ? !storeWasEmpty : !dryRun),
-    );
-    const readAge = anyAge ? Number.POSITIVE_INFINITY : maxAge;
-    const cached: Map<string, StoredAnswer> = lookup.length > 0 ? this.#o.store.getMany(spec.endpoint, [...new Set(lookup)], readAge) : new Map();
     let i = 0;
     for (const { record, n, key } of planned) {
       stats.rows++;
@@ -162,6 +154,64 @@ export class Planner {
       if (!dryRun) to.pending(key, record, host, changes === null ? old : hit);
     }
     stats.requestsNeeded = Math.ceil(stats.lookupsNeeded / spec.batchSize);
+  }
+
+  /**
+   * What the store holds for the chunk's keys (any age for stale answers or --changes), and under --changes
+   * the history of those answers, read ahead. A key is read unless this run answers it already: queued or in
+   * flight, known not held, failed (read only for a stale answer to stand in), or met for the first time in a
+   * store that was empty when the run began (its answers since are all about hosts met before: half the reads
+   * of a fresh 1,000,000-row run; another process filling the store meanwhile is caught just before sending,
+   * ledger.ts boughtMeanwhile). A key's lookup may settle while the store is awaited, and then the key needs
+   * reading after all: those are read again, until a pass reads nothing, so the decisions that follow (made
+   * without an await) find what they need.
+   */
+  async #gather(keys: string[], fresh: boolean[], to: PlanTarget, changes: ChangeTracker | null): Promise<Map<string, StoredAnswer>> {
+    const { spec, seen, store, dryRun } = this.#o;
+    const stale = dryRun ? null : this.#o.stale;
+    const readAge = stale !== null || changes !== null ? Number.POSITIVE_INFINITY : this.maxAgeMs();
+    const cached = new Map<string, StoredAnswer>();
+    const asked = new Set<string>();
+    // First pass: every key; later passes: the keys waiting at the pass before (the others' state holds).
+    let candidates = keys.map((key, i) => ({ key, isNew: fresh[i] === true }));
+    for (;;) {
+      const read: string[] = [];
+      const waited: typeof candidates = [];
+      for (const c of candidates) {
+        if (asked.has(c.key)) continue;
+        if (to.waiting(c.key)) waited.push(c);
+        else if (
+          (c.isNew || seen.missingSince(c.key) === null) &&
+          (stale !== null || to.failure(c.key) === undefined) &&
+          (c.isNew ? !this.#storeWasEmpty : !dryRun)
+        ) {
+          asked.add(c.key);
+          read.push(c.key);
+        }
+      }
+      const past = changes === null ? [] : this.#pastAsks(keys, cached, to, changes);
+      if (read.length === 0 && past.length === 0) return cached;
+      await Promise.all([
+        read.length === 0
+          ? null
+          : store.getMany(spec.endpoint, read, readAge).then((got) => {
+              for (const [k, a] of got) cached.set(k, a);
+            }),
+        changes?.readAhead(past),
+      ]);
+      candidates = waited;
+    }
+  }
+
+  /** The history reads the rows about to be settled from the store need and the tracker does not hold. */
+  #pastAsks(keys: string[], cached: Map<string, StoredAnswer>, to: PlanTarget, changes: ChangeTracker): { key: string; at: number }[] {
+    const asks = new Map<string, number>();
+    for (const key of keys) {
+      if (asks.has(key) || to.waiting(key)) continue;
+      const at = this.#o.seen.missingSince(key) ?? cached.get(key)?.fetchedAt;
+      if (at !== undefined && changes.ready(key, at)) asks.set(key, at);
+    }
+    return [...asks].map(([key, at]) => ({ key, at }));
   }
 
   /** Settles a row with an answer the store holds (of the age wanted, or an older one standing in). */

@@ -37,16 +37,16 @@ export interface OneOptions<T> extends WithRetryOptions {
 export async function lookupOne<T>(opts: OneOptions<T>): Promise<OneResult<T>> {
   const stale = opts.stale !== false;
   // With stale answers allowed the cache is read at any age and the age decided here.
-  const hit = opts.store?.getMany(opts.endpoint, [opts.key], stale ? Number.POSITIVE_INFINITY : opts.maxAgeMs).get(opts.key);
+  const hit = (await opts.store?.getMany(opts.endpoint, [opts.key], stale ? Number.POSITIVE_INFINITY : opts.maxAgeMs))?.get(opts.key);
   const fresh = hit !== undefined && !opts.refresh && (!stale || hit.fetchedAt >= Date.now() - opts.maxAgeMs);
   if (hit && fresh) return { status: hit.status, data: body<T>(hit), cachedAt: hit.fetchedAt, fetchedAt: hit.fetchedAt, quota: null, staleCause: null };
   try {
     const r = await withRetry(opts.fetch, opts);
-    const at = opts.store?.putMany([{ endpoint: opts.endpoint, host: opts.key, status: 'found', body: r.data }]);
+    const at = await opts.store?.putMany([{ endpoint: opts.endpoint, host: opts.key, status: 'found', body: r.data }]);
     return { status: 'found', data: r.data, cachedAt: null, fetchedAt: at ?? Date.now(), quota: r.quota, staleCause: null };
   } catch (err) {
     if (err instanceof NotFoundError) {
-      const at = opts.store?.putMany([{ endpoint: opts.endpoint, host: opts.key, status: 'missing', body: null }]);
+      const at = await opts.store?.putMany([{ endpoint: opts.endpoint, host: opts.key, status: 'missing', body: null }]);
       return { status: 'missing', data: null, cachedAt: null, fetchedAt: at ?? Date.now(), quota: err.quota, staleCause: null };
     }
     // Ctrl-C on one lookup means stop, not "show me what you have": unlike a run's rows, nothing stands in.

@@ -37,7 +37,7 @@ export function memorySlots(): SlotStore {
 
   return {
     shared: false,
-    take(now: number, limit: number | null, holdMs: number): TakeResult {
+    async take(now: number, limit: number | null, holdMs: number): Promise<TakeResult> {
       if (now < pausedUntil) return { retryAt: pausedUntil, paused: true };
       forget(now - 2 * holdMs);
       // Fewer slots than the limit, held or not: no need to count them.
@@ -56,26 +56,26 @@ export function memorySlots(): SlotStore {
       byId.set(slot.id, slot);
       return { id: slot.id };
     },
-    answer(id, at, accepted, freeAt) {
+    async answer(id, at, accepted, freeAt) {
       const slot = byId.get(id);
       if (!slot) return;
       slot.answeredAt = at;
       slot.accepted = accepted;
       slot.freeAt = announced && at < pausedUntil ? Math.min(freeAt, pausedUntil) : freeAt;
     },
-    release(id) {
+    async release(id) {
       const slot = byId.get(id);
       if (!slot) return;
       byId.delete(id);
       slots.splice(slots.indexOf(slot), 1);
     },
-    pause(until, isAnnounced) {
+    async pause(until, isAnnounced) {
       if (until > pausedUntil) [pausedUntil, announced] = [until, isAnnounced];
       if (!isAnnounced) return;
       for (const s of slots) if (s.freeAt !== null && s.answeredAt !== null && s.answeredAt < until) s.freeAt = Math.min(s.freeAt, until);
     },
-    pausedUntil: () => pausedUntil,
-    acceptedBetween(from, to) {
+    pausedUntil: async () => pausedUntil,
+    async acceptedBetween(from, to) {
       let count = 0;
       let first: number | null = null;
       for (const s of slots) {
@@ -85,7 +85,7 @@ export function memorySlots(): SlotStore {
       }
       return { count, first };
     },
-    noteReset(at) {
+    async noteReset(at) {
       if (resets.includes(at)) return [...resets];
       resets.push(at);
       if (resets.length > RESETS_KEPT) resets.shift();

@@ -2,7 +2,7 @@
 // normalised as batch would and looked up in the cache at any age; a host the cache does not hold is `unknown`
 // (no lookup is made to find out).
 import type { DomainProfile } from '../api/types.js';
-import type { AnswerStore } from '../store/contract.js';
+import type { AnswerStore, StoredAnswer } from '../store/contract.js';
 import type { RecordSource } from '../run/intake.js';
 import { KINDS } from '../domain/kinds.js';
 import { normaliseHost } from '../domain/normalise.js';
@@ -15,7 +15,7 @@ export async function* cachedRows(records: RecordSource, store: Pick<AnswerStore
     const list = (Array.isArray(item) ? item : [item]).map((r) => (typeof r === 'string' ? r : r.value));
     const normal = list.map((value) => normaliseHost(value));
     const keys = [...new Set(normal.flatMap((n) => (n.ok ? [spec.keyOf(n.host)] : [])))];
-    const held = keys.length === 0 ? new Map() : store.getMany(spec.endpoint, keys, Number.POSITIVE_INFINITY);
+    const held = keys.length === 0 ? new Map<string, StoredAnswer>() : await store.getMany(spec.endpoint, keys, Number.POSITIVE_INFINITY);
     yield normal.map((n) => {
       if (!n.ok) return bareRow('invalid', null);
       const answer = held.get(spec.keyOf(n.host));

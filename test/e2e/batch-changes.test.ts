@@ -69,9 +69,10 @@ describe('batch --changes', () => {
     }
     const cache = await openCache({ dir: env.DOMAIN_INTEL_CACHE_DIR as string });
     try {
-      expect(hosts.filter((h) => cache.past.history('domain', h).length > 0)).toEqual([]);
+      const pasts = await Promise.all(hosts.map((h) => cache.past.history('domain', h)));
+      expect(hosts.filter((_, i) => (pasts[i]?.length ?? 0) > 0)).toEqual([]);
     } finally {
-      cache.close();
+      await cache.close();
     }
   });
 

@@ -31,8 +31,8 @@ const envOf = () => cliEnv({ DOMAIN_INTEL_BASE_URL: sb.baseUrl, DOMAIN_INTEL_API
 async function plantMemo(env: NodeJS.ProcessEnv, remaining: number, ageMs: number): Promise<void> {
   const state = await openAccountState({ dir: env.DOMAIN_INTEL_CACHE_DIR as string }, normaliseBaseUrl(sb.baseUrl), sb.key);
   const reset = new Date(Date.now() + 7 * 24 * HOUR);
-  state.noteQuota({ limit: 50_000, remaining, reset, resetRaw: reset.toISOString(), seenAt: Date.now() - ageMs });
-  state.close();
+  await state.noteQuota({ limit: 50_000, remaining, reset, resetRaw: reset.toISOString(), seenAt: Date.now() - ageMs });
+  await state.close();
 }
 
 const json = async (env: NodeJS.ProcessEnv, ...flags: string[]) => {

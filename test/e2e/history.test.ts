@@ -77,22 +77,23 @@ describe('history and kill -9', () => {
     const refreshed = new Map(recent.map((r) => [r.host, r.fetched_at]));
 
     const cache = await openCache({ dir: join(cacheFile, '..') });
-    const withHistory = hosts.filter((h) => cache.past.history('domain', h).length > 0);
+    const pasts = await Promise.all(hosts.map((h) => cache.past.history('domain', h)));
+    const withHistory = hosts.filter((_, i) => (pasts[i]?.length ?? 0) > 0);
     // Exactly the refreshed hosts whose held answer differed: not the others refreshed, not those not reached.
     expect(withHistory.sort()).toEqual([...refreshed.keys()].filter((h) => changed.has(h)).sort());
     expect(withHistory.length).toBeGreaterThan(50);
     for (const h of withHistory) {
       const old = before.get(h);
-      expect(cache.past.history('domain', h)).toEqual([
+      expect(await cache.past.history('domain', h)).toEqual([
         { status: 'found', body: JSON.parse(old?.body ?? 'null'), fetchedAt: old?.fetched_at, replacedAt: refreshed.get(h) },
       ]);
       // The refreshed answer is the one held now.
-      const now = cache.get('domain', h, Infinity);
+      const now = (await cache.getMany('domain', [h], Infinity)).get(h) ?? null;
       expect(now?.fetchedAt).toBe(refreshed.get(h));
       expect(now?.body).toMatchObject({ domain: h });
       expect(now?.body).not.toMatchObject({ technologies: ['OldTech'] });
     }
-    cache.close();
+    await cache.close();
   });
 
   it('cache stats counts past answers; cache prune --history drops those replaced before it, prune alone keeps them', async () => {
@@ -101,12 +102,12 @@ describe('history and kill -9', () => {
     const clock = { now: Date.now() - 20 * DAY };
     const cache = await openCache({ dir, clock: () => clock.now });
     const put = (host: string, technologies: string[]) => cache.putMany([{ endpoint: 'domain', host, status: 'found', body: { domain: host, technologies } }]);
-    put('a.example', ['Nginx']);
+    await put('a.example', ['Nginx']);
     clock.now += 10 * DAY; // 10 days ago
-    put('a.example', ['Shopify']); // replaces the first: past answer replaced 10 days ago
+    await put('a.example', ['Shopify']); // replaces the first: past answer replaced 10 days ago
     clock.now += 8 * DAY; // 2 days ago
-    put('a.example', ['Shopify', 'Stripe']); // replaced 2 days ago
-    cache.close();
+    await put('a.example', ['Shopify', 'Stripe']); // replaced 2 days ago
+    await cache.close();
 
     const stats = await runInProcess(['cache', 'stats'], { env });
     expect(stats.code).toBe(0);
@@ -118,8 +119,8 @@ describe('history and kill -9', () => {
     expect(pruned.code).toBe(0);
     expect(pruned.stderr).toMatch(/removed 1 past answers replaced over 5d 00h ago/);
     const after = await openCache({ dir });
-    expect(after.past.history('domain', 'a.example')).toMatchObject([{ body: { technologies: ['Shopify'] } }]);
-    after.close();
+    expect(await after.past.history('domain', 'a.example')).toMatchObject([{ body: { technologies: ['Shopify'] } }]);
+    await after.close();
     const bad = await runInProcess(['cache', 'prune', '--history', 'soon'], { env });
     expect(bad.code).toBe(2);
   });

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { normaliseBaseUrl } from '../../src/api/base-url.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import { listQuotaMemos, openAccountState } from '../../src/store/sqlite/state.js';
+import { openAccountState, stateReads } from '../../src/store/sqlite/state.js';
 import { main } from '../../src/cli/main.js';
 import { cliEnv, fakeIo, runInProcess } from '../helpers/cli.js';
 
@@ -32,8 +32,8 @@ const envOf = (sb: Sandbox, key = sb.key) => cliEnv({ DOMAIN_INTEL_BASE_URL: sb.
 async function plantMemo(env: NodeJS.ProcessEnv, baseUrl: string, key: string, remaining: number, at: { seenAt?: number; reset?: Date } = {}) {
   const state = await openAccountState({ dir: env.DOMAIN_INTEL_CACHE_DIR as string }, normaliseBaseUrl(baseUrl), key);
   const reset = at.reset ?? new Date(Date.now() + 7 * 24 * HOUR);
-  state.noteQuota({ limit: 50_000, remaining, reset, resetRaw: reset.toISOString(), seenAt: at.seenAt ?? Date.now() });
-  state.close();
+  await state.noteQuota({ limit: 50_000, remaining, reset, resetRaw: reset.toISOString(), seenAt: at.seenAt ?? Date.now() });
+  await state.close();
 }
 
 const batch = (file: string, env: NodeJS.ProcessEnv, ...flags: string[]) =>
@@ -180,7 +180,7 @@ describe('what a 402 says about the quota', () => {
       // The batch of 100 is refused whole (402, headers: 50 left); the run may then spend what is left in a
       // smaller one. Either way the memo is what the service has left, not a 0 read into the 402.
       expect(sb.charges().total).toBeLessThanOrEqual(50);
-      const [memo] = await listQuotaMemos({ dir: env.DOMAIN_INTEL_CACHE_DIR as string });
+      const [memo] = await stateReads({ dir: env.DOMAIN_INTEL_CACHE_DIR as string }).quotaMemos();
       expect(memo?.remaining).toBe(sb.charges().remaining);
       expect(sb.requests()[0]).toMatchObject({ status: 402, charged: 0 });
     } finally {
@@ -200,7 +200,7 @@ describe('what a 402 says about the quota', () => {
     try {
       const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
       const env = cliEnv({ DOMAIN_INTEL_BASE_URL: baseUrl, DOMAIN_INTEL_API_KEY: `di_live_${'cd'.repeat(24)}` });
-      const memos = () => listQuotaMemos({ dir: env.DOMAIN_INTEL_CACHE_DIR as string });
+      const memos = () => stateReads({ dir: env.DOMAIN_INTEL_CACHE_DIR as string }).quotaMemos();
       expect((await runInProcess(['lookup', 'example.com'], { env })).code).toBe(5);
       expect(await memos()).toHaveLength(1);
       expect((await memos())[0]).toMatchObject({ baseUrl, remaining: 0, limit: null, reset: null });
@@ -354,8 +354,8 @@ describe('`quota` and `config show` per account', () => {
   it('`config show` and the run use the learned rate of the account in use only, and never over a given rate', async () => {
     const env = envOf(sb);
     const state = await openAccountState({ dir: env.DOMAIN_INTEL_CACHE_DIR as string }, normaliseBaseUrl(sb.baseUrl), sb.key);
-    state.saveLearnedRate({ requests: 1, windowMs: 2000 });
-    state.close();
+    await state.saveLearnedRate({ requests: 1, windowMs: 2000 });
+    await state.close();
     const show = JSON.parse((await runInProcess(['config', 'show'], { env })).stdout) as { rpm: number | null; learnedRate: unknown };
     expect(show).toMatchObject({ rpm: null, learnedRate: { requests: 1, windowMs: 2000 } });
     const other = JSON.parse((await runInProcess(['config', 'show'], { env: { ...env, DOMAIN_INTEL_API_KEY: sb.newKey() } })).stdout) as {
@@ -390,9 +390,9 @@ describe('the learned rate is stored per account, never while a rate is given', 
       const learnedIn = async (env: NodeJS.ProcessEnv) => {
         const state = await openAccountState({ dir: env.DOMAIN_INTEL_CACHE_DIR as string }, normaliseBaseUrl(sb.baseUrl), sb.key);
         try {
-          return state.learnedRate();
+          return await state.learnedRate();
         } finally {
-          state.close();
+          await state.close();
         }
       };
       const open = envOf(sb);

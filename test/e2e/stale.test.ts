@@ -29,13 +29,13 @@ async function agedCache(hosts: string[], ageMs: number, baseUrl: string, endpoi
   const env = cliEnv({ DOMAIN_INTEL_BASE_URL: baseUrl, DOMAIN_INTEL_API_KEY: sb.key });
   const at = Date.now() - ageMs;
   const cache = await openCache({ dir: env.DOMAIN_INTEL_CACHE_DIR as string, clock: () => at });
-  cache.putMany(
+  await cache.putMany(
     hosts.map((host) => {
       const body = endpoint === 'domain' ? sb.dataset.profile(host) : sb.dataset.traffic(host);
       return { endpoint, host, status: body === null ? ('missing' as const) : ('found' as const), body };
     }),
   );
-  cache.close();
+  await cache.close();
   return { env, iso: `${new Date(at).toISOString().slice(0, 19)}Z` };
 }
 

@@ -21,17 +21,17 @@ export async function drive(sb: Sandbox, limiter: RateLimiter, opts: { until: nu
     for (;;) {
       const ticket = await limiter.acquire(stop).catch(() => null);
       if (ticket === null) return;
-      if (Date.now() >= opts.until) return limiter.release(ticket);
+      if (Date.now() >= opts.until) return await limiter.release(ticket);
       result.sent++;
       try {
         await client.domain(hosts[result.sent % hosts.length] as string);
-        limiter.settle(ticket, true);
+        await limiter.settle(ticket, true);
       } catch (err) {
         const limited = err instanceof RateLimitedError;
-        limiter.settle(ticket, !limited);
+        await limiter.settle(ticket, !limited);
         if (!limited) continue; // 404 and the like: answered, counted by the service
         result.limited++;
-        limiter.rateLimit(err.resetAnnounced ? err.resumeAt : null);
+        await limiter.rateLimit(err.resetAnnounced ? err.resumeAt : null);
       }
     }
   };

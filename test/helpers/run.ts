@@ -56,7 +56,7 @@ export async function harness(options: SandboxOptions = {}): Promise<Harness> {
     },
     async close() {
       await client.close();
-      cache.close();
+      await cache.close();
       await sb.close();
       rmSync(dir, { recursive: true, force: true });
     },

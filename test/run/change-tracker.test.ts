@@ -1,5 +1,5 @@
 // What a row's answer changed (row-change.ts): the lookup rule (against the answer held at planning), the
-// history rule for cached rows (through a real cache's history, store/sqlite/history.ts replacedBy), repeats of keys
+// history rule for cached rows (through a real cache's history, replacedByMany, read ahead), repeats of keys
 // this run looked up (the bounded map, and the history rule past it), and the cells and JSON object written.
 import { afterEach, describe, expect, it } from 'vitest';
 import { KINDS } from '../../src/domain/kinds.js';
@@ -84,32 +84,41 @@ describe('changeValues and changesObject', () => {
 describe('ChangeTracker', () => {
   const held = { status: 'found' as const, body: body(['Nginx']), fetchedAt: T0 - DAY };
 
-  it('gives a repeat of a key it looked up what its first row got, without reading the history', () => {
+  it('gives a repeat of a key it looked up what its first row got, without reading the history', async () => {
     let reads = 0;
     const t = new ChangeTracker(spec, {
-      replacedBy: () => {
+      replacedByMany: async (_e, asks) => {
         reads++;
-        return null;
+        return asks.map(() => null);
       },
     });
     const first = t.looked('a.example', 'a.example', held, 'found', body(['Nginx', 'Shopify']), T0);
     expect(first?.change).toBe('changed');
     // The repeat reads the answer back from the store, fetched within the same second.
+    await t.readAhead([{ key: 'a.example', at: T0 + 500 }]);
     expect(t.fromStore('a.example', 'www.a.example', { status: 'found', body: body(['Nginx', 'Shopify']), fetchedAt: T0 + 500 })).toBe(first);
     expect(reads).toBe(0);
     // Another answer (another process refreshed it since): judged by the history rule.
+    await t.readAhead([{ key: 'a.example', at: T0 + 5000 }]);
     expect(t.fromStore('a.example', 'a.example', { status: 'found', body: body(['Nginx', 'Shopify']), fetchedAt: T0 + 5000 })?.change).toBe('same');
     expect(reads).toBe(1);
     expect(t.looked('b.example', 'b.example', undefined, 'missing', null, T0)?.change).toBe('new');
     expect(t.looked('c.example', 'c.example', held, 'error', null, T0)).toBeUndefined();
   });
 
-  it("past its bound, answers a repeat by the history rule and the store's previous fetch: changes stay exact", () => {
+  it("past its bound, answers a repeat by the history rule and the store's previous fetch: changes stay exact", async () => {
     const past = new Map([['a.example', { ...held, replacedAt: T0 }]]);
-    const t = new ChangeTracker(spec, { replacedBy: (_e, host, at) => (Math.floor(at / 1000) === Math.floor(T0 / 1000) ? (past.get(host) ?? null) : null) }, 2);
+    const t = new ChangeTracker(
+      spec,
+      { replacedByMany: async (_e, asks) => asks.map(({ host, at }) => (Math.floor(at / 1000) === Math.floor(T0 / 1000) ? (past.get(host) ?? null) : null)) },
+      2,
+    );
+    // The rows below are answered from the store at T0: their history is read ahead, as the planner does.
+    const ahead = (...keys: string[]) => t.readAhead(keys.map((key) => ({ key, at: T0 })));
     const a = t.looked('a.example', 'a.example', held, 'found', body(['Shopify']), T0);
     t.looked('b.example', 'b.example', undefined, 'found', body(['Nginx']), T0);
     t.looked('c.example', 'c.example', undefined, 'found', body(['Nginx']), T0); // a leaves the map
+    await ahead('a.example', 'c.example', 'b.example', 'e.example', 'f.example');
     const again = t.fromStore('a.example', 'a.example', { status: 'found', body: body(['Shopify']), fetchedAt: T0 });
     expect(again).not.toBe(a);
     expect(again).toEqual(a);
@@ -128,15 +137,17 @@ describe('ChangeTracker', () => {
     });
   });
 
-  it('leaves the cells empty once the history cannot be read, and stops asking', () => {
+  it('leaves the cells empty once the history cannot be read, and stops asking', async () => {
     let reads = 0;
     const t = new ChangeTracker(spec, {
-      replacedBy: () => {
+      replacedByMany: async () => {
         reads++;
         throw new Error('disk I/O error');
       },
     });
+    await t.readAhead([{ key: 'a.example', at: held.fetchedAt }]);
     expect(t.fromStore('a.example', 'a.example', held)).toBeUndefined();
+    await t.readAhead([{ key: 'b.example', at: held.fetchedAt }]);
     expect(t.fromStore('b.example', 'b.example', held)).toBeUndefined();
     expect(reads).toBe(1);
   });
@@ -146,28 +157,31 @@ describe('ChangeTracker', () => {
     const dir = tempDir();
     const cache = await openCache({ dir, clock: () => clock.now });
     const put = (technologies: string[]) => cache.putMany([{ endpoint: 'domain', host: 'a.example', status: 'found', body: body(technologies) }]);
-    put(['Nginx']);
+    await put(['Nginx']);
     clock.now = T0;
-    put(['Nginx', 'Shopify']); // changed: the first is kept, replaced at T0
+    await put(['Nginx', 'Shopify']); // changed: the first is kept, replaced at T0
     clock.now = T0 + DAY;
-    put(['Nginx', 'Shopify']); // the same again: nothing kept
-    cache.close(); // merges the journal, so the history holds the replaced answer
+    await put(['Nginx', 'Shopify']); // the same again: nothing kept
+    await cache.close(); // merges the journal, so the history holds the replaced answer
     const reopened = await openCache({ dir });
     try {
+      const replacedBy = async (at: number) => (await reopened.past.replacedByMany('domain', [{ host: 'a.example', at }]))[0];
       // Any time within T0's second finds it (rows know their time to the second).
-      expect(reopened.past.replacedBy('domain', 'a.example', T0 + 700)).toMatchObject({ body: body(['Nginx']), fetchedAt: T0 - DAY, replacedAt: T0 });
-      expect(reopened.past.replacedBy('domain', 'a.example', T0 + 1000)).toBeNull();
-      expect(reopened.past.replacedBy('domain', 'a.example', T0 + DAY)).toBeNull();
+      expect(await replacedBy(T0 + 700)).toMatchObject({ body: body(['Nginx']), fetchedAt: T0 - DAY, replacedAt: T0 });
+      expect(await replacedBy(T0 + 1000)).toBeNull();
+      expect(await replacedBy(T0 + DAY)).toBeNull();
       const t = new ChangeTracker(spec, reopened.past);
-      const now = reopened.getMany('domain', ['a.example'], Number.POSITIVE_INFINITY).get('a.example');
+      const now = (await reopened.getMany('domain', ['a.example'], Number.POSITIVE_INFINITY)).get('a.example');
       expect(now?.fetchedAt).toBe(T0 + DAY);
       // The answer held now was fetched at T0 + DAY and changed nothing: same since the fetch before, at T0.
       expect(now?.previousAt).toBe(T0);
+      await t.readAhead([{ key: 'a.example', at: T0 + DAY }]);
       expect(t.fromStore('a.example', 'a.example', now as NonNullable<typeof now>)).toMatchObject({ change: 'same', previousAt: T0 });
       const changedAt = { status: 'found' as const, body: body(['Nginx', 'Shopify']), fetchedAt: T0 };
+      await t.readAhead([{ key: 'a.example', at: T0 }]);
       expect(t.fromStore('a.example', 'a.example', changedAt)).toMatchObject({ change: 'changed', techAdded: ['Shopify'], previousAt: T0 - DAY });
     } finally {
-      reopened.close();
+      await reopened.close();
     }
   });
 });
@@ -184,8 +198,10 @@ describe('a run with changes', () => {
     const hosts = h.sb.hostList().slice(0, 5);
     await h.run('profile', hosts);
     // Make two held answers older and different, as a release would: the refresh then changes them.
-    const old = h.cache.getMany('domain', hosts.slice(0, 2), Number.POSITIVE_INFINITY);
-    h.cache.putMany([...old].map(([host, a]) => ({ endpoint: 'domain', host, status: a.status, body: { ...(a.body as object), technologies: ['OldTech'] } })));
+    const old = await h.cache.getMany('domain', hosts.slice(0, 2), Number.POSITIVE_INFINITY);
+    await h.cache.putMany(
+      [...old].map(([host, a]) => ({ endpoint: 'domain', host, status: a.status, body: { ...(a.body as object), technologies: ['OldTech'] } })),
+    );
     // The refresh must start after those edits (answers from its start on count as its own): the next millisecond.
     for (const t = Date.now(); Date.now() <= t; );
     h.sb.resetCounters();
@@ -224,11 +240,11 @@ describe('a run with changes', () => {
     const ages: number[] = [];
     const cache = h.cache;
     const store = {
-      getMany: (endpoint: string, keys: string[], maxAgeMs: number) => {
+      ...cache,
+      getMany: (endpoint: string, keys: readonly string[], maxAgeMs: number) => {
         ages.push(maxAgeMs);
         return cache.getMany(endpoint, keys, maxAgeMs);
       },
-      putMany: (entries: Parameters<typeof cache.putMany>[0]) => cache.putMany(entries),
     };
     const plain = await h.run('profile', [...hosts, hosts[0] as string], { store, stale: false, maxAgeMs: 1000 });
     expect(plain.rows.every((r) => !('change' in r))).toBe(true);

@@ -26,7 +26,7 @@ describe('Dispatcher against the sandbox', () => {
     const batches = h.sb.requests().filter((r) => r.operation === 'batch');
     expect(batches.map((b) => b.hosts.length).sort((a, b) => b - a)).toEqual([100, 100, 42]);
     expect(d.stats).toMatchObject({ requests: 3, lookupsSpent: 242, found: 241, missing: 2, errors: 0, stoppedBy: null });
-    const stored = h.cache.getMany('domain', [held[0]!, 'absent-a.example'], 60_000);
+    const stored = await h.cache.getMany('domain', [held[0]!, 'absent-a.example'], 60_000);
     expect(stored.get(held[0]!)?.status).toBe('found');
     expect(stored.get('absent-a.example')?.status).toBe('missing');
   });
@@ -98,7 +98,7 @@ describe('Dispatcher against the sandbox', () => {
     const rows = await d.settled();
     expect(rows[0]).toMatchObject({ status: 'missing', data: null });
     expect(d.stats.lookupsSpent).toBe(1);
-    expect(h.cache.getMany('traffic', ['nobody-holds-this.example'], 60_000).get('nobody-holds-this.example')?.status).toBe('missing');
+    expect((await h.cache.getMany('traffic', ['nobody-holds-this.example'], 60_000)).get('nobody-holds-this.example')?.status).toBe('missing');
   });
 
   it('follows the retry policy: backs off up to its retries, then gives up with the reason on the row', async () => {

@@ -10,12 +10,11 @@ afterEach(async () => {
 /** The harness's cache, noting every host the run asks it about in `asked`. */
 function countingStore(cache: Harness['cache'], asked: string[]) {
   return {
-    getMany: (endpoint: string, hosts: string[], maxAgeMs: number) => {
+    ...cache,
+    getMany: (endpoint: string, hosts: readonly string[], maxAgeMs: number) => {
       asked.push(...hosts);
       return cache.getMany(endpoint, hosts, maxAgeMs);
     },
-    putMany: (entries: Parameters<typeof cache.putMany>[0]) => cache.putMany(entries),
-    holdsAny: (endpoint: string) => cache.holdsAny(endpoint),
   };
 }
 

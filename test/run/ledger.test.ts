@@ -36,7 +36,7 @@ describe('the ledger: spent is what was charged', () => {
     expect(first.rows.every((r) => r.status === 'missing' && r.reason === null && !r.cached)).toBe(true);
     expect(first.stats).toMatchObject({ lookupsSpent: 150, missing: 150, errors: 0, unanswered: 0, stoppedBy: null, quotaDrop: 150 });
     expect(first.stats.lookupsSpent).toBe(h.sb.charges().total);
-    expect(h.cache.getMany('domain', values, DAY).size).toBe(150);
+    expect((await h.cache.getMany('domain', values, DAY)).size).toBe(150);
 
     h.sb.resetCounters();
     const second = await h.run('profile', values);
@@ -59,7 +59,7 @@ describe('the ledger: spent is what was charged', () => {
     expect(stats).toMatchObject({ lookupsSpent: 150, unanswered: 50, found: 150, errors: 150, stoppedBy: 'quota', quotaDrop: 150 });
     expect(stats.quota?.remaining).toBe(0);
     expect(rows.filter((r) => r.status === 'error').every((r) => r.reason === stopText('quota', null))).toBe(true);
-    expect(h.cache.getMany('domain', held, DAY).size).toBe(150); // the left out are not recorded
+    expect((await h.cache.getMany('domain', held, DAY)).size).toBe(150); // the left out are not recorded
     expect(renderSummary(stats)).toContain('unanswered 50: left out of the service');
 
     // After a pack, a re-run needs no flag and buys only the rest.
@@ -175,8 +175,9 @@ describe('processes sharing a cache', () => {
     h = await harness({ rpm: 0 });
     const held = h.sb.hostList().slice(0, 250);
     const other = await openCache({ dir: h.dir });
+    // SQLite does the work at the call (the promise only reports it), so the hook below stays synchronous.
     const put = (hosts: string[]) =>
-      other.putMany(hosts.map((host) => ({ endpoint: 'domain', host, status: 'found' as const, body: h.sb.dataset.profile(host) })));
+      void other.putMany(hosts.map((host) => ({ endpoint: 'domain', host, status: 'found' as const, body: h.sb.dataset.profile(host) })));
     let asks = 0;
     // When the first batch asks for its slot, every batch is planned: the other process buys one host of the
     // second batch alone (straight into `answers`), then 30 of the first and all of the third (unmerged).
@@ -186,7 +187,7 @@ describe('processes sharing a cache', () => {
       put([...held.slice(0, 30), ...held.slice(200)]);
     });
     const { rows, stats } = await h.run('profile', held, { limiter, concurrency: 4 });
-    other.close();
+    await other.close();
     const charges = h.sb.charges();
     expect(charges.total).toBe(250 - 81);
     expect(Math.max(...Object.values(charges.byHost))).toBe(1);

@@ -14,9 +14,8 @@ function setup(kind: RunKind, opts: { store?: AnswerStore; dryRun?: boolean; ref
   const base = opts.store ?? memoryStore();
   const asked: string[] = [];
   const store: AnswerStore = {
+    ...base,
     getMany: (endpoint, hosts, maxAgeMs) => (asked.push(...hosts), base.getMany(endpoint, hosts, maxAgeMs)),
-    putMany: (entries) => base.putMany(entries),
-    holdsAny: (endpoint) => base.holdsAny?.(endpoint) ?? true,
   };
   const stats = emptyStats(Date.now());
   const decisions: [number, string, string | null][] = [];
@@ -59,9 +58,9 @@ function setup(kind: RunKind, opts: { store?: AnswerStore; dryRun?: boolean; ref
 }
 
 describe('Planner', () => {
-  it('marks invalid rows, queues each key once, and has repeats wait on it', () => {
+  it('marks invalid rows, queues each key once, and has repeats wait on it', async () => {
     const p = setup('profile');
-    p.plan(['a.example', 'not a host', 'HTTPS://A.EXAMPLE/x', 'b.example']);
+    await p.plan(['a.example', 'not a host', 'HTTPS://A.EXAMPLE/x', 'b.example']);
     expect(p.decisions).toEqual([
       [1, 'lookup', 'a.example'],
       [2, 'invalid', expect.stringMatching(/space/)],
@@ -71,14 +70,14 @@ describe('Planner', () => {
     expect(p.stats).toMatchObject({ rows: 4, valid: 3, invalid: 1, duplicates: 1, lookupsNeeded: 2, requestsNeeded: 1 });
   });
 
-  it('answers from the store what it holds, counting a cache hit per distinct host', () => {
+  it('answers from the store what it holds, counting a cache hit per distinct host', async () => {
     const store = memoryStore();
-    store.putMany([
+    await store.putMany([
       { endpoint: 'domain', host: 'held.example', status: 'found', body: { domain: 'held.example' } },
       { endpoint: 'domain', host: 'gone.example', status: 'missing', body: null },
     ]);
     const p = setup('profile', { store });
-    p.plan(['held.example', 'gone.example', 'held.example', 'new.example']);
+    await p.plan(['held.example', 'gone.example', 'held.example', 'new.example']);
     expect(p.decisions).toEqual([
       [1, 'found', null],
       [2, 'missing', null],
@@ -88,27 +87,27 @@ describe('Planner', () => {
     expect(p.stats).toMatchObject({ cacheHits: 2, duplicates: 1, lookupsNeeded: 1 });
   });
 
-  it('asks a store empty for its endpoint only about repeats, and answers repeats of a known missing key from the seen-set', () => {
+  it('asks a store empty for its endpoint only about repeats, and answers repeats of a known missing key from the seen-set', async () => {
     const p = setup('profile');
-    p.plan(['a.example', 'b.example']);
+    await p.plan(['a.example', 'b.example']);
     expect(p.asked).toEqual([]);
     p.queued.clear(); // both answered since: a found, b missing
-    p.base.putMany([
+    await p.base.putMany([
       { endpoint: 'domain', host: 'a.example', status: 'found', body: {} },
       { endpoint: 'domain', host: 'b.example', status: 'missing', body: null },
     ]);
-    p.plan(['a.example', 'b.example', 'c.example']);
+    await p.plan(['a.example', 'b.example', 'c.example']);
     expect(p.asked).toEqual(['a.example', 'b.example']);
-    p.plan(['b.example']);
+    await p.plan(['b.example']);
     expect(p.asked).toEqual(['a.example', 'b.example']); // b is known missing now: no read
     expect(p.decisions.at(-1)).toEqual([1, 'missing', null]);
   });
 
-  it('gives rows of a key that failed earlier the same reason, and rows planned after a stop the stop reason', () => {
+  it('gives rows of a key that failed earlier the same reason, and rows planned after a stop the stop reason', async () => {
     const p = setup('traffic');
     p.failed.set('a.example', 'boom (after 4 retries)');
     p.stop('interrupted');
-    p.plan(['a.example', 'b.example']);
+    await p.plan(['a.example', 'b.example']);
     expect(p.decisions).toEqual([
       [1, 'error', 'boom (after 4 retries)'],
       [2, 'error', 'interrupted'],
@@ -116,16 +115,16 @@ describe('Planner', () => {
     expect(p.stats.lookupsNeeded).toBe(0);
   });
 
-  it('under --dry-run counts each lookup once and queues nothing', () => {
+  it('under --dry-run counts each lookup once and queues nothing', async () => {
     const p = setup('traffic', { dryRun: true });
-    p.plan(['a.example', 'b.example', 'a.example', 'bad host']);
+    await p.plan(['a.example', 'b.example', 'a.example', 'bad host']);
     expect(p.decisions).toEqual([[4, 'invalid', expect.any(String)]]);
     expect(p.stats).toMatchObject({ rows: 4, lookupsNeeded: 2, requestsNeeded: 2, duplicates: 1 });
   });
 
-  it('keys employees rows by registrable domain: hosts of one organisation share one lookup', () => {
+  it('keys employees rows by registrable domain: hosts of one organisation share one lookup', async () => {
     const p = setup('employees');
-    p.plan(['shop.example.co.uk', 'www.example.co.uk', 'other.example']);
+    await p.plan(['shop.example.co.uk', 'www.example.co.uk', 'other.example']);
     expect(p.decisions).toEqual([
       [1, 'lookup', 'example.co.uk'],
       [2, 'joins', 'example.co.uk'],

@@ -14,8 +14,8 @@ const DAY = 86_400_000;
 async function seed(h: Harness, ageMs: number, entries: { host: string; status: 'found' | 'missing'; body: unknown }[], endpoint = 'domain') {
   const at = Date.now() - ageMs;
   const past = await openCache({ dir: h.dir, clock: () => at });
-  past.putMany(entries.map((e) => ({ endpoint, ...e })));
-  past.close();
+  await past.putMany(entries.map((e) => ({ endpoint, ...e })));
+  await past.close();
   return at;
 }
 

@@ -1,4 +1,5 @@
 // Shared set-up for the cache tests: a cache on a hand-moved clock, a profile body, a file that is no database.
+import type { AnswerStore, StoredAnswer } from '../../src/store/contract.js';
 import type { AnswerCache } from '../../src/store/sqlite/cache.js';
 import { openCache } from '../../src/store/sqlite/cache.js';
 import { tempDir } from './helpers.js';
@@ -19,6 +20,11 @@ export async function clockedCache(dir = tempDir()): Promise<{ cache: AnswerCach
 }
 
 /** Stores one answer, as a single lookup does. */
-export function putOne(cache: AnswerCache, endpoint: string, host: string, status: 'found' | 'missing', body: unknown): void {
-  cache.putMany([{ endpoint, host, status, body }]);
+export async function putOne(cache: AnswerStore, endpoint: string, host: string, status: 'found' | 'missing', body: unknown): Promise<void> {
+  await cache.putMany([{ endpoint, host, status, body }]);
+}
+
+/** The answer held for one host, if fetched within `maxAgeMs`, else null. */
+export async function get(store: AnswerStore, endpoint: string, host: string, maxAgeMs: number): Promise<StoredAnswer | null> {
+  return (await store.getMany(endpoint, [host], maxAgeMs)).get(host) ?? null;
 }

@@ -7,22 +7,22 @@ import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { openCache } from '../../src/store/sqlite/cache.js';
-import { DAY, profile, putOne } from './cache-helpers.js';
+import { DAY, get, profile, putOne } from './cache-helpers.js';
 import { tempDir } from './helpers.js';
 
 describe('openCache', () => {
   it('persists across reopen, and survives an instance that was never closed', async () => {
     const dir = tempDir();
     const first = await openCache({ dir });
-    putOne(first, 'domain', 'kept.example', 'found', profile('kept.example'));
+    await putOne(first, 'domain', 'kept.example', 'found', profile('kept.example'));
     // No close(): the next instance must still see the committed answer.
     const second = await openCache({ dir });
-    expect(second.get('domain', 'kept.example', DAY)?.body).toEqual(profile('kept.example'));
-    second.close();
-    first.close();
+    expect((await get(second, 'domain', 'kept.example', DAY))?.body).toEqual(profile('kept.example'));
+    await second.close();
+    await first.close();
     const third = await openCache({ dir });
-    expect(third.stats().entries).toBe(1);
-    third.close();
+    expect((await third.stats()).entries).toBe(1);
+    await third.close();
   });
 
   it('keeps committed answers when the process is killed with SIGKILL', async () => {
@@ -45,8 +45,8 @@ describe('openCache', () => {
       child,
       `import { openCache } from ${JSON.stringify(pathToFileURL(bundle).href)};
        const cache = await openCache({ dir: ${JSON.stringify(dir)} });
-       cache.putMany([{ endpoint: 'domain', host: 'one.example', status: 'found', body: { domain: 'one.example' } }]); // a lone answer
-       cache.putMany([
+       await cache.putMany([{ endpoint: 'domain', host: 'one.example', status: 'found', body: { domain: 'one.example' } }]); // a lone answer
+       await cache.putMany([
          { endpoint: 'domain', host: 'two.example', status: 'missing', body: null },
          { endpoint: 'domain', host: 'three.example', status: 'found', body: { domain: 'three.example' } },
        ]); // a batch: appended to the journal, not merged
@@ -56,9 +56,9 @@ describe('openCache', () => {
     expect(r.stderr).toBe('');
     expect(r.signal).toBe('SIGKILL');
     const cache = await openCache({ dir });
-    expect(cache.get('domain', 'one.example', DAY)).toMatchObject({ status: 'found', body: { domain: 'one.example' } });
-    expect(cache.get('domain', 'two.example', DAY)).toMatchObject({ status: 'missing', body: null });
-    expect(cache.get('domain', 'three.example', DAY)).toMatchObject({ status: 'found', body: { domain: 'three.example' } });
-    cache.close();
+    expect(await get(cache, 'domain', 'one.example', DAY)).toMatchObject({ status: 'found', body: { domain: 'one.example' } });
+    expect(await get(cache, 'domain', 'two.example', DAY)).toMatchObject({ status: 'missing', body: null });
+    expect(await get(cache, 'domain', 'three.example', DAY)).toMatchObject({ status: 'found', body: { domain: 'three.example' } });
+    await cache.close();
   });
 });

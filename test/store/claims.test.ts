@@ -17,35 +17,35 @@ async function twoConnections() {
   const a = await openCache({ dir });
   const b = await openCache({ dir });
   // Each learns of the other the way a run does: from a write by the other, seen by getFresh.
-  a.putMany([missing('seed-a.example')]);
-  b.getFresh('domain', ['x.example'], DAY);
-  b.putMany([missing('seed-b.example')]);
-  a.getFresh('domain', ['x.example'], DAY);
+  await a.putMany([missing('seed-a.example')]);
+  await b.getFresh('domain', ['x.example'], DAY);
+  await b.putMany([missing('seed-b.example')]);
+  await a.getFresh('domain', ['x.example'], DAY);
   return { dir, a, b };
 }
 
 describe('claims', () => {
   it('a host the other connection is buying is reported busy, and free again once its answer is stored', async () => {
     const { a, b } = await twoConnections();
-    expect(a.claim('domain', ['h1.example', 'h2.example'])).toEqual([]);
-    expect(b.claim('domain', ['h2.example', 'h3.example'])).toEqual(['h2.example']);
+    expect(await a.claim('domain', ['h1.example', 'h2.example'])).toEqual([]);
+    expect(await b.claim('domain', ['h2.example', 'h3.example'])).toEqual(['h2.example']);
     // b claimed h3: a sees it busy in turn.
-    expect(a.claim('domain', ['h3.example'])).toEqual(['h3.example']);
-    a.putMany([missing('h2.example')]);
-    expect(b.claim('domain', ['h2.example'])).toEqual([]);
-    expect(b.getFresh('domain', ['h2.example'], DAY).get('h2.example')?.status).toBe('missing');
-    a.close();
-    b.close();
+    expect(await a.claim('domain', ['h3.example'])).toEqual(['h3.example']);
+    await a.putMany([missing('h2.example')]);
+    expect(await b.claim('domain', ['h2.example'])).toEqual([]);
+    expect((await b.getFresh('domain', ['h2.example'], DAY)).get('h2.example')?.status).toBe('missing');
+    await a.close();
+    await b.close();
   });
 
   it('a released claim (its lookup gave up) frees the host at once', async () => {
     const { a, b } = await twoConnections();
-    a.claim('domain', ['h1.example']);
-    expect(b.claim('domain', ['h1.example'])).toEqual(['h1.example']);
-    a.release('domain', ['h1.example']);
-    expect(b.claim('domain', ['h1.example'])).toEqual([]);
-    a.close();
-    b.close();
+    await a.claim('domain', ['h1.example']);
+    expect(await b.claim('domain', ['h1.example'])).toEqual(['h1.example']);
+    await a.release('domain', ['h1.example']);
+    expect(await b.claim('domain', ['h1.example'])).toEqual([]);
+    await a.close();
+    await b.close();
   });
 
   it('a claim of a process that is gone holds nothing', async () => {
@@ -56,30 +56,30 @@ describe('claims', () => {
     raw.prepare('INSERT INTO claims VALUES (?, ?, ?, ?, ?)').run('domain', 'h8.example', 'someone', process.pid, Date.now() + 60_000);
     raw.close();
     // h8's claimant is alive (this process, another connection): busy; h9's is gone: free.
-    expect(a.claim('domain', ['h8.example', 'h9.example'])).toEqual(['h8.example']);
-    a.close();
+    expect(await a.claim('domain', ['h8.example', 'h9.example'])).toEqual(['h8.example']);
+    await a.close();
   });
 
   it('a run that starts while another is there knows of it at its first check, before any answer is written', async () => {
     const dir = tempDir();
     const a = await openCache({ dir });
-    a.getFresh('domain', ['x.example'], DAY); // a's first check: it says it is here
+    await a.getFresh('domain', ['x.example'], DAY); // a's first check: it says it is here
     const b = await openCache({ dir });
-    b.getFresh('domain', ['x.example'], DAY); // b's first check sees a, though a has written no answer
-    expect(b.claim('domain', ['h1.example'])).toEqual([]);
-    expect(a.getFresh('domain', ['h1.example'], DAY).size).toBe(0);
-    expect(a.claim('domain', ['h1.example'])).toEqual(['h1.example']);
-    b.close();
+    await b.getFresh('domain', ['x.example'], DAY); // b's first check sees a, though a has written no answer
+    expect(await b.claim('domain', ['h1.example'])).toEqual([]);
+    expect((await a.getFresh('domain', ['h1.example'], DAY)).size).toBe(0);
+    expect(await a.claim('domain', ['h1.example'])).toEqual(['h1.example']);
+    await b.close();
     // b has gone: its presence and claims with it, so a is alone again.
-    a.close();
+    await a.close();
   });
 
   it('alone on the file, a connection claims nothing and writes nothing for it', async () => {
     const dir = tempDir();
     const solo = await openCache({ dir });
-    solo.getFresh('domain', ['h1.example'], DAY);
-    expect(solo.claim('domain', ['h1.example'])).toEqual([]);
-    solo.close();
+    await solo.getFresh('domain', ['h1.example'], DAY);
+    expect(await solo.claim('domain', ['h1.example'])).toEqual([]);
+    await solo.close();
     const raw = new Sqlite(path.join(dir, 'cache.sqlite'));
     expect(raw.prepare('SELECT COUNT(*) AS n FROM claims').get()).toEqual({ n: 0 });
     raw.close();

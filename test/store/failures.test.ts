@@ -22,13 +22,12 @@ function sqliteError(code: string, message: string): Error {
 /** `store`, whose writes throw `error` once `okWrites` writes have gone through. */
 function failingAfter(store: AnswerStore, okWrites: number, error: () => Error): AnswerStore & { writes: number } {
   const out = {
+    ...store,
     writes: 0,
-    getMany: store.getMany.bind(store),
-    holdsAny: (endpoint: string) => store.holdsAny?.(endpoint) ?? true,
-    putMany(entries: Parameters<AnswerStore['putMany']>[0]) {
+    async putMany(entries: Parameters<AnswerStore['putMany']>[0]) {
       out.writes++;
       if (out.writes > okWrites) throw error();
-      store.putMany(entries);
+      return store.putMany(entries);
     },
   };
   return out;
@@ -76,8 +75,8 @@ describe('a cache whose writes fail mid-run', () => {
     const released: string[] = [];
     const store = {
       ...failingAfter(h.cache, 0, () => sqliteError('SQLITE_READONLY', 'attempt to write a readonly database')),
-      claim: () => [],
-      release: (_endpoint: string, hosts: string[]) => void released.push(...hosts),
+      claim: async () => [],
+      release: async (_endpoint: string, hosts: readonly string[]) => void released.push(...hosts),
     };
     const hosts = h.sb.hostList().slice(0, 30);
     const { stats } = await h.run('profile', hosts, { store });
@@ -100,8 +99,7 @@ describe('a cache whose writes fail mid-run', () => {
     };
     let tries = 0;
     const store: AnswerStore = {
-      getMany: cache.getMany.bind(cache),
-      putMany: cache.putMany.bind(cache),
+      ...cache,
       getFresh: () => {
         tries++;
         return busy();
@@ -130,17 +128,17 @@ describe('the journal merge', () => {
     // A real SQLite failure in the merge only: moving rows into `answers` is refused.
     db.exec("CREATE TRIGGER no_merge BEFORE INSERT ON answers BEGIN SELECT RAISE(ABORT, 'no room'); END");
     const entries = Array.from({ length: MERGE_EVERY }, (_, i) => ({ endpoint: 'domain', host: `h${i}.example`, status: 'missing' as const, body: null }));
-    expect(() => cache.putMany(entries)).not.toThrow();
-    expect(cache.getMany('domain', ['h0.example', `h${MERGE_EVERY - 1}.example`], Number.POSITIVE_INFINITY).size).toBe(2);
+    await expect(cache.putMany(entries)).resolves.toEqual(expect.any(Number));
+    expect((await cache.getMany('domain', ['h0.example', `h${MERGE_EVERY - 1}.example`], Number.POSITIVE_INFINITY)).size).toBe(2);
     db.exec('DROP TRIGGER no_merge');
-    cache.close();
+    await cache.close();
     expect(db.prepare('SELECT COUNT(*) AS n FROM answers').get()).toEqual({ n: MERGE_EVERY });
     db.close();
   });
 });
 
 describe("the limiter's shared slots", () => {
-  it('a step that fails for the storage moves the limiter to slots of its own, said once; a ticket from the file never answers a memory slot', () => {
+  it('a step that fails for the storage moves the limiter to slots of its own, said once; a ticket from the file never answers a memory slot', async () => {
     const inner = memorySlots();
     let broken = false;
     const full = () => {
@@ -155,23 +153,23 @@ describe("the limiter's shared slots", () => {
     };
     const troubles: string[] = [];
     const slots = failoverSlots(shared, (t) => troubles.push(t));
-    const first = slots.take(0, 1, 1000);
+    const first = await slots.take(0, 1, 1000);
     expect(first).toEqual({ id: 1 });
     expect(slots.shared).toBe(true);
     broken = true;
     // Limit 1: the memory slots start empty, so the run can still send.
-    const second = slots.take(1, 1, 1000);
+    const second = await slots.take(1, 1, 1000);
     expect(second).toEqual({ id: 1 });
     expect(slots.shared).toBe(false);
     expect(troubles).toEqual(['disk full']);
     // The same id, answered by the ticket from the file: ignored, so the memory slot stays in flight.
-    slots.answer(1, 2, true, 2);
-    slots.pause(5, false);
-    expect(slots.take(3, 1, 1000)).toEqual({ retryAt: 5, paused: true });
+    await slots.answer(1, 2, true, 2);
+    await slots.pause(5, false);
+    expect(await slots.take(3, 1, 1000)).toEqual({ retryAt: 5, paused: true });
     expect(troubles).toHaveLength(1);
   });
 
-  it('a failure that is not the storage is thrown', () => {
+  it('a failure that is not the storage is thrown', async () => {
     const slots = failoverSlots(
       {
         ...memorySlots(),
@@ -181,7 +179,7 @@ describe("the limiter's shared slots", () => {
       },
       () => {},
     );
-    expect(() => slots.take(0, null, 1000)).toThrow(RangeError);
+    await expect(slots.take(0, null, 1000)).rejects.toThrow(RangeError);
   });
 });
 

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { readProfile } from '../../src/api/validate.js';
 import { openCache } from '../../src/store/sqlite/cache.js';
 import { MERGE_EVERY } from '../../src/store/sqlite/journal.js';
-import { clockedCache, DAY, profile, putOne } from './cache-helpers.js';
+import { clockedCache, DAY, get, profile, putOne } from './cache-helpers.js';
 import { tempDir } from './helpers.js';
 
 const batch = (hosts: string[], body: (h: string) => unknown) =>
@@ -17,57 +17,57 @@ describe('history in the cache', () => {
   it('keeps the replaced answer, through a lone answer and through the journal, and nothing for the same answer', async () => {
     const { cache, clock, dir } = await clockedCache();
     const t0 = clock.now;
-    putOne(cache, 'domain', 'a.example', 'found', profile('a.example'));
-    cache.putMany(batch(['b.example', 'c.example'], profile));
+    await putOne(cache, 'domain', 'a.example', 'found', profile('a.example'));
+    await cache.putMany(batch(['b.example', 'c.example'], profile));
     clock.now += DAY;
     const t1 = clock.now;
     // Lone answer, same data: fetched_at moves on, no history.
-    putOne(cache, 'domain', 'a.example', 'found', profile('a.example'));
+    await putOne(cache, 'domain', 'a.example', 'found', profile('a.example'));
     // A batch (the journal): b changes, c is the same.
-    cache.putMany(batch(['b.example', 'c.example'], (h) => (h === 'b.example' ? withTech(h, ['Nginx', 'Shopify']) : profile(h))));
-    cache.close(); // the merge fires the trigger
+    await cache.putMany(batch(['b.example', 'c.example'], (h) => (h === 'b.example' ? withTech(h, ['Nginx', 'Shopify']) : profile(h))));
+    await cache.close(); // the merge fires the trigger
     const again = await openCache({ dir, clock: () => clock.now });
-    expect(again.past.history('domain', 'a.example')).toEqual([]);
-    expect(again.past.history('domain', 'c.example')).toEqual([]);
-    expect(again.past.history('domain', 'b.example')).toEqual([{ status: 'found', body: profile('b.example'), fetchedAt: t0, replacedAt: t1 }]);
-    expect(again.get('domain', 'b.example', DAY)).toMatchObject({ body: withTech('b.example', ['Nginx', 'Shopify']), fetchedAt: t1 });
-    expect(again.stats().history).toBe(1);
-    again.close();
+    expect(await again.past.history('domain', 'a.example')).toEqual([]);
+    expect(await again.past.history('domain', 'c.example')).toEqual([]);
+    expect(await again.past.history('domain', 'b.example')).toEqual([{ status: 'found', body: profile('b.example'), fetchedAt: t0, replacedAt: t1 }]);
+    expect(await get(again, 'domain', 'b.example', DAY)).toMatchObject({ body: withTech('b.example', ['Nginx', 'Shopify']), fetchedAt: t1 });
+    expect((await again.stats()).history).toBe(1);
+    await again.close();
   });
 
   it('records status changes both ways and reads history newest first, and previous at a time', async () => {
     const { cache, clock, dir } = await clockedCache();
     const t0 = clock.now;
-    putOne(cache, 'domain', 'a.example', 'found', profile('a.example'));
+    await putOne(cache, 'domain', 'a.example', 'found', profile('a.example'));
     clock.now += DAY;
     const t1 = clock.now;
-    putOne(cache, 'domain', 'a.example', 'missing', null); // found -> missing (gone)
-    putOne(cache, 'domain', 'a.example', 'missing', null); // missing again: null bodies are equal, nothing kept
+    await putOne(cache, 'domain', 'a.example', 'missing', null); // found -> missing (gone)
+    await putOne(cache, 'domain', 'a.example', 'missing', null); // missing again: null bodies are equal, nothing kept
     clock.now += DAY;
     const t2 = clock.now;
-    putOne(cache, 'domain', 'a.example', 'found', withTech('a.example', ['Shopify'])); // missing -> found (back)
+    await putOne(cache, 'domain', 'a.example', 'found', withTech('a.example', ['Shopify'])); // missing -> found (back)
     clock.now += DAY;
-    putOne(cache, 'domain', 'a.example', 'found', withTech('a.example', ['Shopify'])); // same: nothing
-    expect(cache.past.history('domain', 'a.example')).toEqual([
+    await putOne(cache, 'domain', 'a.example', 'found', withTech('a.example', ['Shopify'])); // same: nothing
+    expect(await cache.past.history('domain', 'a.example')).toEqual([
       { status: 'missing', body: null, fetchedAt: t1, replacedAt: t2 },
       { status: 'found', body: profile('a.example'), fetchedAt: t0, replacedAt: t1 },
     ]);
-    expect(cache.past.previous('domain', 'a.example')).toMatchObject({ status: 'missing', replacedAt: t2 });
+    expect(await cache.past.previous('domain', 'a.example')).toMatchObject({ status: 'missing', replacedAt: t2 });
     // The answer held at a moment: the oldest replaced after it, else the current one.
-    expect(cache.past.previous('domain', 'a.example', t0 + 1)).toMatchObject({ status: 'found', body: profile('a.example') });
-    expect(cache.past.previous('domain', 'a.example', t1)).toMatchObject({ status: 'missing' });
-    expect(cache.past.previous('domain', 'a.example', t2 + 1)).toEqual({
+    expect(await cache.past.previous('domain', 'a.example', t0 + 1)).toMatchObject({ status: 'found', body: profile('a.example') });
+    expect(await cache.past.previous('domain', 'a.example', t1)).toMatchObject({ status: 'missing' });
+    expect(await cache.past.previous('domain', 'a.example', t2 + 1)).toEqual({
       status: 'found',
       body: withTech('a.example', ['Shopify']),
       fetchedAt: clock.now,
       replacedAt: null,
     });
     // Other endpoints and hosts are apart; a host never changed has no history.
-    expect(cache.past.history('traffic', 'a.example')).toEqual([]);
-    expect(cache.past.previous('domain', 'never.example')).toBeNull();
-    expect(cache.past.previous('domain', 'never.example', t1)).toBeNull();
-    expect(cache.stats().history).toBe(2);
-    cache.close();
+    expect(await cache.past.history('traffic', 'a.example')).toEqual([]);
+    expect(await cache.past.previous('domain', 'never.example')).toBeNull();
+    expect(await cache.past.previous('domain', 'never.example', t1)).toBeNull();
+    expect((await cache.stats()).history).toBe(2);
+    await cache.close();
     // And it is in the file, for the next process.
     const db = new Sqlite(path.join(dir, 'cache.sqlite'), { readonly: true });
     expect(db.prepare('SELECT COUNT(*) AS n FROM history').get()).toEqual({ n: 2 });
@@ -78,69 +78,69 @@ describe('history in the cache', () => {
     const { cache, clock, dir } = await clockedCache();
     const hosts = Array.from({ length: 300 }, (_, i) => `h${i}.example`);
     const t0 = clock.now;
-    cache.putMany(batch(hosts, profile));
+    await cache.putMany(batch(hosts, profile));
     clock.now += DAY;
     const changed = new Set(hosts.filter((_, i) => i % 20 === 0)); // 5%
-    cache.putMany(batch(hosts, (h) => (changed.has(h) ? withTech(h, ['Nginx', 'Shopify']) : profile(h))));
+    await cache.putMany(batch(hosts, (h) => (changed.has(h) ? withTech(h, ['Nginx', 'Shopify']) : profile(h))));
     // Unmerged: nothing has been replaced yet.
-    expect(cache.past.previous('domain', 'h0.example')).toBeNull();
-    cache.close();
+    expect(await cache.past.previous('domain', 'h0.example')).toBeNull();
+    await cache.close();
     const reopened = await openCache({ dir, clock: () => clock.now });
-    expect(reopened.stats().history).toBe(changed.size);
+    expect((await reopened.stats()).history).toBe(changed.size);
     for (const h of hosts) {
-      const past = reopened.past.history('domain', h);
+      const past = await reopened.past.history('domain', h);
       if (changed.has(h)) expect(past).toEqual([{ status: 'found', body: profile(h), fetchedAt: t0, replacedAt: t0 + DAY }]);
       else expect(past).toEqual([]);
     }
-    reopened.close();
+    await reopened.close();
   });
 
   it('merges past MERGE_EVERY answers keep history too', async () => {
     const { cache, clock } = await clockedCache();
     const hosts = Array.from({ length: MERGE_EVERY }, (_, i) => `m${i}.example`);
-    cache.putMany(batch(hosts, profile));
+    await cache.putMany(batch(hosts, profile));
     clock.now += DAY;
-    cache.putMany(batch(hosts, (h) => withTech(h, ['Nginx', 'Shopify']))); // the append reaches MERGE_EVERY: merged now
-    expect(cache.past.previous('domain', 'm7.example')).toMatchObject({ body: profile('m7.example') });
-    expect(cache.stats().history).toBe(MERGE_EVERY);
-    cache.close();
+    await cache.putMany(batch(hosts, (h) => withTech(h, ['Nginx', 'Shopify']))); // the append reaches MERGE_EVERY: merged now
+    expect(await cache.past.previous('domain', 'm7.example')).toMatchObject({ body: profile('m7.example') });
+    expect((await cache.stats()).history).toBe(MERGE_EVERY);
+    await cache.close();
   });
 
   it('bodies compare canonically: the same data in another key order, through the validator, adds nothing', async () => {
     const { cache, clock } = await clockedCache();
     const sent = { domain: 'k.example', resolves: true, technologies: ['Nginx'], traffic: null, employees: null, platform: 'x' };
     const shuffled = Object.fromEntries(Object.entries(sent).reverse());
-    putOne(cache, 'domain', 'k.example', 'found', readProfile(sent, 'batch'));
+    await putOne(cache, 'domain', 'k.example', 'found', readProfile(sent, 'batch'));
     clock.now += DAY;
-    putOne(cache, 'domain', 'k.example', 'found', readProfile({ ...shuffled, extra: 'dropped' }, 'batch'));
-    expect(cache.past.history('domain', 'k.example')).toEqual([]);
+    await putOne(cache, 'domain', 'k.example', 'found', readProfile({ ...shuffled, extra: 'dropped' }, 'batch'));
+    expect(await cache.past.history('domain', 'k.example')).toEqual([]);
     clock.now += DAY;
-    putOne(cache, 'domain', 'k.example', 'found', readProfile({ ...shuffled, platform: 'y' }, 'batch'));
-    expect(cache.past.history('domain', 'k.example')).toHaveLength(1);
-    cache.close();
+    await putOne(cache, 'domain', 'k.example', 'found', readProfile({ ...shuffled, platform: 'y' }, 'batch'));
+    expect(await cache.past.history('domain', 'k.example')).toHaveLength(1);
+    await cache.close();
   });
 
   it('prune drops the history of pruned answers, --history drops old history, clear drops it all', async () => {
     const { cache, clock } = await clockedCache();
-    putOne(cache, 'domain', 'old.example', 'found', profile('old.example'));
-    putOne(cache, 'domain', 'kept.example', 'found', profile('kept.example'));
+    await putOne(cache, 'domain', 'old.example', 'found', profile('old.example'));
+    await putOne(cache, 'domain', 'kept.example', 'found', profile('kept.example'));
     clock.now += DAY;
-    putOne(cache, 'domain', 'old.example', 'missing', null);
-    putOne(cache, 'domain', 'kept.example', 'missing', null);
+    await putOne(cache, 'domain', 'old.example', 'missing', null);
+    await putOne(cache, 'domain', 'kept.example', 'missing', null);
     clock.now += 10 * DAY;
-    putOne(cache, 'domain', 'kept.example', 'found', profile('kept.example')); // history: found (day 0), missing (day 1)
-    expect(cache.stats().history).toBe(3);
+    await putOne(cache, 'domain', 'kept.example', 'found', profile('kept.example')); // history: found (day 0), missing (day 1)
+    expect((await cache.stats()).history).toBe(3);
     // old.example's answer (day 1) is older than 5 days: it goes, and its history with it.
-    expect(cache.prune(5 * DAY)).toBe(1);
-    expect(cache.past.history('domain', 'old.example')).toEqual([]);
-    expect(cache.past.history('domain', 'kept.example')).toHaveLength(2);
+    expect(await cache.prune(5 * DAY)).toBe(1);
+    expect(await cache.past.history('domain', 'old.example')).toEqual([]);
+    expect(await cache.past.history('domain', 'kept.example')).toHaveLength(2);
     // Now is day 11. History replaced more than 9 days ago: the first (replaced at day 1) goes, the second (day 11) stays.
-    expect(cache.pruneHistory(9 * DAY)).toBe(1);
-    expect(cache.past.history('domain', 'kept.example')).toMatchObject([{ status: 'missing' }]);
-    expect(cache.pruneHistory(Infinity)).toBe(0);
-    expect(cache.clear()).toBe(1);
-    expect(cache.stats().history).toBe(0);
-    cache.close();
+    expect(await cache.pruneHistory(9 * DAY)).toBe(1);
+    expect(await cache.past.history('domain', 'kept.example')).toMatchObject([{ status: 'missing' }]);
+    expect(await cache.pruneHistory(Infinity)).toBe(0);
+    expect(await cache.clear()).toBe(1);
+    expect((await cache.stats()).history).toBe(0);
+    await cache.close();
   });
 
   it('an older build file (version 2, no history) gains the table and trigger and keeps its answers', async () => {
@@ -152,39 +152,39 @@ describe('history in the cache', () => {
     old.close();
     const cache = await openCache({ dir, clock: () => 2000 });
     // Its answers say nothing of a fetch before them (the column is new): read as never fetched before.
-    expect(cache.get('domain', 'o.example', Number.POSITIVE_INFINITY)?.previousAt).toBeNull();
-    putOne(cache, 'domain', 'o.example', 'missing', null);
-    expect(cache.past.history('domain', 'o.example')).toEqual([{ status: 'found', body: profile('o.example'), fetchedAt: 1000, replacedAt: 2000 }]);
-    expect(cache.get('domain', 'o.example', Number.POSITIVE_INFINITY)?.previousAt).toBe(1000);
-    cache.close();
+    expect((await get(cache, 'domain', 'o.example', Number.POSITIVE_INFINITY))?.previousAt).toBeNull();
+    await putOne(cache, 'domain', 'o.example', 'missing', null);
+    expect(await cache.past.history('domain', 'o.example')).toEqual([{ status: 'found', body: profile('o.example'), fetchedAt: 1000, replacedAt: 2000 }]);
+    expect((await get(cache, 'domain', 'o.example', Number.POSITIVE_INFINITY))?.previousAt).toBe(1000);
+    await cache.close();
   });
 
   it('keeps when each host was fetched before its answer, changed or not, through a lone answer and the journal', async () => {
     const { cache, clock, dir } = await clockedCache();
     const t0 = clock.now;
-    const previous = (c: typeof cache, host: string) => c.get('domain', host, Number.POSITIVE_INFINITY)?.previousAt;
+    const previous = async (c: typeof cache, host: string) => (await get(c, 'domain', host, Number.POSITIVE_INFINITY))?.previousAt;
     // Lone answers go straight into the table.
-    putOne(cache, 'domain', 'a.example', 'found', profile('a.example'));
-    expect(previous(cache, 'a.example')).toBeNull(); // a first fetch
+    await putOne(cache, 'domain', 'a.example', 'found', profile('a.example'));
+    expect(await previous(cache, 'a.example')).toBeNull(); // a first fetch
     clock.now += DAY;
-    putOne(cache, 'domain', 'a.example', 'found', profile('a.example')); // the same again
-    expect(previous(cache, 'a.example')).toBe(t0);
+    await putOne(cache, 'domain', 'a.example', 'found', profile('a.example')); // the same again
+    expect(await previous(cache, 'a.example')).toBe(t0);
     clock.now = t0;
-    cache.putMany(batch(['b.example', 'c.example'], profile));
+    await cache.putMany(batch(['b.example', 'c.example'], profile));
     clock.now += DAY;
-    cache.putMany(batch(['b.example', 'c.example'], (h) => (h === 'b.example' ? withTech(h, ['Shopify']) : profile(h))));
+    await cache.putMany(batch(['b.example', 'c.example'], (h) => (h === 'b.example' ? withTech(h, ['Shopify']) : profile(h))));
     // Not merged yet: this connection knows the answer, not the fetch before it.
-    expect(previous(cache, 'b.example')).toBeUndefined();
-    cache.close();
+    expect(await previous(cache, 'b.example')).toBeUndefined();
+    await cache.close();
     const again = await openCache({ dir });
-    for (const host of ['a.example', 'b.example', 'c.example']) expect(previous(again, host)).toBe(t0);
-    again.close();
+    for (const host of ['a.example', 'b.example', 'c.example']) expect(await previous(again, host)).toBe(t0);
+    await again.close();
   });
   it("a profile's age_days alone moving (a service counting it to today) keeps nothing; the first build's trigger is replaced", async () => {
     const { cache, clock, dir } = await clockedCache();
     const aged = (host: string, days: number, technologies?: string[]) => ({ ...profile(host), age_days: days, ...(technologies ? { technologies } : {}) });
-    putOne(cache, 'domain', 'a.example', 'found', aged('a.example', 100));
-    cache.close();
+    await putOne(cache, 'domain', 'a.example', 'found', aged('a.example', 100));
+    await cache.close();
     // A file the first build with history wrote: its trigger compared whole bodies.
     const raw = new Sqlite(path.join(dir, 'cache.sqlite'));
     raw.exec(`CREATE TRIGGER answers_history AFTER UPDATE OF status, body ON answers WHEN old.body IS NOT new.body
@@ -199,12 +199,12 @@ describe('history in the cache', () => {
     };
     expect(triggers()).toEqual(['answers_history_2']);
     clock.now += DAY;
-    putOne(again, 'domain', 'a.example', 'found', aged('a.example', 101));
-    expect(again.past.history('domain', 'a.example')).toEqual([]);
-    expect(again.get('domain', 'a.example', Number.POSITIVE_INFINITY)?.body).toMatchObject({ age_days: 101 });
+    await putOne(again, 'domain', 'a.example', 'found', aged('a.example', 101));
+    expect(await again.past.history('domain', 'a.example')).toEqual([]);
+    expect((await get(again, 'domain', 'a.example', Number.POSITIVE_INFINITY))?.body).toMatchObject({ age_days: 101 });
     clock.now += DAY;
-    putOne(again, 'domain', 'a.example', 'found', aged('a.example', 102, ['Shopify']));
-    expect(again.past.history('domain', 'a.example')).toMatchObject([{ body: { age_days: 101 } }]);
-    again.close();
+    await putOne(again, 'domain', 'a.example', 'found', aged('a.example', 102, ['Shopify']));
+    expect(await again.past.history('domain', 'a.example')).toMatchObject([{ body: { age_days: 101 } }]);
+    await again.close();
   });
 });

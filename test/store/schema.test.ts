@@ -10,7 +10,7 @@ import { openCache } from '../../src/store/sqlite/cache.js';
 import { CacheCorruptError, CacheUnavailableError } from '../../src/store/errors.js';
 import { removeCacheFiles } from '../../src/store/sqlite/schema.js';
 import { openAccountState } from '../../src/store/sqlite/state.js';
-import { DAY, NOT_A_DATABASE } from './cache-helpers.js';
+import { DAY, get, NOT_A_DATABASE } from './cache-helpers.js';
 import { mode, tempDir } from './helpers.js';
 
 const tables = (file: string): string[] => {
@@ -35,9 +35,9 @@ describe('the cache file', () => {
     const dir = path.join(tempDir(), 'a', 'cache');
     const cache = await openCache({ dir, file: 'x.sqlite' });
     expect(mode(dir)).toBe(0o700);
-    expect(cache.stats().path).toBe(path.join(dir, 'x.sqlite'));
-    expect(mode(cache.stats().path)).toBe(0o600);
-    cache.close();
+    expect((await cache.stats()).path).toBe(path.join(dir, 'x.sqlite'));
+    expect(mode((await cache.stats()).path)).toBe(0o600);
+    await cache.close();
   });
 
   it('refuses a damaged file with a clear error, and removeCacheFiles clears the way', async () => {
@@ -53,8 +53,8 @@ describe('the cache file', () => {
     expect((err as Error).message).toContain('domain-intel cache clear');
     expect(removeCacheFiles({ dir })).toEqual([file]);
     const cache = await openCache({ dir });
-    expect(cache.stats().entries).toBe(0);
-    cache.close();
+    expect((await cache.stats()).entries).toBe(0);
+    await cache.close();
   });
 
   // Version 1 held answers only; version 2 added meta; the journal (`recent`) came later without a new version.
@@ -74,11 +74,11 @@ describe('the cache file', () => {
       old.prepare('INSERT INTO answers VALUES (?, ?, ?, ?, ?)').run('domain', 'old.example', 'found', '{"domain":"old.example"}', Date.now());
       old.close();
       const cache = await openCache({ dir });
-      expect(cache.get('domain', 'old.example', DAY)).toMatchObject({ status: 'found', body: { domain: 'old.example' } });
+      expect(await get(cache, 'domain', 'old.example', DAY)).toMatchObject({ status: 'found', body: { domain: 'old.example' } });
       // A batch goes through the journal, which needs the new table.
-      cache.putMany(['a.example', 'b.example'].map((host) => ({ endpoint: 'domain', host, status: 'missing' as const, body: null })));
-      expect(cache.getMany('domain', ['a.example', 'b.example', 'old.example'], DAY).size).toBe(3);
-      cache.close();
+      await cache.putMany(['a.example', 'b.example'].map((host) => ({ endpoint: 'domain', host, status: 'missing' as const, body: null })));
+      expect((await cache.getMany('domain', ['a.example', 'b.example', 'old.example'], DAY)).size).toBe(3);
+      await cache.close();
       expect(tables(file)).toEqual(['answers', 'claims', 'history', 'meta', 'recent']);
       expect(userVersion(file)).toBe(2);
     });
@@ -141,9 +141,9 @@ describe('a file busy at open', () => {
     holder.exec('BEGIN IMMEDIATE');
     setTimeout(() => holder.exec('COMMIT'), 50);
     const cache = await openCache({ dir });
-    cache.putMany([{ endpoint: 'domain', host: 'a.example', status: 'missing', body: null }]);
-    expect(cache.get('domain', 'a.example', DAY)?.status).toBe('missing');
-    cache.close();
+    await cache.putMany([{ endpoint: 'domain', host: 'a.example', status: 'missing', body: null }]);
+    expect((await get(cache, 'domain', 'a.example', DAY))?.status).toBe('missing');
+    await cache.close();
     holder.close();
   }, 20_000);
 });

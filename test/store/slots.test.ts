@@ -34,115 +34,115 @@ const stores: [string, () => SlotStore][] = [
 ];
 
 describe.each(stores)('SlotStore (%s)', (_name, open) => {
-  it('holds at most `limit` slots until each frees, and none during a pause', () => {
+  it('holds at most `limit` slots until each frees, and none during a pause', async () => {
     const s = open();
-    const a = s.take(0, 2, 1000);
-    const b = s.take(0, 2, 1000);
+    const a = await s.take(0, 2, 1000);
+    const b = await s.take(0, 2, 1000);
     expect('id' in a && 'id' in b).toBe(true);
     // Both in flight: only an answer can free one.
-    expect(s.take(0, 2, 1000)).toEqual({ retryAt: null, paused: false });
+    expect(await s.take(0, 2, 1000)).toEqual({ retryAt: null, paused: false });
     if (!('id' in a) || !('id' in b)) return;
-    s.answer(a.id, 100, true, 1100);
-    s.answer(b.id, 200, true, 1200);
-    expect(s.take(500, 2, 1000)).toEqual({ retryAt: 1100, paused: false });
-    expect('id' in s.take(1100, 2, 1000)).toBe(true);
-    s.pause(3000, false);
-    expect(s.pausedUntil()).toBe(3000);
-    expect(s.take(2000, null, 1000)).toEqual({ retryAt: 3000, paused: true });
-    expect(s.acceptedBetween(0, 1000)).toEqual({ count: 2, first: 0 });
-    expect(s.acceptedBetween(1, 1000)).toEqual({ count: 0, first: null });
+    await s.answer(a.id, 100, true, 1100);
+    await s.answer(b.id, 200, true, 1200);
+    expect(await s.take(500, 2, 1000)).toEqual({ retryAt: 1100, paused: false });
+    expect('id' in (await s.take(1100, 2, 1000))).toBe(true);
+    await s.pause(3000, false);
+    expect(await s.pausedUntil()).toBe(3000);
+    expect(await s.take(2000, null, 1000)).toEqual({ retryAt: 3000, paused: true });
+    expect(await s.acceptedBetween(0, 1000)).toEqual({ count: 2, first: 0 });
+    expect(await s.acceptedBetween(1, 1000)).toEqual({ count: 0, first: null });
   });
 
-  it('frees at an announced reset the slots answered before it, and not those answered after', () => {
+  it('frees at an announced reset the slots answered before it, and not those answered after', async () => {
     const s = open();
     const ids: number[] = [];
     for (let i = 0; i < 3; i++) {
-      const got = s.take(0, 3, 60_000);
+      const got = await s.take(0, 3, 60_000);
       if ('id' in got) ids.push(got.id);
     }
-    s.answer(ids[0] as number, 10, true, 60_010);
-    s.pause(2000, true);
+    await s.answer(ids[0] as number, 10, true, 60_010);
+    await s.pause(2000, true);
     // Answered after the 429 but before its reset: counted in the window that ends there.
-    s.answer(ids[1] as number, 20, false, 60_020);
-    s.answer(ids[2] as number, 2500, true, 62_500);
-    expect(s.take(2000, 3, 60_000)).toMatchObject({ id: expect.any(Number) });
-    expect(s.take(2000, 3, 60_000)).toMatchObject({ id: expect.any(Number) });
-    expect(s.take(2600, 2, 60_000)).toEqual({ retryAt: 62_500, paused: false });
+    await s.answer(ids[1] as number, 20, false, 60_020);
+    await s.answer(ids[2] as number, 2500, true, 62_500);
+    expect(await s.take(2000, 3, 60_000)).toMatchObject({ id: expect.any(Number) });
+    expect(await s.take(2000, 3, 60_000)).toMatchObject({ id: expect.any(Number) });
+    expect(await s.take(2600, 2, 60_000)).toEqual({ retryAt: 62_500, paused: false });
   });
 
-  it('gives a released slot back at once', () => {
+  it('gives a released slot back at once', async () => {
     const s = open();
-    const a = s.take(0, 1, 1000);
-    expect(s.take(0, 1, 1000)).toEqual({ retryAt: null, paused: false });
-    if ('id' in a) s.release(a.id);
-    expect('id' in s.take(0, 1, 1000)).toBe(true);
+    const a = await s.take(0, 1, 1000);
+    expect(await s.take(0, 1, 1000)).toEqual({ retryAt: null, paused: false });
+    if ('id' in a) await s.release(a.id);
+    expect('id' in (await s.take(0, 1, 1000))).toBe(true);
   });
 
-  it('keeps the announced resets it is told, each once', () => {
+  it('keeps the announced resets it is told, each once', async () => {
     const s = open();
-    s.noteReset(4000);
-    s.noteReset(2000);
-    expect(s.noteReset(2000)).toEqual(s.shared ? [2000, 4000] : [4000, 2000]);
+    await s.noteReset(4000);
+    await s.noteReset(2000);
+    expect(await s.noteReset(2000)).toEqual(s.shared ? [2000, 4000] : [4000, 2000]);
   });
 });
 
 describe('sqliteSlots', () => {
-  it("counts another run's answers for this run's window, not a longer one it held them for", () => {
+  it("counts another run's answers for this run's window, not a longer one it held them for", async () => {
     const file = path.join(tempDir(), 'state.sqlite');
     // Run A, paced per minute: two answers at 0 and 100, each held until a minute after.
     const a = sqliteSlots(connect(file), ACCOUNT, () => 0);
-    const x = a.take(0, 60, 60_000);
-    const y = a.take(100, 60, 60_000);
+    const x = await a.take(0, 60, 60_000);
+    const y = await a.take(100, 60, 60_000);
     if (!('id' in x) || !('id' in y)) throw new Error('slots refused');
-    a.answer(x.id, 50, true, 60_050);
-    a.answer(y.id, 150, true, 60_150);
+    await a.answer(x.id, 50, true, 60_050);
+    await a.answer(y.id, 150, true, 60_150);
     // Run B, told 1 per second: at 1,200 both answers are over a second old, so a slot is free.
     const b = sqliteSlots(connect(file), ACCOUNT, () => 1_200);
-    expect('id' in b.take(1_200, 1, 1_000)).toBe(true);
+    expect('id' in (await b.take(1_200, 1, 1_000))).toBe(true);
     // Under a minute's window the same answers still hold: refused until the first frees.
     const c = sqliteSlots(connect(file), ACCOUNT, () => 1_200);
-    expect(c.take(1_300, 2, 60_000)).toEqual({ retryAt: 60_050, paused: false });
+    expect(await c.take(1_300, 2, 60_000)).toEqual({ retryAt: 60_050, paused: false });
   });
 
-  it('a slot answered within the window is waited for until its answer is a window old (the shorter hold)', () => {
+  it('a slot answered within the window is waited for until its answer is a window old (the shorter hold)', async () => {
     const file = path.join(tempDir(), 'state.sqlite');
     const a = sqliteSlots(connect(file), ACCOUNT, () => 0);
-    const x = a.take(0, 60, 60_000);
+    const x = await a.take(0, 60, 60_000);
     if (!('id' in x)) throw new Error('slot refused');
-    a.answer(x.id, 500, true, 60_500);
+    await a.answer(x.id, 500, true, 60_500);
     const b = sqliteSlots(connect(file), ACCOUNT, () => 900);
-    expect(b.take(900, 1, 1_000)).toEqual({ retryAt: 1_500, paused: false });
+    expect(await b.take(900, 1, 1_000)).toEqual({ retryAt: 1_500, paused: false });
   });
 
-  it('shares slots, pauses and resets between two connections (two processes) of one account, and not with another account', () => {
+  it('shares slots, pauses and resets between two connections (two processes) of one account, and not with another account', async () => {
     const file = path.join(tempDir(), 'state.sqlite');
     const open = (account: string) => sqliteSlots(connect(file), account, () => 0);
     const [one, two, stranger] = [open(ACCOUNT), open(ACCOUNT), open('other')];
     expect(one.shared).toBe(true);
-    expect('id' in one.take(0, 1, 1000)).toBe(true);
-    expect(two.take(0, 1, 1000)).toEqual({ retryAt: null, paused: false });
-    expect('id' in stranger.take(0, 1, 1000)).toBe(true);
-    two.pause(5000, true);
-    expect(one.pausedUntil()).toBe(5000);
-    expect(stranger.pausedUntil()).toBe(0);
-    one.noteReset(5000);
-    expect(two.noteReset(7000)).toEqual([5000, 7000]);
+    expect('id' in (await one.take(0, 1, 1000))).toBe(true);
+    expect(await two.take(0, 1, 1000)).toEqual({ retryAt: null, paused: false });
+    expect('id' in (await stranger.take(0, 1, 1000))).toBe(true);
+    await two.pause(5000, true);
+    expect(await one.pausedUntil()).toBe(5000);
+    expect(await stranger.pausedUntil()).toBe(0);
+    await one.noteReset(5000);
+    expect(await two.noteReset(7000)).toEqual([5000, 7000]);
   });
 
-  it('expires a slot left in flight by a process that died, and one in flight too long', () => {
+  it('expires a slot left in flight by a process that died, and one in flight too long', async () => {
     const file = path.join(tempDir(), 'state.sqlite');
     const db = connect(file);
     const dead = sqliteSlots(db, ACCOUNT);
-    const got = dead.take(0, 1, 1000);
+    const got = await dead.take(0, 1, 1000);
     if (!('id' in got)) throw new Error('no slot');
     db.prepare('UPDATE limiter_slots SET pid = ? WHERE id = ?').run(deadPid(), got.id);
     const other = sqliteSlots(connect(file), ACCOUNT);
     // Counted as answered when found dead: held one more window, then free.
-    expect(other.take(50, 1, 1000)).toEqual({ retryAt: 1050, paused: false });
-    expect('id' in other.take(1050, 1, 1000)).toBe(true);
+    expect(await other.take(50, 1, 1000)).toEqual({ retryAt: 1050, paused: false });
+    expect('id' in (await other.take(1050, 1, 1000))).toBe(true);
     // This process is alive, but a slot in flight for more than five minutes is taken for dead too.
     const later = sqliteSlots(connect(file), ACCOUNT, () => 6 * 60_000);
-    expect(later.take(6 * 60_000, 1, 1000)).toEqual({ retryAt: 6 * 60_000 + 1000, paused: false });
+    expect(await later.take(6 * 60_000, 1, 1000)).toEqual({ retryAt: 6 * 60_000 + 1000, paused: false });
   });
 
   it('paces two limiters of one account together: no 429, the rate split, then all of it for the one left', async () => {

@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { EXIT, exitCodeFor } from '../../src/cli/exit-codes.js';
 import { openCache } from '../../src/store/sqlite/cache.js';
 import { CacheUnavailableError } from '../../src/store/errors.js';
-import { keyFingerprint, listQuotaMemos, openAccountState, readLearnedRate, stateFile } from '../../src/store/sqlite/state.js';
+import { keyFingerprint } from '../../src/store/account.js';
+import { openAccountState, stateFile, stateReads } from '../../src/store/sqlite/state.js';
 import { NOT_A_DATABASE } from './cache-helpers.js';
 import { fakeKey, mode, tempDir } from './helpers.js';
 
@@ -24,6 +25,8 @@ const q = (remaining: number | null, seenAt: number, over: { limit?: number; res
   seenAt,
 });
 const posix = process.platform !== 'win32';
+const listQuotaMemos = (where: { dir: string }) => stateReads(where).quotaMemos();
+const readLearnedRate = (where: { dir: string }, baseUrl: string, key: string) => stateReads(where).learnedRate(baseUrl, key);
 
 /** Every byte SQLite keeps for the file, journal included. */
 const bytes = (file: string): string =>
@@ -45,16 +48,16 @@ describe('the account state file', () => {
       expect(mode(stateFile({ dir }))).toBe(0o600);
     }
     expect(state.account).toBe(`${A} ${keyFingerprint(KEY)}`);
-    expect(state.quota()).toBeNull();
-    state.close();
+    expect(await state.quota()).toBeNull();
+    await state.close();
   });
 
   it('keeps the lowest remaining of the current period; a pack or a rollover starts a new one', async () => {
     const dir = tempDir();
     const state = await openAccountState({ dir }, A, KEY);
-    state.noteQuota(q(30_000, 1));
-    state.noteQuota(q(31_500, 2)); // out of order: the higher figure arrived last
-    expect(state.quota()).toMatchObject({
+    await state.noteQuota(q(30_000, 1));
+    await state.noteQuota(q(31_500, 2)); // out of order: the higher figure arrived last
+    expect(await state.quota()).toMatchObject({
       baseUrl: A,
       keyFingerprint: keyFingerprint(KEY),
       limit: 50_000,
@@ -62,29 +65,29 @@ describe('the account state file', () => {
       reset: RESET.toISOString(),
       seenAt: 2,
     });
-    state.noteQuota(q(24_900, 3, { limit: 75_000 })); // a pack
-    expect(state.quota()).toMatchObject({ limit: 75_000, remaining: 24_900 });
-    state.noteQuota(q(0, 4)); // a straggler from before the pack
-    expect(state.quota()?.remaining).toBe(24_900);
+    await state.noteQuota(q(24_900, 3, { limit: 75_000 })); // a pack
+    expect(await state.quota()).toMatchObject({ limit: 75_000, remaining: 24_900 });
+    await state.noteQuota(q(0, 4)); // a straggler from before the pack
+    expect((await state.quota())?.remaining).toBe(24_900);
     const next = new Date('2027-01-01T00:00:00Z');
-    state.noteQuota(q(50_000, 5, { reset: next })); // the month rolled over
-    expect(state.quota()).toMatchObject({ limit: 50_000, remaining: 50_000, reset: next.toISOString() });
+    await state.noteQuota(q(50_000, 5, { reset: next })); // the month rolled over
+    expect(await state.quota()).toMatchObject({ limit: 50_000, remaining: 50_000, reset: next.toISOString() });
     // A 402 that carried no headers: nothing is left in that period.
-    state.noteExhausted(6);
-    expect(state.quota()).toMatchObject({ limit: 50_000, remaining: 0, reset: next.toISOString(), seenAt: 6 });
-    state.close();
+    await state.noteExhausted(6);
+    expect(await state.quota()).toMatchObject({ limit: 50_000, remaining: 0, reset: next.toISOString(), seenAt: 6 });
+    await state.close();
   });
 
   it('is shared: two handles (two processes) of one account keep the lowest either saw', async () => {
     const dir = tempDir();
     const one = await openAccountState({ dir }, A, KEY);
     const two = await openAccountState({ dir }, A, KEY);
-    one.noteQuota(q(100, 1));
-    two.noteQuota(q(200, 2));
-    expect(one.quota()?.remaining).toBe(100);
-    expect(two.quota()?.remaining).toBe(100);
-    one.close();
-    two.close();
+    await one.noteQuota(q(100, 1));
+    await two.noteQuota(q(200, 2));
+    expect((await one.quota())?.remaining).toBe(100);
+    expect((await two.quota())?.remaining).toBe(100);
+    await one.close();
+    await two.close();
   });
 
   it('keeps accounts apart by base URL and by key, and lists every one', async () => {
@@ -92,16 +95,16 @@ describe('the account state file', () => {
     const a = await openAccountState({ dir }, A, KEY);
     const b = await openAccountState({ dir }, B, KEY);
     const c = await openAccountState({ dir }, A, OTHER);
-    a.noteQuota(q(0, 1));
-    b.noteQuota(q(700, 2));
-    c.noteQuota(q(900, 3));
-    expect([a.quota()?.remaining, b.quota()?.remaining, c.quota()?.remaining]).toEqual([0, 700, 900]);
+    await a.noteQuota(q(0, 1));
+    await b.noteQuota(q(700, 2));
+    await c.noteQuota(q(900, 3));
+    expect([(await a.quota())?.remaining, (await b.quota())?.remaining, (await c.quota())?.remaining]).toEqual([0, 700, 900]);
     expect(new Set([a.account, b.account, c.account]).size).toBe(3);
-    a.saveLearnedRate({ requests: 40, windowMs: 2000 });
-    expect(a.learnedRate()).toEqual({ requests: 40, windowMs: 2000 });
-    expect(b.learnedRate()).toBeNull();
-    expect(c.learnedRate()).toBeNull();
-    a.saveLearnedRate({ requests: 55, windowMs: 60_000 }); // learning may raise it, and names its window
+    await a.saveLearnedRate({ requests: 40, windowMs: 2000 });
+    expect(await a.learnedRate()).toEqual({ requests: 40, windowMs: 2000 });
+    expect(await b.learnedRate()).toBeNull();
+    expect(await c.learnedRate()).toBeNull();
+    await a.saveLearnedRate({ requests: 55, windowMs: 60_000 }); // learning may raise it, and names its window
     expect(await readLearnedRate({ dir }, A, KEY)).toEqual({ requests: 55, windowMs: 60_000 });
     expect(await readLearnedRate({ dir }, A, OTHER)).toBeNull();
     const listed = await listQuotaMemos({ dir });
@@ -110,17 +113,17 @@ describe('the account state file', () => {
       [B, keyFingerprint(KEY), 700],
       [A, keyFingerprint(KEY), 0],
     ]);
-    for (const s of [a, b, c]) s.close();
+    for (const s of [a, b, c]) await s.close();
   });
 
   it('never stores the key, only a short stable fingerprint of it', async () => {
     const dir = tempDir();
     const state = await openAccountState({ dir }, A, KEY);
-    state.noteQuota(q(5, 1));
-    state.saveLearnedRate({ requests: 10, windowMs: 1000 });
+    await state.noteQuota(q(5, 1));
+    await state.saveLearnedRate({ requests: 10, windowMs: 1000 });
     const secret = KEY.slice(KEY.lastIndexOf('_') + 1);
     expect(bytes(stateFile({ dir }))).not.toContain(secret);
-    state.close();
+    await state.close();
     expect(bytes(stateFile({ dir }))).not.toContain(secret);
     expect(keyFingerprint(KEY)).toMatch(/^k:[0-9a-f]{12}$/);
     expect(keyFingerprint(KEY)).toBe(keyFingerprint(KEY));
@@ -138,12 +141,12 @@ describe('the account state file', () => {
     db.close();
     expect(await listQuotaMemos({ dir })).toEqual([]);
     const state = await openAccountState({ dir }, A, KEY);
-    expect(state.quota()).toBeNull();
-    state.noteQuota(q(5, 1));
-    cache.clear();
-    cache.close();
-    expect(state.quota()?.remaining).toBe(5);
-    state.close();
+    expect(await state.quota()).toBeNull();
+    await state.noteQuota(q(5, 1));
+    await cache.clear();
+    await cache.close();
+    expect((await state.quota())?.remaining).toBe(5);
+    await state.close();
   });
 
   it('a damaged or newer file is the cache error (exit 9) naming the state file, not a crash', async () => {

@@ -1,5 +1,4 @@
 // `domain-intel cache stats|clear|prune`.
-import { basename, dirname } from 'node:path';
 import { UsageError } from '../../api/errors.js';
 import type { Context } from '../context.js';
 import { EXIT } from '../exit-codes.js';
@@ -8,15 +7,15 @@ import { groupedNumber, humanDuration } from '../output/format.js';
 import { renderKeyValue } from '../output/table.js';
 
 export default async function cache(ctx: Context<'cache stats' | 'cache clear' | 'cache prune'>): Promise<number> {
-  const [{ CacheCorruptError }, { removeCacheFiles }] = await Promise.all([import('../../store/errors.js'), import('../../store/sqlite/schema.js')]);
+  const [{ CacheCorruptError }, { discardStore, storeWhere }] = await Promise.all([import('../../store/errors.js'), import('../../store/open.js')]);
   if (ctx.args.sub === 'clear') {
     // A damaged file cannot be opened to be cleared: remove it instead, which is what clearing means.
     try {
       await ctx.store();
     } catch (err) {
       if (!(err instanceof CacheCorruptError)) throw err;
-      // The damaged file is the one named (the default file, or the service's own: store/sqlite/cache.ts).
-      const removed = removeCacheFiles({ dir: dirname(err.path), file: basename(err.path) });
+      // The damaged store is the one named (the default file, or the service's own).
+      const removed = await discardStore(storeWhere(await ctx.config()), err.path);
       ctx.logger.info(`removed the damaged cache (${removed.length} files)`);
       return EXIT.OK;
     }
@@ -25,7 +24,7 @@ export default async function cache(ctx: Context<'cache stats' | 'cache clear' |
   if (!store) throw new UsageError('the cache is turned off (--no-cache)');
   switch (ctx.args.sub) {
     case 'stats': {
-      const s = store.stats();
+      const s = await store.stats();
       if (!ctx.io.stdout.isTTY) {
         ctx.io.stdout.write(`${JSON.stringify(s)}\n`);
         return EXIT.OK;
@@ -49,14 +48,16 @@ export default async function cache(ctx: Context<'cache stats' | 'cache clear' |
       return EXIT.OK;
     }
     case 'clear':
-      ctx.logger.info(`removed ${groupedNumber(store.clear())} cached answers`);
+      ctx.logger.info(`removed ${groupedNumber(await store.clear())} cached answers`);
       return EXIT.OK;
     case 'prune':
       if (!runs(ctx, 'cache prune')) break; // --max-age is prune's alone
-      ctx.logger.info(`removed ${groupedNumber(store.prune(ctx.opts.maxAge))} answers older than ${humanDuration(ctx.opts.maxAge)}`);
+      ctx.logger.info(`removed ${groupedNumber(await store.prune(ctx.opts.maxAge))} answers older than ${humanDuration(ctx.opts.maxAge)}`);
       // History only on request: a nightly user's changes reach back further than the answers they re-use.
       if (ctx.opts.history !== undefined) {
-        ctx.logger.info(`removed ${groupedNumber(store.pruneHistory(ctx.opts.history))} past answers replaced over ${humanDuration(ctx.opts.history)} ago`);
+        ctx.logger.info(
+          `removed ${groupedNumber(await store.pruneHistory(ctx.opts.history))} past answers replaced over ${humanDuration(ctx.opts.history)} ago`,
+        );
       }
       return EXIT.OK;
   }

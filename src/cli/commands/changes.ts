@@ -10,7 +10,7 @@ import { sinceMoment } from '../../changes/since.js';
 import { createEventWriter, EVENT_COLUMNS } from '../../changes/write.js';
 import { fetchedAtText, renderList } from '../../domain/flatten.js';
 import { openJobInput } from '../../run/job.js';
-import type { AnswerCache } from '../../store/sqlite/cache.js';
+import type { Store } from '../../store/contract.js';
 import type { Context } from '../context.js';
 import { EXIT } from '../exit-codes.js';
 import { inputReading, openInputFile, readingOf, stdinInput } from '../run/inputs.js';
@@ -28,7 +28,7 @@ export default async function changes(ctx: Context<'changes'>): Promise<number> 
   }
   const store = await ctx.store();
   if (store === null) throw new UsageError('changes reads the cache, which is turned off');
-  const catalog = o.tech === undefined ? null : catalogNames(store);
+  const catalog = o.tech === undefined ? null : await catalogNames(store);
   // The feed spends nothing, so it never fetches the catalog: without one cached, a misspelt name would match
   // nothing, silently, night after night. Said, with the free way to have it checked.
   if (o.tech !== undefined && catalog === null) {
@@ -95,10 +95,9 @@ async function readInput(ctx: Context<'changes'>, file: string) {
 }
 
 /** The technology names of the cached catalog, or null when the cache holds none (it is never fetched here). */
-function catalogNames(store: AnswerCache): string[] | null {
-  const hit = store.get('catalog', '', Number.POSITIVE_INFINITY);
-  if (hit === null || !Array.isArray(hit.body)) return null;
-  return (hit.body as { technologies?: { tech?: unknown }[] }[]).flatMap((c) => (c.technologies ?? []).map((t) => String(t.tech)));
+async function catalogNames(store: Store): Promise<string[] | null> {
+  const catalog = await (await import('../run/catalog-source.js')).cachedCatalog(store);
+  return catalog === null ? null : catalog.flatMap((c) => (c.technologies ?? []).map((t) => String(t.tech)));
 }
 
 /** The events as a table: technologies as +adopted and -dropped, other lists as CSV joins them. */

@@ -5,7 +5,6 @@
 // free; `domain-intel catalog` fills the cache).
 import type { Command } from 'commander';
 import { closest } from '../../api/closest.js';
-import type { CatalogCategory } from '../../api/types.js';
 import { PLAN_NAMES } from '../../api/types.js';
 import { UsageError } from '../../api/errors.js';
 import type { Context } from '../context.js';
@@ -79,8 +78,8 @@ async function names(ctx: Context, what: string): Promise<void> {
     for (const k of listKeys(await ctx.settings())) ctx.io.stdout.write(`${k.name}\n`);
   } else if (what === 'tech' || what === 'categories') {
     // The cache only, however old: a Tab press never waits on the network (an empty cache lists nothing).
-    const store = await ctx.store();
-    const categories = (store?.get('catalog', '', Infinity)?.body ?? []) as CatalogCategory[];
+    const { cachedCatalog } = await import('../run/catalog-source.js');
+    const categories = (await cachedCatalog(await ctx.store())) ?? [];
     const listed = what === 'tech' ? categories.flatMap((c) => c.technologies.map((t) => t.tech)) : categories.map((c) => c.category);
     for (const name of new Set(listed)) ctx.io.stdout.write(`${name}\n`); // a technology may sit in two categories
   } else throw new UsageError(`--names takes keys, tech or categories, got ${JSON.stringify(what)}`);

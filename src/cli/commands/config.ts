@@ -13,8 +13,8 @@ export default async function config(ctx: Context): Promise<number> {
     case 'show': {
       const c = await ctx.config();
       // With no plan or rate set, a run paces at what this account (base URL and key) learned before.
-      const learned =
-        c.rpm === null && c.key ? await (await import('../../store/sqlite/state.js')).readLearnedRate({ dir: c.cacheDir }, c.baseUrl, c.key.key) : null;
+      const { accountReads, storeWhere } = await import('../../store/open.js');
+      const learned = c.rpm === null && c.key ? await (await accountReads(storeWhere(c))).learnedRate(c.baseUrl, c.key.key) : null;
       const rate =
         c.rpm !== null
           ? `${c.rpm} requests per ${c.windowMs / 1000}s  (${c.sources.rate})`

@@ -1,18 +1,15 @@
 // `domain-intel quota`: each account's quota as last reported (base URL and key), how old that figure is and
 // whether its reset has passed; the account in use first. Costs nothing and sends nothing.
-import type { QuotaMemo } from '../../store/quota-memo.js';
+import { accountName, keyFingerprint } from '../../store/account.js';
+import { type QuotaMemo, quotaMemoTrusted } from '../../store/quota-memo.js';
 import type { Context } from '../context.js';
 import { EXIT } from '../exit-codes.js';
 import { formatReset, groupedNumber, relativeAge } from '../output/format.js';
 
 export default async function quota(ctx: Context): Promise<number> {
   // Recorded in the state file by every metered answer (under --no-cache too), so read from there in any case.
-  const [config, settings, { accountName, keyFingerprint, listQuotaMemos, quotaMemoTrusted }] = await Promise.all([
-    ctx.config(),
-    ctx.settings(),
-    import('../../store/sqlite/state.js'),
-  ]);
-  const memos = await listQuotaMemos({ dir: config.cacheDir });
+  const [config, settings, { accountReads, storeWhere }] = await Promise.all([ctx.config(), ctx.settings(), import('../../store/open.js')]);
+  const memos = await (await accountReads(storeWhere(config))).quotaMemos();
   if (memos.length === 0) {
     ctx.logger.info('no quota seen yet: it is reported with every metered lookup');
     return EXIT.OK;

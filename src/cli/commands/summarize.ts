@@ -1,13 +1,12 @@
 // `domain-intel summarize [FILE|-]` (issue 18): the picture of an enriched file (or, with --from-cache, of a
 // host list as the cache knows it): rows by status, then per distinct found host the technologies, platforms,
 // countries, traffic, employees... Spends nothing: no client is opened, the catalog is read only if cached.
-import type { CatalogCategory } from '../../api/types.js';
 import { openJobInput } from '../../run/job.js';
 import { cachedRows } from '../../summary/cache.js';
 import { openEnriched, type SummarySource } from '../../summary/read.js';
 import { summarize as summarise } from '../../summary/summarize.js';
 import type { Summary } from '../../summary/types.js';
-import type { AnswerCache } from '../../store/sqlite/cache.js';
+import type { Store } from '../../store/contract.js';
 import { UsageError } from '../../api/errors.js';
 import type { Stats } from 'node:fs';
 import { openOutput, type OutputTarget } from '../../output/file.js';
@@ -45,7 +44,8 @@ export default async function summarize(ctx: Context<'summarize'>): Promise<numb
     if (absent.length > 0)
       ctx.logger.warn(`${fileName} has no ${absent.join(', ')} column${absent.length > 1 ? 's' : ''} (written with --fields?): their figures are left empty`);
   }
-  const catalog = store === null ? null : cachedCatalog(store);
+  // A summary never fetches the catalog (it spends nothing, needs no key): the cached one, at any age, or none.
+  const catalog = await (await import('../run/catalog-source.js')).cachedCatalog(store);
   if (catalog === null) ctx.logger.info('no catalog in the cache: categories left out; `domain-intel catalog` caches it (free)');
   const summary = await summarise(source.rows, {
     input: { name: fileName, format: source.format },
@@ -99,7 +99,7 @@ async function openReport(ctx: Context, target: string, input: Stats | null): Pr
  * The cache, read for the catalog alone when an enriched file is summarised: a cache that cannot be opened
  * (corrupt, locked, unwritable) costs the categories, not the summary.
  */
-async function catalogStore(ctx: Context): Promise<AnswerCache | null> {
+async function catalogStore(ctx: Context): Promise<Store | null> {
   try {
     return await ctx.store();
   } catch (err) {
@@ -114,12 +114,6 @@ async function inputStream(ctx: Context, file: string): Promise<{ stream: NodeJS
   const { handle, st } = await openInputFile(file);
   ctx.onClose(() => handle.close());
   return { stream: readingOf(file, handle.createReadStream({ autoClose: false })), st };
-}
-
-/** The cached catalog, at any age, or null: a summary never fetches (spends nothing, needs no key). */
-function cachedCatalog(store: AnswerCache): CatalogCategory[] | null {
-  const hit = store.get('catalog', '', Number.POSITIVE_INFINITY);
-  return hit !== null && Array.isArray(hit.body) ? (hit.body as CatalogCategory[]) : null;
 }
 
 /**

@@ -27,7 +27,7 @@ async function planOf(ctx: Context<EnrichCommand>, s: RunStats, rpm: number | nu
   // --max-lookups stops the run there: that is what it can cost.
   const cost = Math.min(s.lookupsNeeded, ctx.opts.maxLookups ?? Number.POSITIVE_INFINITY);
   const now = ctx.io.clock.now();
-  const memo = (await ctx.state()).quota();
+  const memo = await (await ctx.state()).quota();
   // A figure from before its reset says nothing of this month; an older one (over an hour) is shown for what
   // it is, but the run checks again at its first answer (cli/run/quota-check.ts), as this report says.
   const reset = memo?.reset ? Date.parse(memo.reset) : Number.NaN;

@@ -134,7 +134,8 @@ export interface LiveSources {
 
 /**
  * What progress reads at each redraw: the run's counters as they stand (null before its first report), with
- * the limiter's pace and the slots it holds now.
+ * the limiter's pace and the slots it holds. A redraw never waits on the store: the slots are read in the
+ * background, one read at a time, and a redraw shows what the last read found (a redraw old at most).
  */
 export function liveFigures({ stats, limiter, slots, batchSize, meter, clock }: LiveSources): () => ProgressSnapshot | null {
   // (share read, need) as the redraws saw them, the oldest first: what the last stretch of the file added.
@@ -150,12 +151,28 @@ export function liveFigures({ stats, limiter, slots, batchSize, meter, clock }: 
     const from = seen[0];
     return from !== undefined && reaches(from.share) ? (s.lookupsNeeded - from.need) / (share - from.share) : null;
   };
+  let answered: { count: number; first: number | null } = { count: 0, first: null };
+  let reading = false;
+  const readSlots = (now: number) => {
+    if (reading) return;
+    reading = true;
+    slots
+      .acceptedBetween(now - limiter.windowMs, now + 1)
+      .then((a) => {
+        answered = a;
+      })
+      // The figures wait for the next read: a store that cannot be read now costs progress nothing more.
+      .catch(() => undefined)
+      .finally(() => {
+        reading = false;
+      });
+  };
   return () => {
     const s = stats();
     if (s === null) return null;
     const now = clock();
     const rate = rateOf(s);
-    const answered = slots.acceptedBetween(now - limiter.windowMs, now + 1);
+    readSlots(now);
     // The run's requests in flight include those waiting for a slot (they wait only when every slot is held).
     const held = answered.count + s.inFlight;
     const pace = {

@@ -5,7 +5,7 @@ import { closesDocument, openJobInput, runJob } from '../../run/job.js';
 import { inputNotes } from '../../input/dialect.js';
 import { enrich } from '../../run/enrich.js';
 import { KINDS } from '../../domain/kinds.js';
-import { RateLimiter } from '../../run/limit/limiter.js';
+import { givenRate, pacedLimiter } from '../../run/limit/policy.js';
 import { type RunStats, stopCause } from '../../run/stats.js';
 import type { EnrichedRow, InputShape } from '../../domain/types.js';
 import type { Context } from '../context.js';
@@ -44,38 +44,26 @@ export async function runList(ctx: Context<EnrichCommand>, spec: ListSpec): Prom
   if (changes && format === 'table') throw new UsageError('--changes writes csv, json or ndjson; choose one with --format');
   const config = await ctx.config();
   const [client, store] = await Promise.all([ctx.client(), openRunStore(ctx)]);
-  const state = await ctx.state();
-  // A plan, --rpm or --rate is the user's word and is never replaced by learning; with none, what an earlier
-  // run of this account learned (requests per the window it saw) stands until the service says otherwise.
-  const given = config.rpm !== null;
-  // --rpm 0 (pacing off) is the user's word too: it neither uses nor stores a learned rate.
-  const unsaid = config.sources.rate === 'default';
-  const learned = unsaid ? state.learnedRate() : null;
-  // The limiter's slots, read by progress too: what holds them now says when the next request may go.
-  const slots = state.slots();
-  const limiter = new RateLimiter({
-    limit: config.rpm ?? learned?.requests ?? null,
-    windowMs: given ? config.windowMs : (learned?.windowMs ?? config.windowMs),
-    given,
-    // Nothing said and nothing learned: the minute is only a default, so a bare 429 is looked past, not waited out.
-    windowGuessed: !given && learned === null,
-    slots,
-    onLearn: (rate) => {
-      ctx.logger.info(`the service allows about ${rate.requests} requests per ${humanDuration(rate.windowMs)}; using that (set --plan to skip learning)`);
-      try {
-        if (unsaid) state.saveLearnedRate(rate);
-      } catch (err) {
-        ctx.logger.warn(`could not store the learned rate: ${(err as Error).message}`);
-      }
-    },
+  const account = await ctx.state();
+  // The library's policy (run/limit/policy.ts): the rate given, else the one learned, on the account's slots.
+  const limiter = await pacedLimiter({
+    rate: givenRate(config),
+    windowMs: config.windowMs,
+    account,
+    onLearn: (rate) =>
+      ctx.logger.info(`the service allows about ${rate.requests} requests per ${humanDuration(rate.windowMs)}; using that (set --plan to skip learning)`),
+    onLearnLost: (err) => ctx.logger.warn(`could not store the learned rate: ${(err as Error).message}`),
   });
+  // The limiter's slots, read by progress too: what holds them now says when the next request may go.
+  const slots = account.slots;
   const stop = AbortSignal.any([ctx.interrupted, ctx.outputClosed]);
   const base = {
     kind: spec.kind,
     client,
     store,
     limiter,
-    maxAgeMs: o.maxAge,
+    // The resolver's --max-age (config/resolve.ts): one road from the flag to the run.
+    maxAgeMs: config.maxAgeMs,
     refresh: o.refresh === true,
     stale: o.stale !== false,
     anyName: o.allowAnyName === true,

@@ -1,5 +1,6 @@
 // The catalog, from the local cache when fresh (spec §4 rule 3 advises caching it), else from the service.
 import type { CatalogCategory } from '../../api/types.js';
+import type { AnswerStore } from '../../store/contract.js';
 import { keptStore } from '../../run/failsafe-store.js';
 import { lookupOne } from '../../run/single-lookup.js';
 import type { Context } from '../context.js';
@@ -15,6 +16,12 @@ const CATALOG_MAX_AGE_MS = 7 * 86_400_000;
 export function mayPredateRelease(fetchedAt: number, now: number): boolean {
   const month = (t: number): number => new Date(t).getUTCFullYear() * 12 + new Date(t).getUTCMonth();
   return month(fetchedAt) < month(now);
+}
+
+/** The cached catalog, at any age, or null when none is held (no store, or never fetched): never fetched here. */
+export async function cachedCatalog(store: AnswerStore | null): Promise<CatalogCategory[] | null> {
+  const hit = (await store?.getMany('catalog', [''], Number.POSITIVE_INFINITY))?.get('');
+  return hit !== undefined && Array.isArray(hit.body) ? (hit.body as CatalogCategory[]) : null;
 }
 
 /** The catalog and, when it came from the cache, when it was fetched (and why it was not fetched afresh). */

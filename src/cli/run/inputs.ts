@@ -176,12 +176,13 @@ export async function openRunStore(ctx: Context): Promise<AnswerStore> {
   const { mkdtemp, rm } = await import('node:fs/promises');
   const { tmpdir } = await import('node:os');
   const { join } = await import('node:path');
-  const { openCache } = await import('../../store/sqlite/cache.js');
-  // The run's own TMPDIR (its io.env), which for the process is what tmpdir() reads.
+  const { openStore } = await import('../../store/open.js');
+  // The run's own TMPDIR (its io.env), which for the process is what tmpdir() reads. Local whatever store the
+  // user's answers are in: a throwaway store is no one's to share.
   const dir = await mkdtemp(join(ctx.io.env.TMPDIR || tmpdir(), 'domain-intel-run-')).catch((err: NodeJS.ErrnoException) => err);
-  const temp = typeof dir === 'string' ? await openCache({ dir }).catch((err: Error) => err) : dir;
+  const temp = typeof dir === 'string' ? await openStore({ dir }).catch((err: Error) => err) : dir;
   ctx.onClose(async () => {
-    if (!(temp instanceof Error)) temp.close();
+    if (!(temp instanceof Error)) await temp.close();
     if (typeof dir === 'string') await rm(dir, { recursive: true, force: true });
   });
   if (!(temp instanceof Error)) return temp;

@@ -50,7 +50,7 @@ export async function checkQuota(
   const ask = (what: string) => aroundAsk(() => confirm(ctx.io.stdin, ctx.io.stderr, `${what}. Run until the quota is spent?`));
 
   const now = ctx.io.clock.now();
-  const memo = (await ctx.state()).quota();
+  const memo = await (await ctx.state()).quota();
   // A trusted 0 decides nothing: a 402 spends nothing (§7), and after a pack the first answer says how much
   // is left. A stale memo decides nothing either.
   if (memo !== null && memo.remaining !== null && memo.remaining > 0 && quotaMemoTrusted(memo, now)) {

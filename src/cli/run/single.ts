@@ -15,7 +15,7 @@ import { durationText } from '../../config/values.js';
 import { humanDuration, relativeAge } from '../output/format.js';
 import { argsFormat, type Format } from '../output/render.js';
 import { openOutput } from '../../output/file.js';
-import type { AnswerCache } from '../../store/sqlite/answers.js';
+import type { AnswerStore } from '../../store/contract.js';
 import type { Writable } from 'node:stream';
 
 export interface SingleSpec<T> {
@@ -36,7 +36,7 @@ export async function single<T>(ctx: Context<EnrichCommand>, spec: SingleSpec<T>
   const format: Format = argsFormat(ctx.opts.format, target, ctx.io.stdout.isTTY);
   if (ctx.opts.dryRun) {
     const store = await ctx.store();
-    const hit = store?.getMany(endpoint, [key], ctx.opts.maxAge).get(key);
+    const hit = (await store?.getMany(endpoint, [key], (await ctx.config()).maxAgeMs))?.get(key);
     ctx.logger.info(hit && !ctx.opts.refresh ? `${host}: cached, costs nothing` : `${host}: 1 lookup needed`);
     return EXIT.OK;
   }
@@ -61,7 +61,7 @@ interface Resolved {
   key: string;
   format: Format;
   client: DomainIntelClient;
-  store: AnswerCache | null;
+  store: AnswerStore | null;
   out: Writable;
 }
 
@@ -81,7 +81,7 @@ async function lookupAndWrite<T>(ctx: Context<EnrichCommand>, spec: SingleSpec<T
     key,
     fetch: (patience) => spec.fetch(client, host, { patience }),
     store: store && keptStore(store, { stats: kept, clock: Date.now }),
-    maxAgeMs: ctx.opts.maxAge,
+    maxAgeMs: (await ctx.config()).maxAgeMs, // the resolver's: one road from --max-age to the lookup
     refresh: ctx.opts.refresh === true,
     stale: ctx.opts.stale !== false,
     retries: ctx.opts.retries,

@@ -32,6 +32,7 @@ import { nextBoundary } from '../../api/reset.js';
 import { sleep } from '../../api/sleep.js';
 import type { SlotStore } from '../../store/contract.js';
 import { memorySlots } from '../../store/memory-slots.js';
+import { smallestGap } from './resets.js';
 
 export { sleep };
 
@@ -97,6 +98,9 @@ export class RateLimiter {
   #rounded = false;
   /** Bare 429s in a row while no window is known: the next look comes 2^(n-1) seconds later. */
   #blind = 0;
+  /** The pause as the slots last said (progress reads it between steps); 429s are taken whole, one at a time. */
+  #pausedUntil = 0;
+  #rateLimits: Promise<void> = Promise.resolve();
 
   constructor(o: LimiterOptions) {
     this.#limit = o.limit !== null && o.limit > 0 ? o.limit : null;
@@ -122,9 +126,9 @@ export class RateLimiter {
     return this.#windowMs;
   }
 
-  /** When requests may resume after a 429 (epoch ms), or 0. */
+  /** When requests may resume after a 429 (epoch ms), or 0: as the slots said at the last step. */
   get pausedUntil(): number {
-    return this.#slots.pausedUntil();
+    return this.#pausedUntil;
   }
 
   get #holdMs(): number {
@@ -145,8 +149,9 @@ export class RateLimiter {
     for (;;) {
       if (signal?.aborted) throw signal.reason ?? new Error('aborted');
       const now = this.#clock();
-      const got = this.#slots.take(now, this.#limit, this.#holdMs);
+      const got = await this.#slots.take(now, this.#limit, this.#holdMs);
       if ('id' in got) return { id: got.id, startedAt: now, answeredAt: null };
+      if (got.paused) this.#pausedUntil = Math.max(this.#pausedUntil, got.retryAt ?? 0);
       // A pause (perhaps another process's 429) is not a quiet window: no probe right after it.
       if (got.paused) this.#quietSince = Math.max(this.#quietSince, got.retryAt ?? now);
       else if (this.#probe(now)) continue;
@@ -193,56 +198,64 @@ export class RateLimiter {
   }
 
   /** Reports that the request behind `ticket` was answered (accepted: anything but a 429). */
-  settle(ticket: Ticket, accepted: boolean): void {
+  async settle(ticket: Ticket, accepted: boolean): Promise<void> {
     const at = this.#clock();
     ticket.answeredAt = at;
-    this.#slots.answer(ticket.id, at, accepted, at + this.#holdMs);
     if (accepted) this.#blind = 0;
-    this.#woken();
+    await this.#slots.answer(ticket.id, at, accepted, at + this.#holdMs).finally(() => this.#woken());
   }
 
   /** Gives back a slot whose request was never sent. */
-  release(ticket: Ticket): void {
-    this.#slots.release(ticket.id);
-    this.#woken();
+  async release(ticket: Ticket): Promise<void> {
+    await this.#slots.release(ticket.id).finally(() => this.#woken());
   }
 
   /** A 429 arrived: every worker waits until its reset (null: it named none, so until our estimate of the window's end; `rounded`: given in whole seconds). */
-  rateLimit(resumeAt: number | null, rounded = false): void {
+  rateLimit(resumeAt: number | null, rounded = false): Promise<void> {
     const now = this.#clock();
+    const turn = this.#rateLimits
+      .then(() => this.#pause(now, resumeAt, rounded))
+      .finally(async () => {
+        this.#pausedUntil = Math.max(this.#pausedUntil, await this.#slots.pausedUntil());
+      });
+    this.#rateLimits = turn.catch(() => undefined);
+    return turn;
+  }
+
+  async #pause(now: number, resumeAt: number | null, rounded: boolean): Promise<void> {
     this.#rounded ||= rounded;
     const announced = resumeAt !== null;
     // The first 429 after a resume opens a pause; those of requests already in flight belong to it.
-    const fresh = now >= this.#slots.pausedUntil();
+    const fresh = now >= (await this.#slots.pausedUntil());
     if (!announced && !this.#windowKnown && this.#windowGuessed) {
       // A bare 429 and no window known (the configured one is only a default): nothing to learn from, and
       // waiting out a default minute against a service whose window may be two seconds would stall the run.
       // A 429 costs no lookup (§8.6), so look again after 1 s, 2 s, 4 s... never later than our guess.
       if (fresh) this.#blind++;
-      this.#slots.pause(Math.min(now + 1000 * 2 ** (this.#blind - 1), this.#guessReset(now)), false);
+      await this.#slots.pause(Math.min(now + 1000 * 2 ** (this.#blind - 1), this.#guessReset(now)), false);
       this.#quietSince = now;
       return;
     }
     const until = resumeAt ?? this.#guessReset(now);
-    this.#slots.pause(until, announced);
+    await this.#slots.pause(until, announced);
     this.#quietSince = now;
     if (this.#given) return;
     const margin = this.#holdMs - this.#windowMs;
     let windowMs = this.#windowMs;
     if (announced) {
       this.#lastReset = until;
-      const measured = fresh ? smallestGap(this.#slots.noteReset(until), Math.min(SAME_RESET_MS, windowMs / 3)) : null;
+      const measured = fresh ? smallestGap(await this.#slots.noteReset(until), Math.min(SAME_RESET_MS, windowMs / 3)) : null;
       if (measured !== null) [windowMs, this.#windowKnown] = [measured, true];
       else if (!this.#windowKnown) {
         // One reset and a default window, perhaps far longer than the service's: a limit held against it
         // would stall the run after the first resume, with no second 429 to correct it. The window cannot be
         // longer than the reset's distance from the first request it may have counted, so that is the
         // estimate; too short, it only lets the next window meet a 429, whose reset then measures the window.
-        const first = this.#slots.acceptedBetween(until - windowMs - margin, until).first;
+        const first = (await this.#slots.acceptedBetween(until - windowMs - margin, until)).first;
         if (first !== null) windowMs = Math.min(windowMs, Math.max(until - now, until - first));
       }
     }
-    const seen = this.#slots.acceptedBetween(until - windowMs - margin, until).count;
+    const seen = (await this.#slots.acceptedBetween(until - windowMs - margin, until)).count;
     const requests = seen > 0 ? seen : this.#limit;
     if (this.#probedFrom !== null && requests !== null && requests <= this.#probedFrom) {
       this.#probeWindows = Math.min(MAX_PROBE_WINDOWS, this.#probeWindows * 2);
@@ -280,18 +293,4 @@ export class RateLimiter {
     this.#quietSince = this.#clock();
     if (measured && !this.#rounded && (this.#windowKnown || !this.#windowGuessed)) this.#onLearn?.({ requests, windowMs });
   }
-}
-
-/** The window length read from announced resets: the smallest gap between distinct ones (closer than `same`: one reset read twice), or null before two. */
-function smallestGap(resets: number[], same: number): number | null {
-  const sorted = [...resets].sort((a, b) => a - b);
-  let best: number | null = null;
-  let start = sorted[0];
-  for (const at of sorted) {
-    if (start === undefined || at - start < same) continue;
-    // Each reset is read at its earliest: a late reading (rounded up to a second) would stretch the gap.
-    best = best === null ? at - start : Math.min(best, at - start);
-    start = at;
-  }
-  return best;
 }

@@ -2,87 +2,18 @@
 // journal (journal.ts) except a lone answer; reads see the journal's unmerged answers too.
 import fs from 'node:fs';
 import type Database from 'better-sqlite3';
+import type { AnswerPut, Store, StoredAnswer, StoreStats } from '../contract.js';
 import { CacheUnavailableError, checkedForDamage, sqliteCode } from '../errors.js';
 import { openClaims } from './claims.js';
-import { guarded, type HistoryReads, historyReads } from './history.js';
+import { guarded, historyReads } from './history.js';
 import { openJournal, type StoredRow as Row } from './journal.js';
 import { cacheFiles } from './schema.js';
 
-/** 'missing': the service does not hold the host (a 404), which is an answer worth keeping too. */
-type CacheStatus = 'found' | 'missing';
-
-/** A cached answer: the body (null for 'missing') and when it was fetched (epoch ms). */
-interface CacheEntry {
-  status: CacheStatus;
-  body: unknown;
-  fetchedAt: number;
-  /** When the host was fetched before this answer: null, never; absent, not known (an unmerged answer). */
-  previousAt?: number | null;
-}
-
-/** One answer to store. */
-interface CachePut {
-  endpoint: string;
-  host: string;
-  status: CacheStatus;
-  body: unknown;
-}
-
-interface CacheStats {
-  path: string;
-  entries: number;
-  byEndpoint: Record<string, number>;
-  found: number;
-  missing: number;
-  /** Epoch ms of the oldest and newest answers; null when empty. */
-  oldest: number | null;
-  newest: number | null;
-  /** Bytes on disk, write-ahead log included. */
-  bytes: number;
-  /** Past answers kept in the history. */
-  history: number;
-}
-
 /**
- * The answer cache; pass `maxAgeMs` = Infinity to accept answers of any age. Endpoint names: 'domain' holds
- * profiles from single and batch lookups alike (a batch profile equals a single profile, spec §4 rule 2),
- * 'traffic' is keyed by host, 'employees' by apex, 'catalog' by ''.
+ * The answer store over SQLite, as the contract has it (`maxAgeMs` = Infinity accepts answers of any age), with
+ * upkeep and close. better-sqlite3 is synchronous: each method does its work at once and resolves.
  */
-export interface AnswerCache {
-  /** The cached answer for one host, if fetched within `maxAgeMs`. */
-  get(endpoint: string, host: string, maxAgeMs: number): CacheEntry | null;
-  /** Cached answers fetched within `maxAgeMs`, by host; hosts without one are absent from the map. */
-  getMany(endpoint: string, hosts: string[], maxAgeMs: number): Map<string, CacheEntry>;
-  /**
-   * As getMany, but also sees answers other connections committed and have not merged yet (their `recent`
-   * rows); answers nothing, at no cost, until another connection has written to the file since it was opened.
-   */
-  getFresh(endpoint: string, hosts: string[], maxAgeMs: number): Map<string, CacheEntry>;
-  /**
-   * Claims hosts about to be bought, once another connection is known to share the file (claims.ts); returns
-   * those another live process is buying now. A claim ends when the host's answer is stored, or on release.
-   */
-  claim(endpoint: string, hosts: string[]): string[];
-  /** Ends the claims on hosts whose lookup gave up. */
-  release(endpoint: string, hosts: string[]): void;
-  /**
-   * Stores (or replaces) answers, stamped with the clock's now; each is committed before this returns.
-   * Returns that now: the rows showing these answers say the same fetched_at as the store.
-   */
-  putMany(entries: readonly CachePut[]): number;
-  /** Whether any answer (of any age) is held for `endpoint`. */
-  holdsAny(endpoint: string): boolean;
-  stats(): CacheStats;
-  /** Removes every answer; returns how many. */
-  clear(): number;
-  /** Removes answers older than `maxAgeMs`, and the history of those hosts (older still); returns how many answers. */
-  prune(maxAgeMs: number): number;
-  /** Removes past answers replaced more than `maxAgeMs` ago; returns how many. */
-  pruneHistory(maxAgeMs: number): number;
-  /** Reads of the answers held before the current ones (history.ts; merged answers only). */
-  readonly past: HistoryReads;
-  close(): void;
-}
+export type AnswerCache = Store;
 
 // SQLite allows 32766 bound parameters, but a short IN list keeps each statement cheap to plan and reuse.
 const HOSTS_PER_QUERY = 498; // plus endpoint and cutoff: 500
@@ -109,7 +40,7 @@ export function answerCache(db: Database.Database, file: string, clock: () => nu
   let othersWrote = false;
   // An upsert, not INSERT OR REPLACE: a replace deletes the old row and inserts, which fires no UPDATE trigger,
   // so the answer it replaced would not reach the history.
-  const putOne = db.prepare<[string, string, CacheStatus, string | null, number]>(
+  const putOne = db.prepare<[string, string, StoredAnswer['status'], string | null, number]>(
     `INSERT INTO answers (endpoint, host, status, body, fetched_at) VALUES (?, ?, ?, ?, ?)
      ON CONFLICT (endpoint, host) DO UPDATE SET status = excluded.status, body = excluded.body, fetched_at = excluded.fetched_at, prev_fetched_at = answers.fetched_at`,
   );
@@ -141,8 +72,8 @@ export function answerCache(db: Database.Database, file: string, clock: () => nu
     });
 
   /** Answers of `hosts` in `answers` or in `unmerged` (the later one per host), or this connection's unmerged ones. */
-  const read = (endpoint: string, hosts: string[], maxAgeMs: number, unmerged: Row[] = []): Map<string, CacheEntry> => {
-    const out = new Map<string, CacheEntry>();
+  const read = (endpoint: string, hosts: readonly string[], maxAgeMs: number, unmerged: Row[] = []): Map<string, StoredAnswer> => {
+    const out = new Map<string, StoredAnswer>();
     const unique = [...new Set(hosts)];
     const since = cutoff(maxAgeMs);
     const found = new Map<string, Row>();
@@ -162,24 +93,27 @@ export function answerCache(db: Database.Database, file: string, clock: () => nu
     }
     return out;
   };
-  const getMany = (endpoint: string, hosts: string[], maxAgeMs: number) => read(endpoint, hosts, maxAgeMs);
   let joined = false;
-  const getFresh = (endpoint: string, hosts: string[], maxAgeMs: number): Map<string, CacheEntry> => {
-    // The first check before a run's first request also says the run is here, and learns of one already here.
-    if (!joined) {
-      joined = true;
-      othersWrote ||= claims.join();
-    }
+  /** Says this connection is about to buy, and learns of another already here. */
+  const join = (): boolean => {
+    joined = true;
+    const live = claims.join();
+    othersWrote ||= live;
+    return live;
+  };
+  const getFresh = (endpoint: string, hosts: readonly string[], maxAgeMs: number): Map<string, StoredAnswer> => {
+    // A caller that did not join first: the first check before a run's first request says the run is here.
+    if (!joined) join();
     othersWrote ||= dataVersion.get() !== openedAt;
     if (!othersWrote) return new Map();
     // `recent` before `answers`: a merge in between moves rows into what is read second, so none is missed.
     return read(endpoint, hosts, maxAgeMs, journal.othersUnmerged(endpoint, hosts, cutoff(maxAgeMs)));
   };
 
-  const putMany = (entries: readonly CachePut[]): number => {
+  const putMany = (entries: readonly AnswerPut[]): number => {
     const now = clock();
     if (entries.length === 0) return now;
-    const only = entries[0] as CachePut;
+    const only = entries[0] as AnswerPut;
     if (entries.length === 1 && journal.pending === 0) {
       // A lone answer (a single lookup, a traffic or employees run) dirties a page or two either way: written
       // straight into `answers`, it leaves nothing to merge when the cache closes.
@@ -201,20 +135,26 @@ export function answerCache(db: Database.Database, file: string, clock: () => nu
     return now;
   };
 
+  const leave = () => {
+    if (joined) claims.leave();
+    joined = false;
+  };
+
   return {
-    get: (endpoint, host, maxAgeMs) => reading(() => getMany(endpoint, [host], maxAgeMs).get(host) ?? null),
-    getMany: (endpoint, hosts, maxAgeMs) => reading(() => getMany(endpoint, hosts, maxAgeMs)),
-    getFresh: (endpoint, hosts, maxAgeMs) => checked(() => getFresh(endpoint, hosts, maxAgeMs)),
-    putMany: (entries) => checked(() => putMany(entries)),
-    claim: (endpoint, hosts) => (othersWrote ? checked(() => claims.claim(endpoint, hosts)) : []),
-    release: (endpoint, hosts) => checked(() => claims.release(endpoint, hosts)),
-    holdsAny: (endpoint) => reading(() => anyFor.get(endpoint, endpoint) !== undefined),
-    stats: () =>
+    getMany: async (endpoint, hosts, maxAgeMs) => reading(() => read(endpoint, hosts, maxAgeMs)),
+    getFresh: async (endpoint, hosts, maxAgeMs) => checked(() => getFresh(endpoint, hosts, maxAgeMs)),
+    putMany: async (entries) => checked(() => putMany(entries)),
+    claim: async (endpoint, hosts) => (othersWrote ? checked(() => claims.claim(endpoint, hosts)) : []),
+    release: async (endpoint, hosts) => checked(() => claims.release(endpoint, hosts)),
+    holdsAny: async (endpoint) => reading(() => anyFor.get(endpoint, endpoint) !== undefined),
+    join: async () => checked(join),
+    leave: async () => checked(leave),
+    stats: async () =>
       checked(() => {
         journal.merge();
         return { ...stats(db, file), history: past.count() };
       }),
-    clear: () =>
+    clear: async () =>
       checked(() => {
         journal.merge();
         const removed = removeAnswers('', 0, Number.MAX_SAFE_INTEGER);
@@ -229,21 +169,21 @@ export function answerCache(db: Database.Database, file: string, clock: () => nu
         }
         return removed;
       }),
-    prune: (maxAgeMs) =>
+    prune: async (maxAgeMs) =>
       checked(() => {
         journal.merge();
         return removeAnswers(' WHERE fetched_at < ?', cutoff(maxAgeMs), Number.MIN_SAFE_INTEGER);
       }),
-    pruneHistory: (maxAgeMs) =>
+    pruneHistory: async (maxAgeMs) =>
       checked(() => {
         journal.merge();
         return past.prune(cutoff(maxAgeMs));
       }),
     past: guarded(past, reading),
-    close: () => {
+    close: async () => {
       if (!db.open) return;
       try {
-        if (joined) claims.leave();
+        leave();
         journal.merge();
       } catch (err) {
         // Nothing is lost: what cannot be merged now (the file busy or damaged) stays committed in `recent`
@@ -259,7 +199,7 @@ function encode(body: unknown): string | null {
   return body === null || body === undefined ? null : JSON.stringify(body);
 }
 
-function decode(row: { status: CacheStatus; body: string | null; fetched_at: number; prev_fetched_at?: number | null }): CacheEntry | null {
+function decode(row: { status: StoredAnswer['status']; body: string | null; fetched_at: number; prev_fetched_at?: number | null }): StoredAnswer | null {
   let body: unknown = null;
   if (row.body !== null) {
     try {
@@ -275,7 +215,7 @@ function decode(row: { status: CacheStatus; body: string | null; fetched_at: num
     : { status: row.status, body, fetchedAt: row.fetched_at, previousAt: row.prev_fetched_at };
 }
 
-function stats(db: Database.Database, file: string): Omit<CacheStats, 'history'> {
+function stats(db: Database.Database, file: string): Omit<StoreStats, 'history'> {
   const totals = db
     .prepare(
       `SELECT COUNT(*) AS entries, COALESCE(SUM(status = 'found'), 0) AS found, COALESCE(SUM(status = 'missing'), 0) AS missing,

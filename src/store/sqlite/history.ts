@@ -6,6 +6,7 @@
 // api/validate.ts builds every object in one key order and the service lists technologies alphabetically
 // (spec §2.1), so two fetches of the same data give the same text.
 import type Database from 'better-sqlite3';
+import type { HeldAnswer, HistoryReads, PastAnswer } from '../contract.js';
 
 /**
  * A profile's `age_days` is left out of the comparison: "days since registration" (spec §2.1) grows by one a
@@ -38,32 +39,19 @@ export const HISTORY_SCHEMA = `
     END;
     DROP TRIGGER IF EXISTS answers_history;`;
 
-/** An answer held before the one held now. `fetchedAt`: when it was last fetched; `replacedAt`: when its successor was. */
-interface PastAnswer {
-  status: 'found' | 'missing';
-  body: unknown;
-  fetchedAt: number;
-  replacedAt: number;
-}
-
-/** An answer as `held` returns it: a past one, or the one held now (`replacedAt` null). */
-type HeldAnswer = Omit<PastAnswer, 'replacedAt'> & { replacedAt: number | null };
-
-export interface HistoryReads extends FeedReads, RowChangeReads {
-  /** Every answer held before the current one, newest first; [] when the answer never changed. */
-  history(endpoint: string, host: string): PastAnswer[];
-  /**
-   * Without `at`: the answer the current one replaced (the newest in its history), or null. With `at` (epoch
-   * ms): the answer held at that moment, which is the current one when nothing replaced it after `at`; null
-   * when nothing is held. A host fetched first after `at` gives its oldest answer: the cache knows when an
-   * answer was last fetched, not when it was first (see the report of issue 17-H).
-   */
-  previous(endpoint: string, host: string, at?: number): HeldAnswer | null;
+/**
+ * The history reads over one connection, synchronous as better-sqlite3 is; the store hands them out as the
+ * contract's asynchronous HistoryReads (`guarded`). Besides the contract's reads: prune and count, for upkeep.
+ */
+export interface HistoryRows extends Sync<HistoryReads> {
   /** Removes history replaced before `cutoff` (epoch ms), and history of hosts no longer held; returns how many rows. */
   prune(cutoff: number): number;
   /** How many past answers are kept. */
   count(): number;
 }
+
+/** The synchronous twin of an asynchronous interface. */
+type Sync<T> = { [K in keyof T]: T[K] extends (...args: infer A) => Promise<infer R> ? (...args: A) => R : T[K] };
 
 interface Row {
   status: 'found' | 'missing';
@@ -77,7 +65,7 @@ interface Row {
  * journal's overlay) have not replaced anything yet, which a run that refreshes a host knows already (it
  * holds the answer it replaces); another command sees them once merged, which opening the cache does.
  */
-export function historyReads(db: Database.Database): HistoryReads {
+export function historyReads(db: Database.Database): HistoryRows {
   const all = db.prepare<[string, string], Row>(
     'SELECT status, body, fetched_at, replaced_at FROM history WHERE endpoint = ? AND host = ? ORDER BY replaced_at DESC, rowid DESC',
   );
@@ -124,36 +112,28 @@ function parse(body: string | null): unknown {
   }
 }
 
-/** `reads` with each call passed through `wrap` (the cache's translation of SQLite's errors into its own). */
-export function guarded(reads: HistoryReads, wrap: <T>(fn: () => T) => T): HistoryReads {
-  const out: Record<string, unknown> = {};
-  for (const [name, fn] of Object.entries(reads) as [string, (...args: unknown[]) => unknown][]) {
-    out[name] = (...args: unknown[]) => wrap(() => fn(...args));
-  }
-  return out as unknown as HistoryReads;
+/** `reads` as the contract's asynchronous reads, each call passed through `wrap` (the store's translation of SQLite's errors). */
+export function guarded(reads: HistoryRows, wrap: <T>(fn: () => T) => T): HistoryReads {
+  return {
+    replacedByMany: async (endpoint, asks) => wrap(() => reads.replacedByMany(endpoint, asks)),
+    latest: async (endpoint, host) => wrap(() => reads.latest(endpoint, host)),
+    pastAmong: async (endpoint, hosts) => wrap(() => reads.pastAmong(endpoint, hosts)),
+    hostsWithHistory: async (endpoint, after, limit) => wrap(() => reads.hostsWithHistory(endpoint, after, limit)),
+    history: async (endpoint, host) => wrap(() => reads.history(endpoint, host)),
+    previous: async (endpoint, host, at) => wrap(() => reads.previous(endpoint, host, at)),
+  };
 }
 
 // The change feed's reads (`domain-intel changes`, src/changes/).
 
-/** What `domain-intel changes` reads besides a host's history: the answer held now, and which hosts have a past. */
-export interface FeedReads {
-  /**
-   * The answer held now as merged (`replacedAt` null), or null. Not `get`: that sees this connection's
-   * unmerged answers too, and the feed must compare the latest with the history it replaced, both merged.
-   */
-  latest(endpoint: string, host: string): HeldAnswer | null;
-  /**
-   * Of `hosts`, those an answer is held for (merged), each with whether it has any history: one query for
-   * many hosts, where most have no past and need nothing more (over 200,000 hosts: 0.7 s, against 1.9 s
-   * for two calls a host; measured).
-   */
-  pastAmong(endpoint: string, hosts: readonly string[]): Map<string, boolean>;
-  /**
-   * Up to `limit` hosts with any history, in host order, after `after` (null: from the first): a page of
-   * `--all`, so every host is visited without all of them held in memory.
-   */
-  hostsWithHistory(endpoint: string, after: string | null, limit: number): string[];
-}
+/**
+ * What `domain-intel changes` reads besides a host's history. `latest` is not `getMany`: that sees this
+ * connection's unmerged answers too, and the feed must compare the latest with the history it replaced, both
+ * merged. `pastAmong` is one query for many hosts, where most have no past and need nothing more (over 200,000
+ * hosts: 0.7 s, against 1.9 s for two calls a host; measured). `hostsWithHistory` pages `--all`, so every host
+ * is visited without all of them held in memory.
+ */
+type FeedReads = Pick<HistoryRows, 'latest' | 'pastAmong' | 'hostsWithHistory'>;
 
 /** Hosts per `pastAmong` query: as answers.ts reads by IN list, short enough to plan cheaply. */
 const FEED_HOSTS_PER_QUERY = 499;
@@ -195,14 +175,8 @@ function feedReads(db: Database.Database): FeedReads {
 
 // batch --changes (issue 17, part B): the history rule for a row answered from the cache.
 
-/** The reads batch --changes makes of the history (part of HistoryReads, so `cache.past` has them). */
-interface RowChangeReads {
-  /**
-   * The answer that a fetch at `at` (epoch ms) replaced, when that fetch changed it: the past answer whose
-   * `replaced_at` falls in the same second as `at`; null when the fetch changed nothing the cache kept.
-   */
-  replacedBy(endpoint: string, host: string, at: number): PastAnswer | null;
-}
+/** The read batch --changes makes of the history: what a fetch replaced, for many cached rows at once. */
+type RowChangeReads = Pick<HistoryRows, 'replacedByMany'>;
 
 function rowChangeReads(db: Database.Database): RowChangeReads {
   // A second, not the millisecond: a row's fetched_at is shown to the second, and the repeat of a host the
@@ -212,11 +186,13 @@ function rowChangeReads(db: Database.Database): RowChangeReads {
     `SELECT status, body, fetched_at, replaced_at FROM history
      WHERE endpoint = ? AND host = ? AND replaced_at >= ? AND replaced_at < ? ORDER BY replaced_at DESC, rowid DESC LIMIT 1`,
   );
-  return {
-    replacedBy(endpoint, host, at) {
-      const second = Math.floor(at / 1000) * 1000;
-      const r = within.get(endpoint, host, second, second + 1000);
-      return r === undefined ? null : { status: r.status, body: parse(r.body), fetchedAt: r.fetched_at, replacedAt: r.replaced_at as number };
-    },
+  // The answer that a fetch at `at` replaced, when that fetch changed it: the past answer whose `replaced_at`
+  // falls in the same second as `at`; null when the fetch changed nothing the cache kept.
+  const replacedBy = (endpoint: string, host: string, at: number): PastAnswer | null => {
+    const second = Math.floor(at / 1000) * 1000;
+    const r = within.get(endpoint, host, second, second + 1000);
+    return r === undefined ? null : { status: r.status, body: parse(r.body), fetchedAt: r.fetched_at, replacedAt: r.replaced_at as number };
   };
+  // One indexed probe per ask, in one call: in-process SQLite answers each in microseconds.
+  return { replacedByMany: (endpoint, asks) => asks.map((a) => replacedBy(endpoint, a.host, a.at)) };
 }

@@ -131,19 +131,20 @@ export function sqliteSlots(db: Database.Database, account: string, clock: () =>
     return q.resets.all(account).map((r) => r.at);
   });
 
+  // Each step is done at once (better-sqlite3 is synchronous) and resolves; a failure is a rejection.
   return {
     shared: true,
-    take: (now, limit, holdMs) => take.immediate(now, limit, holdMs),
-    answer(id, at, accepted, freeAt) {
+    take: async (now, limit, holdMs) => take.immediate(now, limit, holdMs),
+    async answer(id, at, accepted, freeAt) {
       q.answer.run({ id, at, accepted: accepted ? 1 : 0, freeAt, account });
     },
-    release(id) {
+    async release(id) {
       q.release.run(id);
     },
-    pause: (until, announced) => pause.immediate(until, announced),
-    pausedUntil: () => q.paused.get(account)?.paused_until ?? 0,
-    acceptedBetween: (from, to) => q.accepted.get(account, from, to) ?? { count: 0, first: null },
-    noteReset: (at) => noteReset.immediate(at),
+    pause: async (until, announced) => pause.immediate(until, announced),
+    pausedUntil: async () => q.paused.get(account)?.paused_until ?? 0,
+    acceptedBetween: async (from, to) => q.accepted.get(account, from, to) ?? { count: 0, first: null },
+    noteReset: async (at) => noteReset.immediate(at),
   };
 }
 
@@ -157,30 +158,33 @@ export function failoverSlots(shared: SlotStore, onTrouble: (trouble: string) =>
   let local: SlotStore | null = null;
   // Ids the memory slots handed out: a ticket from the file must not answer a memory slot of the same number.
   const localIds = new Set<number>();
-  const step = <T>(onShared: (s: SlotStore) => T, onLocal: (s: SlotStore) => T): T => {
+  const step = async <T>(onShared: (s: SlotStore) => Promise<T>, onLocal: (s: SlotStore) => Promise<T>): Promise<T> => {
     if (local !== null) return onLocal(local);
     try {
-      return onShared(shared);
+      return await onShared(shared);
     } catch (err) {
       const trouble = storageTrouble(err);
       if (trouble === null) throw err;
-      local = memorySlots();
-      onTrouble(trouble);
+      // Said once, by the first step to fail (another may have failed meanwhile).
+      if (local === null) {
+        local = memorySlots();
+        onTrouble(trouble);
+      }
       return onLocal(local);
     }
   };
-  const both = <T>(fn: (s: SlotStore) => T): T => step(fn, fn);
-  const mine = (id: number, fn: (s: SlotStore) => void) =>
-    step(fn, (s) => {
-      if (localIds.delete(id)) fn(s);
+  const both = <T>(fn: (s: SlotStore) => Promise<T>): Promise<T> => step(fn, fn);
+  const mine = (id: number, fn: (s: SlotStore) => Promise<void>) =>
+    step(fn, async (s) => {
+      if (localIds.delete(id)) await fn(s);
     });
   return {
     get shared() {
       return local === null;
     },
     take: (now, limit, holdMs) =>
-      both((s) => {
-        const got = s.take(now, limit, holdMs);
+      both(async (s) => {
+        const got = await s.take(now, limit, holdMs);
         if (s === local && 'id' in got) localIds.add(got.id);
         return got;
       }),

@@ -2,56 +2,22 @@
 // never the key) the quota memo, the learned rate and the limiter's shared slots. Apart from cache.sqlite so
 // `cache clear` does not forget the quota or the limiter, and the answers' big merges never hold up a
 // limiter that every process of the account consults before each request.
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
-import type { QuotaInfo } from '../../api/types.js';
-import type { SlotStore } from '../contract.js';
-import { memorySlots } from '../memory-slots.js';
+import { accountName, keyFingerprint } from '../account.js';
+import type { AccountReads, AccountState, LearnedRate, SlotStore } from '../contract.js';
 import { CacheCorruptError, CacheUnavailableError, checkedForDamage } from '../errors.js';
 import { exhaustedFigures, figuresOf, mergeFigures, type QuotaFigures, type QuotaMemo } from '../quota-memo.js';
 import type { CacheLocation } from './schema.js';
 import { openSqlite } from './schema.js';
 import { failoverSlots, SLOTS_SCHEMA, sqliteSlots } from './slots.js';
 
-export { type QuotaMemo, quotaMemoTrusted } from '../quota-memo.js';
-
-/** A rate the service was seen to allow: `requests` per `windowMs`. */
-export interface LearnedRate {
-  requests: number;
-  windowMs: number;
-}
-
-/** What is kept for one account (base URL and key) across runs and shared by its processes. */
-export interface AccountState {
-  /** `${baseUrl} ${keyFingerprint}`. */
-  readonly account: string;
-  /** Records an answer's quota headers: keeps the lowest remaining of the current period. */
-  noteQuota(q: QuotaInfo): void;
-  /** Records a 402 that carried no quota headers: nothing is left in the current period. */
-  noteExhausted(seenAt: number): void;
-  quota(): QuotaMemo | null;
-  learnedRate(): LearnedRate | null;
-  saveLearnedRate(rate: LearnedRate): void;
-  /** The limiter's slots of this account, shared with every process using the file. */
-  slots(): SlotStore;
-  close(): void;
-}
-
 const STATE_FILE = 'state.sqlite';
 const STATE_VERSION = 1;
 
 /** The full path of the account state file (always state.sqlite in the cache directory). */
 export const stateFile = (where: CacheLocation): string => path.join(where.dir, STATE_FILE);
-
-/** A key's stand-in wherever an account is named: stable, short, and never the key. */
-export function keyFingerprint(key: string): string {
-  return `k:${createHash('sha256').update(key).digest('hex').slice(0, 12)}`;
-}
-
-/** How an account is named in the file: its base URL and its key's fingerprint. */
-export const accountName = (baseUrl: string, fingerprint: string): string => `${baseUrl} ${fingerprint}`;
 
 interface MemoRow {
   base_url: string;
@@ -167,23 +133,26 @@ export async function openAccountState(
       });
       const update = (change: (current: QuotaFigures | null) => QuotaFigures) => transaction.immediate(change);
       let slots: SlotStore | undefined;
+      // Each step is done at once (better-sqlite3 is synchronous) and resolves; a failure is a rejection.
       return {
         account,
-        noteQuota: (q) => damage(() => update((current) => mergeFigures(current, figuresOf(q)))),
-        noteExhausted: (seenAt) => damage(() => update((current) => exhaustedFigures(current, seenAt))),
-        quota: () => damage(memo),
-        learnedRate: () => damage(() => rateOf(readRate.get(account))),
-        saveLearnedRate: (rate) => {
+        noteQuota: async (q) => damage(() => update((current) => mergeFigures(current, figuresOf(q)))),
+        noteExhausted: async (seenAt) => damage(() => update((current) => exhaustedFigures(current, seenAt))),
+        quota: async () => damage(memo),
+        learnedRate: async () => damage(() => rateOf(readRate.get(account))),
+        saveLearnedRate: async (rate) => {
           if (!(rate.requests > 0 && rate.windowMs > 0)) return; // nothing learned worth keeping
           damage(() => writeRate.run(account, Math.round(rate.requests), Math.round(rate.windowMs), clock()));
         },
-        slots: () => {
+        get slots() {
           slots ??= failoverSlots(sqliteSlots(db, account, clock), (trouble) =>
             onTrouble(`the account state file ${file} cannot be written (${trouble}): going on with this run's own rate limit, not shared with other runs`),
           );
           return slots;
         },
-        close: () => db.close(),
+        close: async () => {
+          db.close();
+        },
       };
     });
   } catch (err) {
@@ -192,41 +161,15 @@ export async function openAccountState(
   }
 }
 
-/**
- * The state of an account for this process only, when the state file cannot be used (an unwritable or damaged
- * cache directory): the memo lives as long as the process, nothing is learned for later, and the limiter's
- * slots are not shared. A lookup still works; only what is kept between runs is lost.
- */
-export function processAccountState(baseUrl: string, key: string): AccountState {
-  const fp = keyFingerprint(key);
-  let figures: QuotaFigures | null = null;
-  const slots = memorySlots();
+/** The reads of every account in the state file (`quota`, `config show`); none when there is no file (none is created). */
+export function stateReads(where: CacheLocation): AccountReads {
   return {
-    account: accountName(baseUrl, fp),
-    noteQuota: (q) => {
-      figures = mergeFigures(figures, figuresOf(q));
-    },
-    noteExhausted: (seenAt) => {
-      figures = exhaustedFigures(figures, seenAt);
-    },
-    quota: () => (figures === null ? null : { baseUrl, keyFingerprint: fp, ...figures }),
-    learnedRate: () => null,
-    saveLearnedRate: () => {},
-    slots: () => slots,
-    close: () => {},
+    quotaMemos: () => withState(where, [], (db) => db.prepare<[], MemoRow>('SELECT * FROM quota ORDER BY seen_at DESC').all().map(rowToMemo)),
+    learnedRate: (baseUrl, key) =>
+      withState(where, null, (db) =>
+        rateOf(db.prepare<[string], { requests: number; window_ms: number }>(READ_RATE).get(accountName(baseUrl, keyFingerprint(key)))),
+      ),
   };
-}
-
-/** Every account's quota memo in the state file, newest first; none when there is no file (none is created). */
-export async function listQuotaMemos(where: CacheLocation): Promise<QuotaMemo[]> {
-  return withState(where, [], (db) => db.prepare<[], MemoRow>('SELECT * FROM quota ORDER BY seen_at DESC').all().map(rowToMemo));
-}
-
-/** The learned rate of one account, read without creating the state file; null when none was learned. */
-export async function readLearnedRate(where: CacheLocation, baseUrl: string, key: string): Promise<LearnedRate | null> {
-  return withState(where, null, (db) =>
-    rateOf(db.prepare<[string], { requests: number; window_ms: number }>(READ_RATE).get(accountName(baseUrl, keyFingerprint(key)))),
-  );
 }
 
 /** Runs a read on the state file, or answers `none` when it does not exist yet. */

@@ -100,22 +100,30 @@ describe('progressFigures', () => {
 
 describe('liveFigures', () => {
   const limiter = { limit: 2, windowMs: 2_000, pausedUntil: 0 };
-  const slots = (count: number, first: number | null) => ({ acceptedBetween: () => ({ count, first }) });
+  const slots = (count: number, first: number | null) => ({ acceptedBetween: async () => ({ count, first }) });
+  /** Figures as a redraw shows them once the slots were read (a redraw reads them in the background, for the next). */
+  const settled = async (read: ReturnType<typeof liveFigures>) => {
+    read();
+    await new Promise((r) => setImmediate(r));
+    return read();
+  };
 
   it('reads nothing before the run reported', () => {
     expect(liveFigures({ stats: () => null, limiter, slots: slots(0, null), batchSize: 100, meter: null, clock: () => 0 })()).toBeNull();
   });
 
-  it('reads the slots held from the limiter: the rest waits for the first of them to free', () => {
+  it('reads the slots held from the limiter: the rest waits for the first of them to free', async () => {
     // 2 answered in the window (the first at 0) and 1 more waiting for a slot: 199 hosts left are 2 requests,
     // which go when the slots free at 2 s, 1.5 s from now.
     const s = { ...emptyStats(0), lookupsNeeded: 400, lookupsWaiting: 199, inputDone: true, requests: 2, inFlight: 1 };
-    const f = liveFigures({ stats: () => s, limiter, slots: slots(2, 0), batchSize: 100, meter: null, clock: () => 500 })();
+    const f = await settled(liveFigures({ stats: () => s, limiter, slots: slots(2, 0), batchSize: 100, meter: null, clock: () => 500 }));
     expect(f?.etaMs).toBe(1_500);
     expect(f?.lookupsDone).toBe(201);
     // Every slot held and hosts left: the next frees a window after the oldest was sent.
     expect(f?.nextSlotAt).toBe(2_000);
-    const free = liveFigures({ stats: () => ({ ...s, inFlight: 0 }), limiter, slots: slots(1, 0), batchSize: 100, meter: null, clock: () => 500 })();
+    const free = await settled(
+      liveFigures({ stats: () => ({ ...s, inFlight: 0 }), limiter, slots: slots(1, 0), batchSize: 100, meter: null, clock: () => 500 }),
+    );
     expect(free?.nextSlotAt).toBeNull();
   });
 

@@ -27,7 +27,7 @@ function maxInAnyFixedWindow(starts: number[], windowMs: number, offset: number)
 /** Acquires a slot and reports it answered at once (a request with no latency); returns its start. */
 async function go(limiter: RateLimiter, signal?: AbortSignal): Promise<number> {
   const t = await limiter.acquire(signal);
-  limiter.settle(t, true);
+  await limiter.settle(t, true);
   return t.startedAt;
 }
 
@@ -62,7 +62,7 @@ describe('RateLimiter', () => {
     const limiter = new RateLimiter({ limit: 100, windowMs: 1000, given: true, ...t });
     await go(limiter);
     const resumeAt = t.clock() + 5000;
-    limiter.rateLimit(resumeAt);
+    await limiter.rateLimit(resumeAt);
     expect(await go(limiter)).toBeGreaterThanOrEqual(resumeAt);
     expect(limiter.pausedUntil).toBe(resumeAt);
   });
@@ -74,8 +74,8 @@ describe('RateLimiter', () => {
     expect(limiter.limit).toBeNull();
     for (let i = 0; i < 7; i++) await go(limiter);
     const rejected = await limiter.acquire();
-    limiter.settle(rejected, false);
-    limiter.rateLimit(1000);
+    await limiter.settle(rejected, false);
+    await limiter.rateLimit(1000);
     expect(limiter.limit).toBe(7);
     expect(learned).toEqual([{ requests: 7, windowMs: 1000 }]);
     // From then on it holds 7 per window (until, after four whole windows at the cap, it probes upward).
@@ -93,13 +93,13 @@ describe('RateLimiter', () => {
     const limiter = new RateLimiter({ limit: null, windowMs: 60_000, given: false, marginMs: 0, onLearn: (r) => learned.push(r), ...t });
     await t.sleep(200);
     for (let i = 0; i < 7; i++) await go(limiter);
-    limiter.rateLimit(1000);
+    await limiter.rateLimit(1000);
     // The window counted nothing before the run's first request: no longer than 800 ms.
     expect(limiter.windowMs).toBe(800);
     for (let i = 0; i < 7; i++) await go(limiter);
     // 800 ms is too short for the service, whose next window ends at 2000: its 429 measures the window.
     await t.sleep(1900 - t.clock());
-    limiter.rateLimit(2000);
+    await limiter.rateLimit(2000);
     expect(limiter.windowMs).toBe(1000);
     expect(limiter.limit).toBe(7);
     expect(learned).toEqual([
@@ -114,7 +114,7 @@ describe('RateLimiter', () => {
     const limiter = new RateLimiter({ limit: null, windowMs: 1000, given: false, marginMs: 0, onLearn: (r) => learned.push(r), ...t });
     await t.sleep(300);
     for (let i = 0; i < 7; i++) await go(limiter);
-    limiter.rateLimit(null);
+    await limiter.rateLimit(null);
     expect(limiter.pausedUntil).toBe(1000);
     expect(limiter.limit).toBe(7);
     expect(learned).toEqual([{ requests: 7, windowMs: 1000 }]);
@@ -128,8 +128,8 @@ describe('RateLimiter', () => {
     for (let i = 0; i < 3; i++) await go(limiter);
     const bare = async (): Promise<number> => {
       const ticket = await limiter.acquire();
-      limiter.settle(ticket, false);
-      limiter.rateLimit(null);
+      await limiter.settle(ticket, false);
+      await limiter.rateLimit(null);
       return limiter.pausedUntil - ticket.startedAt;
     };
     expect(await bare()).toBe(1000);
@@ -148,15 +148,15 @@ describe('RateLimiter', () => {
     const limiter = new RateLimiter({ limit: null, windowMs: 60_000, given: false, windowGuessed: true, onLearn: (r) => learned.push(r), ...t });
     await t.sleep(100);
     for (let i = 0; i < 5; i++) await go(limiter);
-    limiter.rateLimit(2000);
+    await limiter.rateLimit(2000);
     // One reset bounds the window (no more than 1.9 s here) for pacing, but that is an estimate, not a measure.
     expect(limiter.limit).toBe(5);
     expect(limiter.windowMs).toBeLessThan(60_000);
     expect(learned).toEqual([]);
     for (let i = 0; i < 5; i++) await go(limiter);
     const ticket = await limiter.acquire();
-    limiter.settle(ticket, false);
-    limiter.rateLimit(4000);
+    await limiter.settle(ticket, false);
+    await limiter.rateLimit(4000);
     expect(learned.at(-1)).toEqual({ requests: 5, windowMs: 2000 });
   });
 
@@ -166,11 +166,11 @@ describe('RateLimiter', () => {
     const limiter = new RateLimiter({ limit: null, windowMs: 60_000, given: false, windowGuessed: true, onLearn: (r) => learned.push(r), ...t });
     await t.sleep(100);
     for (let i = 0; i < 5; i++) await go(limiter);
-    limiter.rateLimit(2000, true);
+    await limiter.rateLimit(2000, true);
     for (let i = 0; i < 5; i++) await go(limiter);
     const ticket = await limiter.acquire();
-    limiter.settle(ticket, false);
-    limiter.rateLimit(4000, true);
+    await limiter.settle(ticket, false);
+    await limiter.rateLimit(4000, true);
     // The same resets given precisely are told ('tells what it learned only once two resets measured'); these are not.
     expect(limiter.limit).toBe(5);
     expect(learned).toEqual([]);
@@ -180,7 +180,7 @@ describe('RateLimiter', () => {
     const t = virtualTime(0);
     const limiter = new RateLimiter({ limit: 5, windowMs: 60_000, given: true, ...t });
     for (let i = 0; i < 5; i++) await go(limiter);
-    limiter.rateLimit(2000);
+    await limiter.rateLimit(2000);
     // The slots answered before the reset were counted in the window that ends there: free at it.
     const starts: number[] = [];
     for (let i = 0; i < 5; i++) starts.push(await go(limiter));
@@ -195,7 +195,7 @@ describe('RateLimiter', () => {
     const limiter = new RateLimiter({ limit: 10, windowMs: 1000, given: true, marginMs: 0, onLearn: (r) => learned.push(r), ...t });
     for (const reset of [1000, 2000, 3000]) {
       for (let i = 0; i < 3; i++) await go(limiter);
-      limiter.rateLimit(reset);
+      await limiter.rateLimit(reset);
       await t.sleep(reset - t.clock());
     }
     expect(limiter.limit).toBe(10);
@@ -214,7 +214,7 @@ describe('RateLimiter', () => {
     // A 429 measures what the service accepted in the window ending at its reset: 3 (another client took the rest).
     await t.sleep(5000);
     for (let i = 0; i < 3; i++) await go(limiter);
-    limiter.rateLimit(t.clock() + 1000);
+    await limiter.rateLimit(t.clock() + 1000);
     expect(limiter.limit).toBe(3);
     for (let i = 0; i < 30; i++) await go(limiter);
     expect(limiter.limit).toBeGreaterThan(3);
@@ -228,7 +228,7 @@ describe('RateLimiter', () => {
     const a = await limiter.acquire();
     const next = limiter.acquire();
     await new Promise((r) => setTimeout(r, 5));
-    limiter.release(a);
+    await limiter.release(a);
     const b = await next;
     expect(b.startedAt).toBe(0);
     expect(now).toBe(0);
@@ -241,8 +241,8 @@ describe('RateLimiter', () => {
     const b = await limiter.acquire();
     // a's answer takes 300 ms: the service may have counted it at any time up to then.
     t.sleep(300);
-    limiter.settle(a, true);
-    limiter.settle(b, true);
+    await limiter.settle(a, true);
+    await limiter.settle(b, true);
     const c = await limiter.acquire();
     expect(c.startedAt).toBe(1300);
   });
@@ -258,7 +258,7 @@ describe('RateLimiter', () => {
     });
     await new Promise((r) => setTimeout(r, 5));
     settled = true;
-    limiter.settle(a, true);
+    await limiter.settle(a, true);
     const b = await next;
     expect(b.startedAt).toBeGreaterThanOrEqual((a.answeredAt ?? 0) + 100);
   });

@@ -1,0 +1,38 @@
+// How an account is named wherever it is kept (its base URL and its key's fingerprint, never the key), and the
+// account state of this process only: what a run uses when no store can keep the account (the state file
+// unusable under --no-cache, or no usable key to name the account by).
+import { createHash } from 'node:crypto';
+import type { AccountState } from './contract.js';
+import { memorySlots } from './memory-slots.js';
+import { exhaustedFigures, figuresOf, mergeFigures, type QuotaFigures } from './quota-memo.js';
+
+/** A key's stand-in wherever an account is named: stable, short, and never the key. */
+export function keyFingerprint(key: string): string {
+  return `k:${createHash('sha256').update(key).digest('hex').slice(0, 12)}`;
+}
+
+/** How an account is named in a store: its base URL and its key's fingerprint. */
+export const accountName = (baseUrl: string, fingerprint: string): string => `${baseUrl} ${fingerprint}`;
+
+/**
+ * The state of an account for this process only: the memo lives as long as the process, nothing is learned
+ * for later, and the limiter's slots are not shared. A lookup still works; only what is kept between runs is lost.
+ */
+export function memoryAccount(baseUrl: string, key: string): AccountState {
+  const fp = keyFingerprint(key);
+  let figures: QuotaFigures | null = null;
+  return {
+    account: accountName(baseUrl, fp),
+    noteQuota: async (q) => {
+      figures = mergeFigures(figures, figuresOf(q));
+    },
+    noteExhausted: async (seenAt) => {
+      figures = exhaustedFigures(figures, seenAt);
+    },
+    quota: async () => (figures === null ? null : { baseUrl, keyFingerprint: fp, ...figures }),
+    learnedRate: async () => null,
+    saveLearnedRate: async () => {},
+    slots: memorySlots(),
+    close: async () => {},
+  };
+}

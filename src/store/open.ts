@@ -1,0 +1,64 @@
+// Which store backend keeps what is kept: chosen here, by the store URL's scheme, and nowhere else (lint
+// refuses an import of a backend from outside store/). No URL: SQLite in the cache directory, the default.
+// A backend is loaded only when chosen, so a command that keeps nothing loads none.
+//
+// The answers (openStore) and an account (openAccount) open apart, by design: `--no-cache` replaces the
+// answers with a throwaway store while the account (quota memo, learned rate, the limiter's slots) stays the
+// one every run of the account shares; `cache clear` forgets answers, never the account; and a command that
+// sends nothing opens no account. A backend over a network shares one connection pool between the two.
+//
+// Adding a backend: its folder under store/ exporting a `Backend` (backend.ts), one line in BACKENDS, and the
+// option that gives its URL (the option table and the resolver); the contract suite gets a file of its own.
+import { UsageError } from '../api/errors.js';
+import type { ResolvedConfig } from '../config/resolve.js';
+import type { Backend, OpenAccountOptions, OpenStoreOptions, StoreWhere } from './backend.js';
+import type { AccountReads, AccountState, Store } from './contract.js';
+
+export type { OpenAccountOptions, OpenStoreOptions, StoreWhere } from './backend.js';
+
+/** The backends by URL scheme; '' is the default (no URL). */
+const BACKENDS: Readonly<Record<string, () => Promise<Backend>>> = {
+  '': async () => (await import('./sqlite/backend.js')).sqlite,
+};
+
+/** The backend a store URL names (none: the default); a scheme no backend serves is a usage error. */
+async function backendOf(url: string | undefined): Promise<Backend> {
+  const scheme = url === undefined || url === '' ? '' : (/^([a-z][a-z0-9+.-]*):/i.exec(url)?.[1]?.toLowerCase() ?? null);
+  const load = scheme === null ? undefined : BACKENDS[scheme];
+  if (load === undefined) {
+    const known = Object.keys(BACKENDS).filter((s) => s !== '');
+    throw new UsageError(
+      `no store backend for ${scheme === null ? 'a URL without a scheme' : `${scheme}:`}${known.length > 0 ? ` (known: ${known.join(', ')})` : ''}`,
+      'bad_store',
+    );
+  }
+  return load();
+}
+
+/** Where the configured store is: its URL (none yet: SQLite) and the cache directory. */
+export function storeWhere(config: Pick<ResolvedConfig, 'cacheDir'>): StoreWhere {
+  return { dir: config.cacheDir };
+}
+
+/** Opens (creating if needed) the answer store. */
+export async function openStore(o: OpenStoreOptions): Promise<Store> {
+  return (await backendOf(o.url)).openStore(o);
+}
+
+/** The answer store by its older name, for library callers: `openStore`. */
+export const openCache = (o: OpenStoreOptions): Promise<Store> => openStore(o);
+
+/** Opens (creating if needed) the state of one account (base URL and key). */
+export async function openAccount(o: OpenAccountOptions): Promise<AccountState> {
+  return (await backendOf(o.url)).openAccount(o);
+}
+
+/** The reads of every account (quota memos, learned rates) without opening one or creating anything. */
+export async function accountReads(o: StoreWhere): Promise<AccountReads> {
+  return (await backendOf(o.url)).accountReads(o);
+}
+
+/** Removes the store named by a CacheCorruptError's path, unopened: the way out of a damaged one. */
+export async function discardStore(where: StoreWhere, path: string): Promise<string[]> {
+  return (await backendOf(where.url)).discard(path);
+}
