@@ -2,7 +2,7 @@
 // account state of this process only: what a run uses when no store can keep the account (the state file
 // unusable under --no-cache, or no usable key to name the account by).
 import { createHash } from 'node:crypto';
-import type { AccountState } from './contract.js';
+import type { AccountState, LearnedRate } from './contract.js';
 import { memorySlots } from './memory-slots.js';
 import { exhaustedFigures, figuresOf, mergeFigures, type QuotaFigures } from './quota-memo.js';
 
@@ -15,12 +15,14 @@ export function keyFingerprint(key: string): string {
 export const accountName = (baseUrl: string, fingerprint: string): string => `${baseUrl} ${fingerprint}`;
 
 /**
- * The state of an account for this process only: the memo lives as long as the process, nothing is learned
- * for later, and the limiter's slots are not shared. A lookup still works; only what is kept between runs is lost.
+ * The state of an account for this process only: the memo and the learned rate live as long as the process,
+ * and the limiter's slots are not shared with other processes. A lookup still works; only what is kept
+ * between runs is lost.
  */
 export function memoryAccount(baseUrl: string, key: string): AccountState {
   const fp = keyFingerprint(key);
   let figures: QuotaFigures | null = null;
+  let learned: LearnedRate | null = null;
   return {
     account: accountName(baseUrl, fp),
     noteQuota: async (q) => {
@@ -30,8 +32,11 @@ export function memoryAccount(baseUrl: string, key: string): AccountState {
       figures = exhaustedFigures(figures, seenAt);
     },
     quota: async () => (figures === null ? null : { baseUrl, keyFingerprint: fp, ...figures }),
-    learnedRate: async () => null,
-    saveLearnedRate: async () => {},
+    learnedRate: async () => (learned === null ? null : { ...learned }),
+    saveLearnedRate: async (rate) => {
+      // As a store keeps it: whole figures, and nothing that says nothing.
+      if (rate.requests > 0 && rate.windowMs > 0) learned = { requests: Math.round(rate.requests), windowMs: Math.round(rate.windowMs) };
+    },
     slots: memorySlots(),
     close: async () => {},
   };

@@ -46,7 +46,8 @@ export interface AnswerStore {
   /**
    * Claims hosts about to be sent, so another run does not buy them at the same time; returns those another
    * live run is buying now (not claimed here). A claim ends when putMany stores the host's answer, on
-   * release, or when its run is gone (a lease the backend keeps). May claim nothing while this run is alone.
+   * release, or when its run is gone (a lease the backend keeps). Asked as a run asks it: after join, and
+   * after getFresh for the same hosts; may claim nothing while this run is alone.
    */
   claim(endpoint: string, hosts: readonly string[]): Promise<string[]>;
   /** Ends this handle's claims on hosts whose lookup gave up. */

@@ -124,6 +124,8 @@ function handleOn(s: Shared): MemoryStore {
       me.present = true;
       const live = others().some((h) => h.present);
       me.othersWrote ||= live;
+      // The others learn of it, as SQLite's connections see the file change.
+      for (const h of others()) h.othersWrote = true;
       return live;
     },
     leave: async () => leave(),

@@ -6,6 +6,7 @@ import { KINDS } from '../../src/domain/kinds.js';
 import { enrich } from '../../src/run/enrich.js';
 import { changesObject, changeValues, rowChange } from '../../src/domain/row-change.js';
 import { ChangeTracker } from '../../src/run/change-tracker.js';
+import { PLAN_CHUNK } from '../../src/run/planner.js';
 import type { EnrichedRow, InputRecord } from '../../src/domain/types.js';
 import { openCache } from '../../src/store/sqlite/cache.js';
 import { harness, type Harness } from '../helpers/run.js';
@@ -232,6 +233,24 @@ describe('a run with changes', () => {
     // The repeats were answered from the store (this run's answers), and say the same.
     expect(rows.slice(6).every((r) => r.cached)).toBe(true);
     expect(cells.slice(6)).toEqual(cells.slice(0, 6));
+  });
+
+  it('reads the history of rows answered from the store once per chunk of rows, not once per row', async () => {
+    h = await harness({ rpm: 0, hosts: 1000 });
+    const hosts = h.sb.hostList().slice(0, 600);
+    await h.run('profile', hosts);
+    const cache = h.cache;
+    const asked: number[] = [];
+    const past = {
+      ...cache.past,
+      replacedByMany: (endpoint: string, asks: Parameters<typeof cache.past.replacedByMany>[1]) => {
+        asked.push(asks.length);
+        return cache.past.replacedByMany(endpoint, asks);
+      },
+    };
+    const again = await h.run('profile', hosts, { store: { ...cache, past }, changes: true });
+    expect(again.rows.every((r) => r.cached && r.change?.change === 'same')).toBe(true);
+    expect(asked).toEqual([PLAN_CHUNK, PLAN_CHUNK, 600 - 2 * PLAN_CHUNK]);
   });
 
   it('without changes, rows carry none and nothing is read at any age under --no-stale', async () => {
