@@ -66,6 +66,12 @@ export interface PlannerOptions {
   clock: () => number;
 }
 
+/** What the store and the seen-set say of a chunk's keys: the answers read, and since when a key is known not held (by index). */
+interface Gathered {
+  cached: Map<string, StoredAnswer>;
+  knownMissing: (number | null)[];
+}
+
 /** Plans chunks of input rows; counts rows, invalid rows, duplicates, cache hits and lookups needed. */
 export class Planner {
   readonly #o: PlannerOptions;
@@ -100,10 +106,7 @@ export class Planner {
     const maxAge = this.maxAgeMs();
     // Read at any age, the store's answers are checked for age here (else the store's own check stands).
     const oldest = stale !== null || changes !== null ? this.#o.clock() - maxAge : Number.NEGATIVE_INFINITY;
-    const cached = await this.#gather(keys, fresh, to, changes);
-    // A repeat of a host this run already knows the service does not hold is answered from that: a missing
-    // answer has no body, so its time in the seen-set replaces a read of the cache.
-    const knownMissing = fresh.map((f, j) => (f ? null : seen.missingSince(keys[j] as string)));
+    const { cached, knownMissing } = await this.#gather(keys, fresh, to, changes);
     let i = 0;
     for (const { record, n, key } of planned) {
       stats.rows++;
@@ -166,49 +169,58 @@ export class Planner {
    * reading after all: those are read again, until a pass reads nothing, so the decisions that follow (made
    * without an await) find what they need.
    */
-  async #gather(keys: string[], fresh: boolean[], to: PlanTarget, changes: ChangeTracker | null): Promise<Map<string, StoredAnswer>> {
+  async #gather(keys: string[], fresh: boolean[], to: PlanTarget, changes: ChangeTracker | null): Promise<Gathered> {
     const { spec, seen, store, dryRun } = this.#o;
     const stale = dryRun ? null : this.#o.stale;
     const readAge = stale !== null || changes !== null ? Number.POSITIVE_INFINITY : this.maxAgeMs();
-    const cached = new Map<string, StoredAnswer>();
+    // A repeat of a host this run already knows the service does not hold is answered from that: a missing
+    // answer has no body, so its time in the seen-set replaces a read of the cache.
+    const knownMissing = fresh.map((f, j) => (f ? null : seen.missingSince(keys[j] as string)));
+    let cached = new Map<string, StoredAnswer>();
     const asked = new Set<string>();
     // First pass: every key; later passes: the keys waiting at the pass before (the others' state holds).
-    let candidates = keys.map((key, i) => ({ key, isNew: fresh[i] === true }));
+    let candidates: Iterable<number> = keys.keys();
     for (;;) {
       const read: string[] = [];
-      const waited: typeof candidates = [];
-      for (const c of candidates) {
-        if (asked.has(c.key)) continue;
-        if (to.waiting(c.key)) waited.push(c);
-        else if (
-          (c.isNew || seen.missingSince(c.key) === null) &&
-          (stale !== null || to.failure(c.key) === undefined) &&
-          (c.isNew ? !this.#storeWasEmpty : !dryRun)
-        ) {
-          asked.add(c.key);
-          read.push(c.key);
+      const waited: number[] = [];
+      for (const j of candidates) {
+        const key = keys[j] as string;
+        if (asked.has(key)) continue;
+        if (to.waiting(key)) waited.push(j);
+        else if (knownMissing[j] === null && (stale !== null || to.failure(key) === undefined) && (fresh[j] ? !this.#storeWasEmpty : !dryRun)) {
+          asked.add(key);
+          read.push(key);
         }
       }
-      const past = changes === null ? [] : this.#pastAsks(keys, cached, to, changes);
-      if (read.length === 0 && past.length === 0) return cached;
+      const past = changes === null ? [] : this.#pastAsks(keys, knownMissing, cached, to, changes);
+      if (read.length === 0 && past.length === 0) return { cached, knownMissing };
       await Promise.all([
         read.length === 0
           ? null
           : store.getMany(spec.endpoint, read, readAge).then((got) => {
-              for (const [k, a] of got) cached.set(k, a);
+              if (cached.size === 0) cached = got;
+              else for (const [k, a] of got) cached.set(k, a);
             }),
         changes?.readAhead(past),
       ]);
+      // A key waiting before the await may have been answered meanwhile, perhaps as not held.
+      for (const j of waited) if (!fresh[j]) knownMissing[j] = seen.missingSince(keys[j] as string);
       candidates = waited;
     }
   }
 
   /** The history reads the rows about to be settled from the store need and the tracker does not hold. */
-  #pastAsks(keys: string[], cached: Map<string, StoredAnswer>, to: PlanTarget, changes: ChangeTracker): { key: string; at: number }[] {
+  #pastAsks(
+    keys: string[],
+    knownMissing: (number | null)[],
+    cached: Map<string, StoredAnswer>,
+    to: PlanTarget,
+    changes: ChangeTracker,
+  ): { key: string; at: number }[] {
     const asks = new Map<string, number>();
-    for (const key of keys) {
+    for (const [j, key] of keys.entries()) {
       if (asks.has(key) || to.waiting(key)) continue;
-      const at = this.#o.seen.missingSince(key) ?? cached.get(key)?.fetchedAt;
+      const at = knownMissing[j] ?? cached.get(key)?.fetchedAt;
       if (at !== undefined && changes.ready(key, at)) asks.set(key, at);
     }
     return [...asks].map(([key, at]) => ({ key, at }));
