@@ -132,7 +132,7 @@ export const OPTIONS = {
   maxLookups: { flags: '--max-lookups <n>', help: 'hard budget: never spend more than N lookups', commands: ENRICH, parse: intOption(0) },
   allowAnyName: {
     flags: '--allow-any-name',
-    help: 'send every name rule 2.9 accepts (single names, IP addresses, placeholders), for a service holding intranet names',
+    help: 'send every name the service takes as a hostname (single names, IP addresses, placeholders), for a service holding intranet names',
     commands: ENRICH,
   },
   allowPartial: { flags: '--allow-partial', help: 'run even when the quota left cannot cover the lookups needed', commands: ENRICH },
