@@ -1,12 +1,12 @@
-// `npm run docs`: writes the README's option reference from the option table (src/cli/options/table.ts), between
-// its markers. The table is TypeScript, so the generator is bundled with esbuild first, as the build does.
+// `npm run docs`: writes the option reference, docs/options.md, from the option table (src/cli/options/table.ts),
+// between its markers. The table is TypeScript, so the generator is bundled with esbuild first, as the build does.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 
-const readme = new URL('../README.md', import.meta.url);
+const page = new URL('../docs/options.md', import.meta.url);
 const dir = mkdtempSync(join(tmpdir(), 'domain-intel-docs-'));
 try {
   const file = join(dir, 'options-doc.mjs');
@@ -21,12 +21,12 @@ try {
     banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" },
   });
   const { withOptionsSection } = await import(pathToFileURL(file).href);
-  const before = readFileSync(readme, 'utf8');
+  const before = readFileSync(page, 'utf8');
   const after = withOptionsSection(before);
-  if (after === before) console.log('README.md: the option reference is up to date');
+  if (after === before) console.log('docs/options.md: the option reference is up to date');
   else {
-    writeFileSync(readme, after);
-    console.log('README.md: option reference rewritten from src/cli/options/table.ts');
+    writeFileSync(page, after);
+    console.log('docs/options.md: option reference rewritten from src/cli/options/table.ts');
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });

@@ -1,5 +1,5 @@
 // The option table (src/cli/options/table.ts): its parsers, its invariants, the commander options and the type it
-// drives, and the README's option reference it generates (this file fails when the README drifts).
+// drives, and the option reference it generates, docs/options.md (this file fails when the page drifts).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
@@ -168,14 +168,14 @@ describe('the option table', () => {
   });
 });
 
-describe('the README option reference', () => {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf(START), readme.indexOf(END) + END.length);
+describe('the option reference, docs/options.md', () => {
+  const page = readFileSync(join(ROOT, 'docs', 'options.md'), 'utf8');
+  const section = page.slice(page.indexOf(START), page.indexOf(END) + END.length);
 
   it('is what the option table generates (run `npm run docs` after changing the table)', () => {
-    expect(readme).toContain(START);
+    expect(page).toContain(START);
     expect(section).toBe(optionsSection());
-    expect(withOptionsSection(readme)).toBe(readme);
+    expect(withOptionsSection(page)).toBe(page);
   });
 
   it('lists every visible option and every environment variable the code reads', () => {

@@ -65,7 +65,7 @@ afterAll(async () => {
 
 /**
  * COMPREPLY after bash's completion function runs on `words` (the last one is being completed), the script
- * loaded as the README says: `source <(domain-intel completion bash)` in a bash with no startup files.
+ * loaded as docs/setup.md says: `source <(domain-intel completion bash)` in a bash with no startup files.
  */
 async function bashComplete(...words: string[]): Promise<string[]> {
   const script =
@@ -192,7 +192,7 @@ describe.skipIf(!HAS_SCRIPT)('bash, interactively: what Tab inserts', () => {
     try {
       await until(/[$#] $/, 0);
       await send("PS1='READY> '\n", /READY> /);
-      // Ctrl-T prints the line readline holds; the script is loaded the way the README says.
+      // Ctrl-T prints the line readline holds; the script is loaded the way docs/setup.md says.
       await send(`bind -x '"\\C-t": printf "\\n<line:%s>\\n" "$READLINE_LINE"'; source <(domain-intel completion bash)\n`, /READY> /);
       const tab = async (typed: string): Promise<string> => {
         const line = await send(`${typed}\t\x14`, /<line:([^>]*)>/);
@@ -334,7 +334,7 @@ describe.skipIf(!HAS_ZSH)('zsh', () => {
     expect(await zshComplete('batch', '--concurrency', '')).toEqual([]);
   });
 
-  it('loads as the README says: source <(domain-intel completion zsh) after compinit', async () => {
+  it('loads as docs/setup.md says: source <(domain-intel completion zsh) after compinit', async () => {
     const script = 'autoload -Uz compinit && compinit -u -d "$1"; source <(domain-intel completion zsh); print -r -- "$_comps[domain-intel]"';
     const { stdout } = await exec('zsh', ['-f', '-c', script, 'zsh', join(dir, 'zcompdump')], { env });
     expect(stdout.trim()).toBe('_domain_intel');
@@ -372,7 +372,7 @@ describe.skipIf(!HAS_FISH)('fish', () => {
     expect((await fishComplete('domain-intel catalog --category ')).sort()).toEqual([...slugs].sort());
   });
 
-  it('loads as the README says: domain-intel completion fish | source', async () => {
+  it('loads as docs/setup.md says: domain-intel completion fish | source', async () => {
     const { stdout } = await exec('fish', ['--no-config', '-c', 'domain-intel completion fish | source; complete -C "domain-intel config set plan "'], { env });
     expect(stdout.split('\n').filter((l) => l !== '')).toEqual(['business', 'business-plus', 'pro']);
   });

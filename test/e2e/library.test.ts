@@ -34,9 +34,9 @@ function run(file: string, args: string[] = [], env: NodeJS.ProcessEnv = {}): Pr
 }
 
 describe('the library', () => {
-  it('runs the README example as written', async () => {
-    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-    const code = /<!-- library-example -->\s*```js\n([\s\S]*?)```/.exec(readme)?.[1];
+  it('runs the example of docs/library.md as written', async () => {
+    const page = readFileSync(join(ROOT, 'docs', 'library.md'), 'utf8');
+    const code = /<!-- library-example -->\s*```js\n([\s\S]*?)```/.exec(page)?.[1];
     expect(code).toBeTruthy();
     const file = join(dir, 'example.mjs');
     writeFileSync(file, code ?? '');

@@ -1,6 +1,6 @@
-// The README's option reference, generated from the option table (options.ts): `npm run docs` writes it
-// between the markers, and test/cli/options.test.ts fails when the README says anything else. Not part of
-// the CLI's bundle; scripts/docs.mjs and the test load it.
+// The option reference (docs/options.md), generated from the option table (table.ts): `npm run docs` writes it
+// between the markers, and test/cli/options.test.ts fails when the page says anything else. Not part of the
+// CLI's bundle; scripts/docs.mjs and the test load it.
 import type { OptionRow } from './row.js';
 import { longName, OPTIONS } from './table.js';
 
@@ -70,10 +70,10 @@ export function optionsSection(): string {
   ].join('\n');
 }
 
-/** The README with its option reference replaced by the generated one; throws when a marker is missing. */
-export function withOptionsSection(readme: string): string {
-  const start = readme.indexOf(START);
-  const end = readme.indexOf(END);
-  if (start < 0 || end < start) throw new Error(`README.md needs the markers ${START} and ${END}`);
-  return `${readme.slice(0, start)}${optionsSection()}${readme.slice(end + END.length)}`;
+/** The page with its option reference replaced by the generated one; throws when a marker is missing. */
+export function withOptionsSection(page: string): string {
+  const start = page.indexOf(START);
+  const end = page.indexOf(END);
+  if (start < 0 || end < start) throw new Error(`docs/options.md needs the markers ${START} and ${END}`);
+  return `${page.slice(0, start)}${optionsSection()}${page.slice(end + END.length)}`;
 }

@@ -39,15 +39,23 @@ export const SANDBOX_OPTIONS = {
     default: FIRST_RELEASE,
   },
   // The sandbox's readings of what the spec leaves open (sandbox/readings.ts); each help says why its default.
-  allAbsent: reading('allAbsent', '--all-absent', 'a batch of absent hosts only: 200 with empty data, or 404; charged either way (empty: §7 has no batch 404)'),
+  allAbsent: reading(
+    'allAbsent',
+    '--all-absent',
+    'a batch of absent hosts only: 200 with empty data, or 404; charged either way (empty: the service lists no 404 for a batch, absent hosts go to missing)',
+  ),
   overQuota: reading('overQuota', '--over-quota', 'a batch costing more than is left: 402 whole, or its first hosts served (refuse: no silent throttling)'),
   order: reading('order', '--order', 'order of data and missing in a batch answer (submitted: the natural echo)'),
   missingCase: reading('missingCase', '--missing-case', "spelling of a batch's missing hosts (lower: as a profile's domain)"),
-  upperCase: reading('upperCase', '--upper-case', 'upper-case hostnames lowered, or refused 400 (lower: §4 answers them lower-cased)'),
-  resetStyle: reading('resetStyle', '--reset-style', "how a 429 tells its reset, or 'none' (iso: §7's body carries a reset time)"),
+  upperCase: reading('upperCase', '--upper-case', 'upper-case hostnames lowered, or refused 400 (lower: the service answers a domain lower-cased)'),
+  resetStyle: reading('resetStyle', '--reset-style', "how a 429 tells its reset, or 'none' (iso: the 429 body carries a reset time)"),
   quotaResetStyle: reading('quotaResetStyle', '--quota-reset-style', 'format of X-Quota-Reset (iso: the usual form in JSON APIs)'),
   window: reading('window', '--window', 'rate limit over clock-aligned or sliding windows (fixed: "requests per minute")'),
-  freeLimited: { flags: '--free-limited', help: 'rate-limit technology and catalog too (off by default: §7 gives them no 429)', commands: ['sandbox'] },
+  freeLimited: {
+    flags: '--free-limited',
+    help: 'rate-limit technology and catalog too (off by default: the service lists no 429 for them)',
+    commands: ['sandbox'],
+  },
   freeQuotaHeaders: {
     flags: '--free-quota-headers',
     help: 'quota headers on technology and catalog answers too (off by default: they are free)',

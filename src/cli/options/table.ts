@@ -1,8 +1,8 @@
 // Every option of the CLI, declared once (ARCHITECTURE habit 11): flags and argument, parser, default, help
 // text, the commands that take it, and the stored setting and environment variable it maps to. The table
 // drives commander (main.ts), the config resolver (config/resolve.ts), the type of `ctx.opts` (Opts, below),
-// shell completion (commands/completion.ts) and the README's option reference (cli/options/doc.ts, `npm run
-// docs`). Parsers run at parse time, so a bad value is a usage error before anything is sent (habit 3).
+// shell completion (commands/completion.ts) and the option reference docs/options.md (cli/options/doc.ts, `npm
+// run docs`). Parsers run at parse time, so a bad value is a usage error before anything is sent (habit 3).
 // Kept free of heavy imports: this file loads for every command, even --help.
 import { type Command, Option } from 'commander';
 import { PLAN_NAMES } from '../../api/types.js';
@@ -132,7 +132,7 @@ export const OPTIONS = {
   maxLookups: { flags: '--max-lookups <n>', help: 'hard budget: never spend more than N lookups', commands: ENRICH, parse: intOption(0) },
   allowAnyName: {
     flags: '--allow-any-name',
-    help: 'send every name rule 2.9 accepts (single names, IP addresses, placeholders), for a service holding intranet names',
+    help: 'send every name the service takes as a hostname (single names, IP addresses, placeholders), for a service holding intranet names',
     commands: ENRICH,
   },
   allowPartial: { flags: '--allow-partial', help: 'run even when the quota left cannot cover the lookups needed', commands: ENRICH },
