@@ -208,6 +208,7 @@ export class Dispatcher<K extends RunKind> {
         // No usable key: the client refused before sending (only a 401 has a status), so no request went.
         if (err instanceof InvalidKeyError && err.status === undefined) stats.requests--;
         const rateLimited = isRateLimit(err);
+        const paused = rateLimited ? limiter.rateLimit(err.resetAnnounced ? err.resumeAt : null, err.resetRounded) : null; // before any slot is taken
         await limiter.settle(ticket, !rateLimited);
         if (mayHaveBeenCharged(err)) stats.unconfirmed += keys.length;
         if (err instanceof DomainIntelError) {
@@ -216,7 +217,7 @@ export class Dispatcher<K extends RunKind> {
         }
         if (rateLimited) {
           stats.rateLimited++;
-          await limiter.rateLimit(err.resetAnnounced ? err.resumeAt : null, err.resetRounded);
+          await paused;
           // When the run resumes is the limiter's word (the service's reset, or its own estimate), not the error's fallback.
           this.#o.onEvent?.({ type: 'rate-limited', resumeAt: limiter.pausedUntil });
         }

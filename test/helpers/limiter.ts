@@ -28,10 +28,12 @@ export async function drive(sb: Sandbox, limiter: RateLimiter, opts: { until: nu
         await limiter.settle(ticket, true);
       } catch (err) {
         const limited = err instanceof RateLimitedError;
+        // As the dispatcher does: the pause begun with the answer, before another worker can take a slot.
+        const paused = limited ? limiter.rateLimit(err.resetAnnounced ? err.resumeAt : null) : null;
         await limiter.settle(ticket, !limited);
         if (!limited) continue; // 404 and the like: answered, counted by the service
         result.limited++;
-        await limiter.rateLimit(err.resetAnnounced ? err.resumeAt : null);
+        await paused;
       }
     }
   };

@@ -32,7 +32,7 @@ import { nextBoundary } from '../../api/reset.js';
 import { sleep } from '../../api/sleep.js';
 import type { SlotStore } from '../../store/contract.js';
 import { memorySlots } from '../../store/memory-slots.js';
-import { smallestGap } from './resets.js';
+import { SAME_RESET_MS, smallestGap } from './resets.js';
 
 export { sleep };
 
@@ -67,8 +67,6 @@ export interface Ticket {
 
 const PROBE_WINDOWS = 4;
 const MAX_PROBE_WINDOWS = 64;
-/** Announced resets closer than this (or a third of the window) are one reset read twice (Retry-After and epoch seconds round up to a second). */
-const SAME_RESET_MS = 1000;
 
 /** Rate limiter shared by every worker of a run, and through a shared SlotStore by every run of an account. */
 export class RateLimiter {
@@ -98,9 +96,10 @@ export class RateLimiter {
   #rounded = false;
   /** Bare 429s in a row while no window is known: the next look comes 2^(n-1) seconds later. */
   #blind = 0;
-  /** The pause as the slots last said (progress reads it between steps); 429s are taken whole, one at a time. */
+  /** The pause as the slots last said (progress reads it between steps). */
   #pausedUntil = 0;
-  #rateLimits: Promise<void> = Promise.resolve();
+  /** 429s being taken, whole and one at a time (null: none); no slot is taken meanwhile: the pause comes first. */
+  #rateLimits: Promise<void> | null = null;
 
   constructor(o: LimiterOptions) {
     this.#limit = o.limit !== null && o.limit > 0 ? o.limit : null;
@@ -148,6 +147,7 @@ export class RateLimiter {
   async #wait(signal?: AbortSignal): Promise<Ticket> {
     for (;;) {
       if (signal?.aborted) throw signal.reason ?? new Error('aborted');
+      if (this.#rateLimits !== null) await this.#rateLimits;
       const now = this.#clock();
       const got = await this.#slots.take(now, this.#limit, this.#holdMs);
       if ('id' in got) return { id: got.id, startedAt: now, answeredAt: null };
@@ -213,12 +213,17 @@ export class RateLimiter {
   /** A 429 arrived: every worker waits until its reset (null: it named none, so until our estimate of the window's end; `rounded`: given in whole seconds). */
   rateLimit(resumeAt: number | null, rounded = false): Promise<void> {
     const now = this.#clock();
-    const turn = this.#rateLimits
+    const turn = (this.#rateLimits ?? Promise.resolve())
       .then(() => this.#pause(now, resumeAt, rounded))
       .finally(async () => {
         this.#pausedUntil = Math.max(this.#pausedUntil, await this.#slots.pausedUntil());
       });
-    this.#rateLimits = turn.catch(() => undefined);
+    const taken: Promise<void> = turn
+      .catch(() => undefined)
+      .finally(() => {
+        if (this.#rateLimits === taken) this.#rateLimits = null;
+      });
+    this.#rateLimits = taken;
     return turn;
   }
 

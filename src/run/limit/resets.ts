@@ -1,5 +1,8 @@
 // What the limiter reads from the resets a service announced (limiter.ts).
 
+/** Announced resets closer than this (or a third of the window) are one reset read twice (Retry-After and epoch seconds round up to a second). */
+export const SAME_RESET_MS = 1000;
+
 /** The window length read from announced resets: the smallest gap between distinct ones (closer than `same`: one reset read twice), or null before two. */
 export function smallestGap(resets: number[], same: number): number | null {
   const sorted = [...resets].sort((a, b) => a - b);
