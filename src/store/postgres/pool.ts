@@ -1,0 +1,146 @@
+// One pg.Pool per store URL in a process, shared by the handles opened on it (the answers and an account) and
+// ended with the last of them. pg is loaded here, on first use: a command that keeps nothing in PostgreSQL
+// never loads it. Nothing here keeps state in a session (no session advisory lock, no statement prepared by
+// name, no temporary table, no LISTEN): every statement and transaction stands alone, so a pooler in
+// transaction mode (PgBouncer) between us and the server works.
+import type { Pool, PoolClient, PoolConfig } from 'pg';
+import { StoreUnavailableError } from '../errors.js';
+import { type PgpassTarget, pgpassPassword } from './pgpass.js';
+import type { StoreUrl } from './url.js';
+
+/** Runs one statement; resolves to its rows. */
+export type Query = <R = Record<string, unknown>>(text: string, values?: readonly unknown[]) => Promise<R[]>;
+
+/** A pool and what is shared with it: the store's URL as shown, one statement, one transaction. */
+export interface Db {
+  /** The URL with its password masked, for messages. */
+  readonly shown: string;
+  readonly query: Query;
+  /** Runs `fn` in one transaction on one connection: COMMIT when it resolves, ROLLBACK when it throws. */
+  tx<T>(fn: (q: Query) => Promise<T>): Promise<T>;
+  /** Ends the pool once every holder has let it go. */
+  letGo(): Promise<void>;
+  /** Per-process memo of this pool (migrations done, presence), by name. */
+  readonly memo: Map<string, unknown>;
+}
+
+interface Entry {
+  pool: Pool;
+  holders: number;
+  memo: Map<string, unknown>;
+}
+
+const pools = new Map<string, Entry>();
+
+// Connections per process: a run's workers take slots and store answers a few at a time, each a short statement.
+const MAX_CONNECTIONS = 4;
+const CONNECT_TIMEOUT_MS = 10_000;
+
+/** SQLSTATE classes and codes that mean the store cannot be used now, whatever was asked of it. */
+const UNUSABLE_STATES = /^(08|28|53|57P0|3D000|25006|42501)/;
+/** Errors of the connection itself (node's), before or after the server could say anything. */
+const UNUSABLE_ERRNOS = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE']);
+
+/** Whether `err` says the store cannot be reached or used (as opposed to a statement's own failure). */
+export function isUnusable(err: unknown): boolean {
+  if (err instanceof StoreUnavailableError) return true;
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && (UNUSABLE_ERRNOS.has(code) || UNUSABLE_STATES.test(code))) return true;
+  const message = err instanceof Error ? err.message : '';
+  return /Connection terminated|timeout exceeded when trying to connect|connect ECONNREFUSED|Client has encountered a connection error/i.test(message);
+}
+
+/** `err` as the store's one-line error when it says the store is unusable; as it is otherwise (a bug stays a bug). */
+export function translated(shown: string, err: unknown): unknown {
+  if (err instanceof StoreUnavailableError || !isUnusable(err)) return err;
+  const detail = (err as Error).message || String((err as { code?: unknown }).code ?? err);
+  return new StoreUnavailableError(shown, `cannot use the store ${shown}: ${detail}`, { cause: err });
+}
+
+async function newPool(url: StoreUrl): Promise<Pool> {
+  const [{ default: pg }, { parseIntoClientConfig }] = await Promise.all([import('pg'), import('pg-connection-string')]);
+  const fromUrl = parseIntoClientConfig(url.connectionString);
+  const config: PoolConfig = {
+    ...fromUrl,
+    max: MAX_CONNECTIONS,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    idleTimeoutMillis: 10_000,
+    // An idle pool does not keep the process alive: a command ends when its work does.
+    allowExitOnIdle: true,
+    application_name: 'domain-intel',
+    // Times are epoch ms in bigint columns, and counts are bigint: all well inside a double. Set on this pool
+    // only, not on pg's shared parsers, which a library caller's own pg may use.
+    types: { getTypeParser: ((oid: number, format?: 'text') => (oid === 20 ? Number : pg.types.getTypeParser(oid, format))) as never },
+    // The URL's password, else PGPASSWORD, else the password file (pgpass.ts), asked only if the server asks.
+    // pg passes the function its connection parameters and takes undefined for none; its types say neither.
+    password: fromUrl.password || ((async (params: PgpassTarget) => pgpassPassword(params)) as unknown as () => Promise<string>),
+  };
+  const pool = new pg.Pool(config);
+  // An idle connection the server drops (a restart, a pooler) must not crash the process: the next statement
+  // gets a fresh connection, or fails and says why.
+  pool.on('error', () => {});
+  return pool;
+}
+
+/** The pool of `url` in this process, opened on first use. */
+export async function openDb(url: StoreUrl): Promise<Db> {
+  let entry = pools.get(url.connectionString);
+  if (entry === undefined) {
+    entry = { pool: await newPool(url), holders: 0, memo: new Map() };
+    // Another open may have made one while pg loaded: keep the first.
+    const first = pools.get(url.connectionString);
+    if (first !== undefined) {
+      void entry.pool.end();
+      entry = first;
+    } else pools.set(url.connectionString, entry);
+  }
+  entry.holders++;
+  const { pool, memo } = entry;
+  const held = entry;
+  const shown = url.shown;
+  const run =
+    (on: Pool | PoolClient): Query =>
+    async <R>(text: string, values?: readonly unknown[]) => {
+      try {
+        return (await on.query(text, values as unknown[] | undefined)).rows as R[];
+      } catch (err) {
+        throw translated(shown, err);
+      }
+    };
+  let gone = false;
+  return {
+    shown,
+    query: run(pool),
+    memo,
+    async tx(fn) {
+      let client: PoolClient;
+      try {
+        client = await pool.connect();
+      } catch (err) {
+        throw translated(shown, err);
+      }
+      const q = run(client);
+      let broken: unknown;
+      try {
+        await q('BEGIN');
+        const out = await fn(q);
+        await q('COMMIT');
+        return out;
+      } catch (err) {
+        await q('ROLLBACK').catch((e: unknown) => {
+          broken = e; // the connection is gone: it must not go back to the pool
+        });
+        throw err;
+      } finally {
+        client.release(broken instanceof Error ? broken : undefined);
+      }
+    },
+    async letGo() {
+      if (gone) return;
+      gone = true;
+      if (--held.holders > 0) return;
+      pools.delete(url.connectionString);
+      await pool.end();
+    },
+  };
+}
