@@ -46,8 +46,12 @@ export function freshSchema(): string {
   return name;
 }
 
-/** The store URL with `schema` in it. */
-export const urlOf = (schema: string): string => `${PG_URL}${(PG_URL as string).includes('?') ? '&' : '?'}schema=${schema}`;
+/**
+ * The store URL with `schema` in it. `machine`: a URL of its own, so a pool of its own, as another machine
+ * has (handles on one URL in one process share a pool and what it did once, such as migrating).
+ */
+export const urlOf = (schema: string, machine?: number): string =>
+  `${PG_URL}${(PG_URL as string).includes('?') ? '&' : '?'}schema=${schema}${machine === undefined ? '' : `&application_name=machine${machine}`}`;
 
 /** Runs SQL as the test (not the store); resolves to the rows. */
 export async function sql<R = Record<string, unknown>>(text: string, values: unknown[] = []): Promise<R[]> {
