@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, vi } from 'vitest';
+import { maskUrl } from '../../src/config/store-url.js';
 
 const DEFAULT_URL = 'postgres://postgres@127.0.0.1:5432/test';
 
@@ -26,7 +27,7 @@ async function testUrl(): Promise<string | null> {
   const url = given === undefined || given === '' ? DEFAULT_URL : given;
   const err = await reachable(url);
   if (err === null) return url;
-  if (url === given) throw new Error(`DOMAIN_INTEL_TEST_POSTGRES=${given} is set but unreachable: ${(err as Error).message}`);
+  if (url === given) throw new Error(`DOMAIN_INTEL_TEST_POSTGRES=${maskUrl(given)} is set but unreachable: ${(err as Error).message}`);
   console.warn(`PostgreSQL store tests skipped: no server at ${DEFAULT_URL} (${(err as Error).message}); set DOMAIN_INTEL_TEST_POSTGRES to run them`);
   return null;
 }
