@@ -1,13 +1,13 @@
 // The PostgreSQL store against a real server (postgres-helpers.ts): its schema and migrations, answers read
 // by age, the history its trigger keeps, the view of profiles, upkeep, and what a user sees when the server is
 // not there. Claims, presence, slots and accounts: postgres-shared.test.ts.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { Store } from '../../src/store/postgres/contract.js';
 import { openPostgresAccount, openPostgresStore, postgresAccountReads } from '../../src/store/postgres/backend.js';
 import { StoreUnavailableError } from '../../src/store/errors.js';
 import { SCHEMA_VERSION } from '../../src/store/postgres/schema.js';
 import { DAY, profile } from './cache-helpers.js';
-import { freshSchema, PG_URL, roundTrips, sql, urlOf } from './postgres-helpers.js';
+import { admin, freshSchema, PG_URL, roundTrips, sql, urlOf } from './postgres-helpers.js';
 
 const T0 = Date.parse('2026-01-01T00:00:00Z');
 const found = (host: string, body: unknown = profile(host)) => ({ endpoint: 'domain', host, status: 'found' as const, body });
@@ -58,6 +58,37 @@ describe.skipIf(PG_URL === null)('PostgreSQL store: schema', () => {
     expect(err).toBeInstanceOf(StoreUnavailableError);
     expect((err as Error).message).toMatch(/^cannot use the store postgres:\/\/alice:\*\*\*@127\.0\.0\.1:1\/nowhere: /);
     expect((err as Error).message).not.toContain('s3cret');
+  });
+
+  it('gets over the server dropping its connections, and says in one line when it cuts a statement', async () => {
+    const schema = freshSchema();
+    const name = `drop_${schema}`;
+    const connections = () => sql('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1', [name]);
+    const store = await openPostgresStore(`${urlOf(schema)}&application_name=${name}`);
+    await store.putMany([found('a.example')]);
+    // Dropped (a restart, a pooler): the next statement goes through on a new connection.
+    await connections();
+    expect((await store.getMany('domain', ['a.example'], Number.POSITIVE_INFINITY)).size).toBe(1);
+    // Dropped while a statement waits on a lock: tried once more, then, dropped again, it fails in one line.
+    const holder = await (admin as NonNullable<typeof admin>).connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query(`LOCK TABLE ${schema}.answers IN ACCESS EXCLUSIVE MODE`);
+      const waiting = store.getMany('domain', ['a.example'], Number.POSITIVE_INFINITY).catch((e: unknown) => e);
+      const waits = () => sql("SELECT 1 FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'", [name]);
+      for (let drop = 0; drop < 2; drop++) {
+        await vi.waitFor(async () => expect(await waits()).toHaveLength(1));
+        await connections();
+      }
+      const err = await waiting;
+      expect(err).toBeInstanceOf(StoreUnavailableError);
+      expect((err as Error).message).toMatch(/^cannot use the store postgres:.*: terminating connection due to administrator command$/);
+    } finally {
+      await holder.query('ROLLBACK');
+      holder.release();
+    }
+    expect((await store.getMany('domain', ['a.example'], Number.POSITIVE_INFINITY)).size).toBe(1);
+    await store.close();
   });
 
   it('keeps one service per schema: another service is refused, saying how to give it its own', async () => {

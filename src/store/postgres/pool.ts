@@ -50,6 +50,13 @@ export function isUnusable(err: unknown): boolean {
   return /Connection terminated|timeout exceeded when trying to connect|connect ECONNREFUSED|Client has encountered a connection error/i.test(message);
 }
 
+/** Whether `err` says the connection a statement ran on was lost, rather than that the server cannot be reached. */
+function lostConnection(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && /^(57P01|57P02|08000|08003|08006|ECONNRESET|EPIPE)$/.test(code)) return true;
+  return /Connection terminated|Client has encountered a connection error/i.test(err instanceof Error ? err.message : '');
+}
+
 /** `err` as the store's one-line error when it says the store is unusable; as it is otherwise (a bug stays a bug). */
 export function translated(shown: string, err: unknown): unknown {
   if (err instanceof StoreUnavailableError || !isUnusable(err)) return err;
@@ -61,13 +68,14 @@ async function newPool(url: StoreUrl): Promise<Pool> {
   const [{ default: pg }, { parseIntoClientConfig }] = await Promise.all([import('pg'), import('pg-connection-string')]);
   const fromUrl = parseIntoClientConfig(url.connectionString);
   const config: PoolConfig = {
+    // Named in pg_stat_activity, unless the URL (or PGAPPNAME) names it otherwise.
+    application_name: process.env.PGAPPNAME ?? 'domain-intel',
     ...fromUrl,
     max: MAX_CONNECTIONS,
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     idleTimeoutMillis: 10_000,
     // An idle pool does not keep the process alive: a command ends when its work does.
     allowExitOnIdle: true,
-    application_name: 'domain-intel',
     // Times are epoch ms in bigint columns, and counts are bigint: all well inside a double. Set on this pool
     // only, not on pg's shared parsers, which a library caller's own pg may use.
     types: { getTypeParser: ((oid: number, format?: 'text') => (oid === 20 ? Number : pg.types.getTypeParser(oid, format))) as never },
@@ -100,41 +108,47 @@ export async function openDb(url: StoreUrl): Promise<Db> {
   const shown = url.shown;
   const run =
     (on: Pool | PoolClient): Query =>
-    async <R>(text: string, values?: readonly unknown[]) => {
-      try {
-        return (await on.query(text, values as unknown[] | undefined)).rows as R[];
-      } catch (err) {
-        throw translated(shown, err);
-      }
-    };
+    async <R>(text: string, values?: readonly unknown[]) =>
+      (await on.query(text, values as unknown[] | undefined)).rows as R[];
+  // A statement whose connection was lost under it (the server restarted, a pooler or a failover dropped it)
+  // is tried once more on a new one: each is idempotent, or errs on the safe side (a slot taken twice holds
+  // one more request's room for a window). Lost again, or unreachable: the one line, for the run to stop.
+  const again = async <T>(fn: () => Promise<T>): Promise<T> => {
+    try {
+      return await fn();
+    } catch (err) {
+      if (!lostConnection(err)) throw translated(shown, err);
+    }
+    try {
+      return await fn();
+    } catch (err) {
+      throw translated(shown, err);
+    }
+  };
+  const tx = async <T>(fn: (q: Query) => Promise<T>): Promise<T> => {
+    const client = await pool.connect();
+    const q = run(client);
+    let broken: unknown;
+    try {
+      await q('BEGIN');
+      const out = await fn(q);
+      await q('COMMIT');
+      return out;
+    } catch (err) {
+      await q('ROLLBACK').catch((e: unknown) => {
+        broken = e; // the connection is gone: it must not go back to the pool
+      });
+      throw err;
+    } finally {
+      client.release(broken instanceof Error ? broken : undefined);
+    }
+  };
   let gone = false;
   return {
     shown,
-    query: run(pool),
+    query: (text, values) => again(() => run(pool)(text, values)),
     memo,
-    async tx(fn) {
-      let client: PoolClient;
-      try {
-        client = await pool.connect();
-      } catch (err) {
-        throw translated(shown, err);
-      }
-      const q = run(client);
-      let broken: unknown;
-      try {
-        await q('BEGIN');
-        const out = await fn(q);
-        await q('COMMIT');
-        return out;
-      } catch (err) {
-        await q('ROLLBACK').catch((e: unknown) => {
-          broken = e; // the connection is gone: it must not go back to the pool
-        });
-        throw err;
-      } finally {
-        client.release(broken instanceof Error ? broken : undefined);
-      }
-    },
+    tx: (fn) => again(() => tx(fn)),
     async letGo() {
       if (gone) return;
       gone = true;
