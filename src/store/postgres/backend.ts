@@ -106,7 +106,10 @@ export function postgresAccountReads(url: string, options: PostgresOptions = {})
   }, where.schema);
 }
 
-/** The backend store/open.ts serves postgres:// and postgresql:// URLs with. */
+/**
+ * The backend store/open.ts serves postgres:// and postgresql:// URLs with (wired there once the contract lands).
+ * @public
+ */
 export const postgres: Backend = {
   openStore: (o) => openPostgresStore(o.url as string, { service: o.service, clock: o.clock }),
   openAccount: (o) => openPostgresAccount(o.url as string, { baseUrl: o.baseUrl, key: o.key, clock: o.clock }),

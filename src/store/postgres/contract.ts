@@ -20,7 +20,7 @@ export interface AnswerPut {
   body: unknown;
 }
 
-export interface AnswerStore {
+interface AnswerStore {
   getMany(endpoint: string, hosts: readonly string[], maxAgeMs: number): Promise<Map<string, StoredAnswer>>;
   getFresh(endpoint: string, hosts: readonly string[], maxAgeMs: number): Promise<Map<string, StoredAnswer>>;
   claim(endpoint: string, hosts: readonly string[]): Promise<string[]>;
@@ -41,7 +41,7 @@ export interface PastAnswer {
 
 export type HeldAnswer = Omit<PastAnswer, 'replacedAt'> & { replacedAt: number | null };
 
-export interface ReplacedAsk {
+interface ReplacedAsk {
   host: string;
   at: number;
 }
@@ -55,7 +55,7 @@ export interface HistoryReads {
   previous(endpoint: string, host: string, at?: number): Promise<HeldAnswer | null>;
 }
 
-export interface StoreStats {
+interface StoreStats {
   path: string;
   entries: number;
   byEndpoint: Record<string, number>;
@@ -112,17 +112,17 @@ export interface SlotStore {
   noteReset(at: number): Promise<number[]>;
 }
 
-export interface StoreWhere {
+interface StoreWhere {
   url?: string;
   dir: string;
 }
 
-export interface OpenStoreOptions extends StoreWhere {
+interface OpenStoreOptions extends StoreWhere {
   service?: string;
   clock?: () => number;
 }
 
-export interface OpenAccountOptions extends StoreWhere {
+interface OpenAccountOptions extends StoreWhere {
   baseUrl: string;
   key: string;
   clock?: () => number;

@@ -12,7 +12,7 @@ interface Row {
 }
 
 /** Hosts per statement: one array parameter, kept to a size the server plans and sends quickly. */
-export const HOSTS_PER_QUERY = 10_000;
+const HOSTS_PER_QUERY = 10_000;
 
 /** A body as kept (JSON text), parsed; one that no longer parses reads as no body, as SQLite's. */
 export function parseBody(body: string | null): { ok: boolean; body: unknown } {

@@ -42,7 +42,7 @@ const UNUSABLE_STATES = /^(08|28|53|57P0|3D000|25006|42501)/;
 const UNUSABLE_ERRNOS = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE']);
 
 /** Whether `err` says the store cannot be reached or used (as opposed to a statement's own failure). */
-export function isUnusable(err: unknown): boolean {
+function isUnusable(err: unknown): boolean {
   if (err instanceof StoreUnavailableError) return true;
   const code = (err as { code?: unknown } | null)?.code;
   if (typeof code === 'string' && (UNUSABLE_ERRNOS.has(code) || UNUSABLE_STATES.test(code))) return true;
@@ -58,7 +58,7 @@ function lostConnection(err: unknown): boolean {
 }
 
 /** `err` as the store's one-line error when it says the store is unusable; as it is otherwise (a bug stays a bug). */
-export function translated(shown: string, err: unknown): unknown {
+function translated(shown: string, err: unknown): unknown {
   if (err instanceof StoreUnavailableError || !isUnusable(err)) return err;
   const detail = (err as Error).message || String((err as { code?: unknown }).code ?? err);
   return new StoreUnavailableError(shown, `cannot use the store ${shown}: ${detail}`, { cause: err });

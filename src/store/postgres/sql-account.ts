@@ -10,11 +10,11 @@
 // several machines share are all on one clock while each limiter keeps waiting on its own.
 
 /** free_at of a slot in flight: held until its answer. A number, not NULL, so that "held" is one index range. */
-export const IN_FLIGHT = Number.MAX_SAFE_INTEGER;
+const IN_FLIGHT = Number.MAX_SAFE_INTEGER;
 /** How long a slot may stay in flight before it is taken for dead whatever its run (as SQLite: 5 minutes). */
-export const UNANSWERED_EXPIRY_MS = 5 * 60_000;
+const UNANSWERED_EXPIRY_MS = 5 * 60_000;
 /** Announced resets kept per account for reading the window length (as memory-slots.ts). */
-export const RESETS_KEPT = 16;
+const RESETS_KEPT = 16;
 /** Two announced resets closer than this are one (each machine's clock offset is measured to a few ms). */
 const SAME_RESET_MS = 100;
 

@@ -5,7 +5,7 @@ import { maskUrl } from '../../config/store-url.js';
 import { StoreUnavailableError } from '../errors.js';
 
 /** The schema the tables live in when neither the URL (`?schema=`) nor the options name one. */
-export const DEFAULT_SCHEMA = 'domain_intel';
+const DEFAULT_SCHEMA = 'domain_intel';
 
 /** A store URL taken apart: what pg connects with, the schema, and the URL as it may be shown. */
 export interface StoreUrl {
@@ -20,7 +20,7 @@ export interface StoreUrl {
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
 /** Whether `url` names a PostgreSQL store (postgres:// or postgresql://). */
-export const isPostgresUrl = (url: string): boolean => /^postgres(ql)?:\/\//i.test(url);
+const isPostgresUrl = (url: string): boolean => /^postgres(ql)?:\/\//i.test(url);
 
 /** Takes `url` apart; `schema` (options) wins over the URL's. A URL that is not PostgreSQL's, or a bad schema name, is refused. */
 export function parseStoreUrl(url: string, schema?: string): StoreUrl {
