@@ -21,7 +21,9 @@ export const answersSchema = (s: string): string => `
     body            text,
     fetched_at      bigint NOT NULL,
     prev_fetched_at bigint,
-    PRIMARY KEY (endpoint, host)
+    -- Host first: a batch's lookup (host = ANY(...) AND endpoint = ...) is then an index scan on the host
+    -- even before the table has statistics, which the planner of a freshly filled table otherwise lacks.
+    PRIMARY KEY (host, endpoint)
   );
   CREATE INDEX answers_fetched_at ON ${s}.answers (fetched_at);
 
@@ -35,7 +37,7 @@ export const answersSchema = (s: string): string => `
     fetched_at  bigint NOT NULL,
     replaced_at bigint NOT NULL
   );
-  CREATE INDEX history_by_host ON ${s}.history (endpoint, host, replaced_at);
+  CREATE INDEX history_by_host ON ${s}.history (host, endpoint, replaced_at);
 
   -- What a refresh is compared by: the body less a profile's age_days, which grows by one a day (the SQLite
   -- trigger leaves it out too: store/sqlite/history.ts). jsonb compares by value, not by text.
