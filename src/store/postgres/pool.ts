@@ -47,8 +47,14 @@ function isUnusable(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
   if (typeof code === 'string' && (UNUSABLE_ERRNOS.has(code) || UNUSABLE_STATES.test(code))) return true;
   const message = err instanceof Error ? err.message : '';
-  return /Connection terminated|timeout exceeded when trying to connect|connect ECONNREFUSED|Client has encountered a connection error/i.test(message);
+  return (
+    NO_PASSWORD.test(message) ||
+    /Connection terminated|timeout exceeded when trying to connect|connect ECONNREFUSED|Client has encountered a connection error/i.test(message)
+  );
 }
+
+// pg's words when the server asks for a password and none was found (SCRAM says it thus; MD5 sends undefined).
+const NO_PASSWORD = /client password must be a string|password must be a string/i;
 
 /** Whether `err` says the connection a statement ran on was lost, rather than that the server cannot be reached. */
 function lostConnection(err: unknown): boolean {
@@ -60,7 +66,10 @@ function lostConnection(err: unknown): boolean {
 /** `err` as the store's one-line error when it says the store is unusable; as it is otherwise (a bug stays a bug). */
 function translated(shown: string, err: unknown): unknown {
   if (err instanceof StoreUnavailableError || !isUnusable(err)) return err;
-  const detail = (err as Error).message || String((err as { code?: unknown }).code ?? err);
+  const message = (err as Error).message;
+  const detail = NO_PASSWORD.test(message ?? '')
+    ? 'the server asks for a password and none was given (in the URL, PGPASSWORD or the password file ~/.pgpass)'
+    : message || String((err as { code?: unknown }).code ?? err);
   return new StoreUnavailableError(shown, `cannot use the store ${shown}: ${detail}`, { cause: err });
 }
 
