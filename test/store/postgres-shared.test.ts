@@ -3,7 +3,7 @@
 // the account's quota memo and learned rate. The limiter's slots: postgres-slots.test.ts.
 import os from 'node:os';
 import { describe, expect, it, vi } from 'vitest';
-import { keyFingerprint } from '../../src/store/postgres/contract.js';
+import { keyFingerprint } from '../../src/store/account.js';
 import { openPostgresAccount, openPostgresStore, postgresAccountReads } from '../../src/store/postgres/backend.js';
 import { LEASE_MS } from '../../src/store/postgres/presence.js';
 import { profile } from './cache-helpers.js';

@@ -2,7 +2,7 @@
 // the test moves, each handle standing for a machine; then on the server's clock, with machines whose own
 // clocks disagree by hours, and many machines taking at the same instant.
 import { describe, expect, it } from 'vitest';
-import type { AccountState, SlotStore } from '../../src/store/postgres/contract.js';
+import type { AccountState, SlotStore } from '../../src/store/contract.js';
 import { openPostgresAccount } from '../../src/store/postgres/backend.js';
 import { LEASE_MS } from '../../src/store/postgres/presence.js';
 import { freshSchema, PG_URL, roundTrips, sql, urlOf } from './postgres-helpers.js';

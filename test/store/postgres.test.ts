@@ -2,7 +2,7 @@
 // by age, the history its trigger keeps, the view of profiles, upkeep, and what a user sees when the server is
 // not there. Claims, presence, slots and accounts: postgres-shared.test.ts.
 import { describe, expect, it, vi } from 'vitest';
-import type { Store } from '../../src/store/postgres/contract.js';
+import type { Store } from '../../src/store/contract.js';
 import { openPostgresAccount, openPostgresStore, postgresAccountReads } from '../../src/store/postgres/backend.js';
 import { StoreUnavailableError } from '../../src/store/errors.js';
 import { SCHEMA_VERSION } from '../../src/store/postgres/schema.js';

@@ -3,7 +3,8 @@
 // the learned rate, and the limiter's slots (slots.ts).
 import type { QuotaInfo } from '../../api/types.js';
 import { exhaustedFigures, figuresOf, mergeFigures, type QuotaFigures, type QuotaMemo } from '../quota-memo.js';
-import { type AccountReads, type AccountState, accountName, keyFingerprint, type LearnedRate } from './contract.js';
+import { accountName, keyFingerprint } from '../account.js';
+import type { AccountReads, AccountState, LearnedRate } from '../contract.js';
 import type { Db, Query } from './pool.js';
 import type { Presence } from './presence.js';
 import { postgresSlots } from './slots.js';

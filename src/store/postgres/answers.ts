@@ -2,7 +2,7 @@
 // clock, stored with one upsert per batch (the trigger keeps what a differing refresh replaced), claims that
 // keep two runs anywhere from buying one host at once, and the runs' presence. Each contract method is one
 // statement, so one round trip, whatever the number of hosts (they travel as one array parameter).
-import type { AnswerPut, Store, StoredAnswer } from './contract.js';
+import type { AnswerPut, Store, StoredAnswer } from '../contract.js';
 import { chunks, historyReads, parseBody } from './history.js';
 import { LEASE_MS, type Presence } from './presence.js';
 import type { Db } from './pool.js';

@@ -5,7 +5,8 @@
 import { StoreUnavailableError } from '../errors.js';
 import { accountReadsOf, postgresAccount } from './account.js';
 import { postgresAnswers } from './answers.js';
-import type { AccountReads, AccountState, Backend, Store } from './contract.js';
+import type { Backend } from '../backend.js';
+import type { AccountReads, AccountState, Store } from '../contract.js';
 import { type Db, openDb } from './pool.js';
 import { presence } from './presence.js';
 import { isAbsent, migrate, SCHEMA_VERSION, schemaVersion } from './schema.js';
@@ -106,10 +107,7 @@ export function postgresAccountReads(url: string, options: PostgresOptions = {})
   }, where.schema);
 }
 
-/**
- * The backend store/open.ts serves postgres:// and postgresql:// URLs with (wired there once the contract lands).
- * @public
- */
+/** The backend store/open.ts serves postgres:// and postgresql:// URLs with. */
 export const postgres: Backend = {
   openStore: (o) => openPostgresStore(o.url as string, { service: o.service, clock: o.clock }),
   openAccount: (o) => openPostgresAccount(o.url as string, { baseUrl: o.baseUrl, key: o.key, clock: o.clock }),

@@ -1,7 +1,7 @@
 // The history reads over PostgreSQL: what `changes` and `batch --changes` ask of the answers a differing
 // refresh replaced (the trigger of sql-answers.ts keeps them). Reads of many hosts are one statement each,
 // the hosts passed as one array, so a chunk of cached rows costs one round trip, not one per row.
-import type { HeldAnswer, HistoryReads, PastAnswer } from './contract.js';
+import type { HeldAnswer, HistoryReads, PastAnswer } from '../contract.js';
 import type { Query } from './pool.js';
 
 interface Row {

@@ -3,7 +3,7 @@
 // lock), timed by the server's clock and translated to and from the limiter's by the offset each step
 // measures (see there). Unlike the SQLite slots, a failure is never met by pacing alone: the rate is the
 // account's, several machines spend it, and a run that cannot reach the store stops rather than guess.
-import type { SlotStore, TakeResult } from './contract.js';
+import type { SlotStore, TakeResult } from '../contract.js';
 import type { Db } from './pool.js';
 import { LEASE_MS, type Presence } from './presence.js';
 

@@ -1,7 +1,7 @@
 // Upkeep of the shared answers (`cache stats|clear|prune`): what they hold, and removing them with their
 // history. Ages are on the server's clock, as reads are. Each removal is one transaction, so the answers and
 // the history they leave are never seen apart.
-import type { StoreMaintenance } from './contract.js';
+import type { StoreMaintenance } from '../contract.js';
 import type { Db, Query } from './pool.js';
 
 // History of hosts no longer held: what a prune left without its answer (its history is older still).
