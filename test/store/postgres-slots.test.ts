@@ -2,9 +2,12 @@
 // the test moves, each handle standing for a machine; then on the server's clock, with machines whose own
 // clocks disagree by hours, and many machines taking at the same instant.
 import { describe, expect, it } from 'vitest';
+import { RateLimiter } from '../../src/run/limit/limiter.js';
+import { startSandbox } from '../../src/sandbox/index.js';
 import type { AccountState, SlotStore } from '../../src/store/contract.js';
 import { openPostgresAccount } from '../../src/store/postgres/backend.js';
 import { LEASE_MS } from '../../src/store/postgres/presence.js';
+import { drive, requestsByTime } from '../helpers/limiter.js';
 import { freshSchema, PG_URL, roundTrips, sql, urlOf } from './postgres-helpers.js';
 
 const BASE = 'http://127.0.0.1/api/v1';
@@ -157,5 +160,39 @@ describe.skipIf(PG_URL === null)("PostgreSQL slots, on the server's clock", () =
     const { n } = await roundTrips(() => one.take(Date.now(), null, 60_000));
     expect(n).toBe(1);
     await closeAll();
+  });
+
+  it('paces two machines of one account together: no 429, the rate split, then all of it for the one left', async () => {
+    const W = 1000;
+    const rpm = 10;
+    const sb = await startSandbox({ rpm, windowMs: W });
+    const schema = freshSchema();
+    try {
+      // Each limiter with a pool of its own, as on two machines; the slots on the server's clock.
+      const limiter = async (machine: number) => {
+        const account = await openPostgresAccount(urlOf(schema, machine), { baseUrl: BASE, key: KEY });
+        opened.push(account);
+        return new RateLimiter({ limit: rpm, windowMs: W, given: true, slots: account.slots });
+      };
+      const [one, two] = [await limiter(1), await limiter(2)];
+      const start = Date.now();
+      const firstEnd = start + 3 * W;
+      const secondEnd = start + 7 * W;
+      const [a, b] = await Promise.all([drive(sb, one, { until: firstEnd, key: sb.key }), drive(sb, two, { until: secondEnd, key: sb.newKey() })]);
+      const log = requestsByTime(sb);
+      expect(log.filter((r) => r.status === 429)).toEqual([]);
+      expect(a.limited + b.limited).toBe(0);
+      const aKey = `Bearer ${sb.key}`;
+      const shared = log.filter((r) => r.time < firstEnd);
+      const aShare = shared.filter((r) => r.authorization === aKey).length / shared.length;
+      expect(aShare).toBeGreaterThan(0.2);
+      expect(aShare).toBeLessThan(0.8);
+      const alone = log.filter((r) => r.time >= firstEnd + W && r.time < secondEnd);
+      expect(alone.every((r) => r.authorization !== aKey)).toBe(true);
+      expect(alone.length).toBeGreaterThanOrEqual(2 * rpm);
+    } finally {
+      await closeAll();
+      await sb.close();
+    }
   });
 });
