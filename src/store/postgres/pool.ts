@@ -56,10 +56,14 @@ function isUnusable(err: unknown): boolean {
 // pg's words when the server asks for a password and none was found (SCRAM says it thus; MD5 sends undefined).
 const NO_PASSWORD = /client password must be a string|password must be a string/i;
 
-/** Whether `err` says the connection a statement ran on was lost, rather than that the server cannot be reached. */
-function lostConnection(err: unknown): boolean {
+/**
+ * Whether `err` says the statement's work was undone for a reason another try does not meet: the connection
+ * was lost under it (rather than the server being unreachable), or the server chose it as a deadlock's victim
+ * (two machines storing and taking over claims of the same hosts) and rolled it back.
+ */
+function worthAnotherTry(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
-  if (typeof code === 'string' && /^(57P01|57P02|08000|08003|08006|ECONNRESET|EPIPE)$/.test(code)) return true;
+  if (typeof code === 'string' && /^(57P01|57P02|08000|08003|08006|40P01|ECONNRESET|EPIPE)$/.test(code)) return true;
   return /Connection terminated|Client has encountered a connection error/i.test(err instanceof Error ? err.message : '');
 }
 
@@ -119,14 +123,15 @@ export async function openDb(url: StoreUrl): Promise<Db> {
     (on: Pool | PoolClient): Query =>
     async <R>(text: string, values?: readonly unknown[]) =>
       (await on.query(text, values as unknown[] | undefined)).rows as R[];
-  // A statement whose connection was lost under it (the server restarted, a pooler or a failover dropped it)
-  // is tried once more on a new one: each is idempotent, or errs on the safe side (a slot taken twice holds
-  // one more request's room for a window). Lost again, or unreachable: the one line, for the run to stop.
+  // A statement whose connection was lost under it (the server restarted, a pooler or a failover dropped it),
+  // or that lost a deadlock, is tried once more: each is idempotent, or errs on the safe side (a slot taken
+  // twice holds one more request's room for a window). Failing again, or unreachable: the one line, for the run
+  // to stop.
   const again = async <T>(fn: () => Promise<T>): Promise<T> => {
     try {
       return await fn();
     } catch (err) {
-      if (!lostConnection(err)) throw translated(shown, err);
+      if (!worthAnotherTry(err)) throw translated(shown, err);
     }
     try {
       return await fn();
