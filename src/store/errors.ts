@@ -78,3 +78,18 @@ export function storageTrouble(err: unknown): string | null {
   for (const [pattern, words] of TROUBLE) if (pattern.test(code)) return words;
   return code.startsWith('SQLITE_') ? (err as Error).message : null;
 }
+
+/**
+ * A store shared over the network (a PostgreSQL URL) cannot be used: unreachable, refusing the login, written
+ * by a newer domain-intel, or holding another service's answers. `where` is its URL with the password masked;
+ * the message names it and says what is wrong in one line. A run never falls back to a store of its own.
+ */
+export class StoreUnavailableError extends DomainIntelError {
+  constructor(
+    readonly where: string,
+    reason: string,
+    options: { code?: string; cause?: unknown } = {},
+  ) {
+    super(reason, { code: options.code ?? 'store_unavailable', cause: options.cause });
+  }
+}

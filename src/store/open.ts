@@ -19,6 +19,8 @@ export type { OpenAccountOptions, OpenStoreOptions, StoreWhere } from './backend
 /** The backends by URL scheme; '' is the default (no URL). */
 const BACKENDS: Readonly<Record<string, () => Promise<Backend>>> = {
   '': async () => (await import('./sqlite/backend.js')).sqlite,
+  postgres: async () => (await import('./postgres/backend.js')).postgres,
+  postgresql: async () => (await import('./postgres/backend.js')).postgres,
 };
 
 /** The backend a store URL names (none: the default); a scheme no backend serves is a usage error. */

@@ -1,0 +1,102 @@
+// An account's state in PostgreSQL, shared by every machine that uses the account: the quota memo (the
+// lowest remaining of the current period: quota-memo.ts decides, inside a transaction that holds the row),
+// the learned rate, and the limiter's slots (slots.ts).
+import type { QuotaInfo } from '../../api/types.js';
+import { exhaustedFigures, figuresOf, mergeFigures, type QuotaFigures, type QuotaMemo } from '../quota-memo.js';
+import { accountName, keyFingerprint } from '../account.js';
+import type { AccountReads, AccountState, LearnedRate } from '../contract.js';
+import type { Db, Query } from './pool.js';
+import type { Presence } from './presence.js';
+import { postgresSlots } from './slots.js';
+
+interface MemoRow {
+  base_url: string;
+  key_fp: string;
+  quota_limit: number | null;
+  remaining: number | null;
+  reset: string | null;
+  reset_raw: string | null;
+  seen_at: number;
+}
+
+const rowToMemo = (r: MemoRow): QuotaMemo => ({
+  baseUrl: r.base_url,
+  keyFingerprint: r.key_fp,
+  limit: r.quota_limit,
+  remaining: r.remaining,
+  reset: r.reset,
+  resetRaw: r.reset_raw,
+  seenAt: r.seen_at,
+});
+
+const MEMO_COLUMNS = 'base_url, key_fp, quota_limit, remaining, reset, reset_raw, seen_at';
+
+async function readRate(query: Query, s: string, account: string): Promise<LearnedRate | null> {
+  const [r] = await query<{ requests: number; window_ms: number }>(`SELECT requests, window_ms FROM ${s}.learned_rate WHERE account = $1`, [account]);
+  return r === undefined ? null : { requests: r.requests, windowMs: r.window_ms };
+}
+
+/** What an account needs besides its pool: the schema, the clock (null: the server's), its presence, and closing. */
+export interface AccountOptions {
+  schema: string;
+  baseUrl: string;
+  key: string;
+  clock: (() => number) | null;
+  presence: Presence;
+  close: () => Promise<void>;
+}
+
+/** The state of the account `o.baseUrl` + `o.key` in schema `o.schema` on `db`. */
+export function postgresAccount(db: Db, o: AccountOptions): AccountState {
+  const s = o.schema;
+  const fp = keyFingerprint(o.key);
+  const account = accountName(o.baseUrl, fp);
+  // Read, merge and write in one transaction holding the row (or, before it exists, the account's lock): two
+  // machines must not each keep their own figure over the other's lower one.
+  const update = (change: (current: QuotaFigures | null) => QuotaFigures) =>
+    db.tx(async (q) => {
+      await q('SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))', [`${s} quota`, account]);
+      const [row] = await q<MemoRow>(`SELECT ${MEMO_COLUMNS} FROM ${s}.quota WHERE account = $1 FOR UPDATE`, [account]);
+      const f = change(row === undefined ? null : rowToMemo(row));
+      await q(
+        `INSERT INTO ${s}.quota (account, ${MEMO_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+         ON CONFLICT (account) DO UPDATE SET quota_limit = excluded.quota_limit, remaining = excluded.remaining, reset = excluded.reset,
+           reset_raw = excluded.reset_raw, seen_at = excluded.seen_at`,
+        [account, o.baseUrl, fp, f.limit, f.remaining, f.reset, f.resetRaw, Math.round(f.seenAt)],
+      );
+    });
+  return {
+    account,
+    noteQuota: (q: QuotaInfo) => update((current) => mergeFigures(current, figuresOf(q))),
+    noteExhausted: (seenAt) => update((current) => exhaustedFigures(current, seenAt)),
+    async quota() {
+      const [row] = await db.query<MemoRow>(`SELECT ${MEMO_COLUMNS} FROM ${s}.quota WHERE account = $1`, [account]);
+      return row === undefined ? null : rowToMemo(row);
+    },
+    learnedRate: () => readRate(db.query, s, account),
+    async saveLearnedRate(rate) {
+      if (!(rate.requests > 0 && rate.windowMs > 0)) return; // nothing learned worth keeping
+      await db.query(
+        `INSERT INTO ${s}.learned_rate (account, requests, window_ms, learned_at) VALUES ($1, $2, $3, COALESCE($4::bigint, ${s}.now_ms()))
+         ON CONFLICT (account) DO UPDATE SET requests = excluded.requests, window_ms = excluded.window_ms, learned_at = excluded.learned_at`,
+        [account, Math.round(rate.requests), Math.round(rate.windowMs), o.clock === null ? null : o.clock()],
+      );
+    },
+    slots: postgresSlots(db, s, account, o.presence, o.clock),
+    async close() {
+      try {
+        await o.presence.gone();
+      } finally {
+        await o.close();
+      }
+    },
+  };
+}
+
+/** The reads of every account in schema `s`, through `query`; `absent` answers when the store holds nothing yet. */
+export function accountReadsOf(read: <T>(fn: (query: Query) => Promise<T>, absent: T) => Promise<T>, s: string): AccountReads {
+  return {
+    quotaMemos: () => read(async (query) => (await query<MemoRow>(`SELECT ${MEMO_COLUMNS} FROM ${s}.quota ORDER BY seen_at DESC`)).map(rowToMemo), []),
+    learnedRate: (baseUrl, key) => read((query) => readRate(query, s, accountName(baseUrl, keyFingerprint(key))), null),
+  };
+}

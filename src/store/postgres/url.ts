@@ -1,0 +1,49 @@
+// A PostgreSQL store URL, in libpq's conventions (postgres:// or postgresql://, with the PG* variables and
+// the password file for whatever it leaves out), plus one parameter of ours: `schema`, the namespace the
+// store's tables live in (default domain_intel), taken out before pg sees the URL.
+import { maskUrl } from '../../config/store-url.js';
+import { StoreUnavailableError } from '../errors.js';
+
+/** The schema the tables live in when neither the URL (`?schema=`) nor the options name one. */
+const DEFAULT_SCHEMA = 'domain_intel';
+
+/** A store URL taken apart: what pg connects with, the schema, and the URL as it may be shown. */
+export interface StoreUrl {
+  /** The URL for pg, without our `schema` parameter. */
+  connectionString: string;
+  schema: string;
+  /** The URL with its password masked. */
+  shown: string;
+}
+
+// Lower case, so the name needs no quoting anywhere and reads the same in psql; 63 bytes is PostgreSQL's limit.
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/** Whether `url` names a PostgreSQL store (postgres:// or postgresql://). */
+const isPostgresUrl = (url: string): boolean => /^postgres(ql)?:\/\//i.test(url);
+
+/** Takes `url` apart; `schema` (options) wins over the URL's. A URL that is not PostgreSQL's, or a bad schema name, is refused. */
+export function parseStoreUrl(url: string, schema?: string): StoreUrl {
+  const shown = maskUrl(url);
+  if (!isPostgresUrl(url))
+    throw new StoreUnavailableError(shown, `not a PostgreSQL URL: ${shown} (it starts postgres:// or postgresql://)`, { code: 'bad_store' });
+  const query = url.indexOf('?');
+  const params = new URLSearchParams(query < 0 ? '' : url.slice(query + 1));
+  const chosen = schema ?? params.get('schema') ?? DEFAULT_SCHEMA;
+  if (!SCHEMA_NAME.test(chosen)) {
+    throw new StoreUnavailableError(
+      shown,
+      `the schema name ${JSON.stringify(chosen)} in ${shown} is not usable: lower-case letters, digits and _ (not first), up to 63`,
+      {
+        code: 'bad_store',
+      },
+    );
+  }
+  params.delete('schema');
+  // sslmode as libpq means it (require: encrypted, not verified; verify-full: verified), which pg follows
+  // only when asked to; unasked, it takes prefer, require and verify-ca for verify-full, and warns on stderr.
+  if (params.has('sslmode') && !params.has('uselibpqcompat')) params.set('uselibpqcompat', 'true');
+  const rest = params.toString();
+  const base = query < 0 ? url : url.slice(0, query);
+  return { connectionString: rest === '' ? base : `${base}?${rest}`, schema: chosen, shown };
+}
