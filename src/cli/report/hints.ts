@@ -1,6 +1,6 @@
 // What a user can do about an error, added to its message: which key was refused and how to replace it,
 // when the quota renews, how to stop being rate limited.
-import { InvalidKeyError, QuotaExhaustedError, RateLimitedError } from '../../api/errors.js';
+import { EmptyInputError, InvalidKeyError, QuotaExhaustedError, RateLimitedError } from '../../api/errors.js';
 import { isUnreachable } from '../../api/retry.js';
 import type { QuotaInfo } from '../../api/types.js';
 
@@ -11,10 +11,15 @@ export interface HintFacts {
   lastQuota: QuotaInfo | null;
   /** The base URL in use and where it came from ('the base URL comes from DOMAIN_INTEL_BASE_URL'); null when not resolved. */
   baseUrl?: { url: string; source: string } | null;
+  /** The command's -o FILE, when it writes one (not stdout). */
+  output?: string | null;
 }
 
 /** The advice for `err`, or null when there is none. */
 export function hintFor(err: unknown, facts: HintFacts): string | null {
+  // Said whether or not -o was given: a cron job's log must show that yesterday's file still stands.
+  if (err instanceof EmptyInputError)
+    return `${facts.output ? `${facts.output} is left as it was` : 'nothing was written'}; --allow-empty writes an empty output instead`;
   if (err instanceof InvalidKeyError) {
     const replace = 'replace it with `domain-intel keys add <name>` (reads stdin) or a new DOMAIN_INTEL_API_KEY';
     // A malformed key was never sent: its message says so and names the key; only the way out is added.

@@ -34,7 +34,10 @@ export async function openSource(ctx: Context<EnrichCommand>, spec: ListSpec, me
     return () => ({ records, fileName: 'arguments' });
   }
   const file = spec.source.file;
-  const common = inputReading(o, o.fields ?? []);
+  // An empty export must not replace an enriched file (issue 29): refused unless --allow-empty. A Ctrl-C that
+  // ended a terminal's read before its first line is said as an interruption.
+  const refuseEmpty = () => o.allowEmpty !== true && !ctx.interrupted.aborted;
+  const common = { ...inputReading(o, o.fields ?? []), refuseEmpty };
   // Only CSV out of CSV in may replace its input: why not, when not.
   const notInPlace = isWorkbookName(file)
     ? 'a workbook written back would hold one sheet, and your others would be lost'
