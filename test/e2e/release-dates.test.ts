@@ -3,7 +3,7 @@
 // `changes` report no change for a host whose figures stood, though its traffic_as_of and employees_as_of
 // moved, and exactly the moved figures (changesBetween, the answer key) for the others: one change per
 // figure, never one for its date. The traffic series gains the release's month the same way.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
