@@ -12,6 +12,7 @@ import { normaliseHost } from '../domain/normalise.js';
 import type { ChangeTracker } from './change-tracker.js';
 import type { SeenSet } from './seen-keys.js';
 import type { StaleUse } from './stale-answers.js';
+import { quoteSpanReason } from '../input/quote-span.js';
 import type { RunStats } from './stats.js';
 import type { InputRecord, RowChange, RowStatus } from '../domain/types.js';
 
@@ -118,7 +119,7 @@ export class Planner {
       for (const c of record.cells) stats.inputChars += c.length + 1;
       if (!n.ok || key === null) {
         stats.invalid++;
-        to.settled(record, 'invalid', null, n.ok ? 'no registrable domain' : n.reason, null, false, null);
+        to.settled(record, 'invalid', null, n.ok ? 'no registrable domain' : (quoteSpanReason(record) ?? n.reason), null, false, null);
         continue;
       }
       stats.valid++;

@@ -2,7 +2,6 @@
 // input and output, asks before overspending, draws progress, prints the summary, picks the exit code.
 import { UsageError } from '../../api/errors.js';
 import { closesDocument, openJobInput, runJob } from '../../run/job.js';
-import { inputNotes } from '../../input/dialect.js';
 import { enrich } from '../../run/enrich.js';
 import { KINDS } from '../../domain/kinds.js';
 import { RateLimiter } from '../../run/limit/limiter.js';
@@ -24,7 +23,7 @@ import { renderSummary, staleAnswers } from '../output/summary.js';
 import { wrapWidth } from '../output/wrap.js';
 import { checkQuota, type QuotaShort } from './quota-check.js';
 import { renderRowsTable, terminalCells } from '../output/rows.js';
-import { fileRunFormat, type ListSpec, openRunStore, openSource } from './inputs.js';
+import { fileRunFormat, type ListSpec, noteRead, openRunStore, openSource } from './inputs.js';
 
 /** Runs an enrichment described by the command's options; returns the exit code. */
 export async function runList(ctx: Context<EnrichCommand>, spec: ListSpec): Promise<number> {
@@ -87,7 +86,8 @@ export async function runList(ctx: Context<EnrichCommand>, spec: ListSpec): Prom
   };
 
   if (o.dryRun) {
-    const { stats } = await runJob(input(), null, { ...base, dryRun: true });
+    const { stats, shape } = await runJob(input(), null, { ...base, dryRun: true });
+    noteInput(ctx, spec, shape);
     await printPlan(ctx, stats, limiter.limit, limiter.windowMs);
     return EXIT.OK;
   }
@@ -207,9 +207,9 @@ export async function runList(ctx: Context<EnrichCommand>, spec: ListSpec): Prom
   return exitFor(ctx, stats, quota.short(), ended.partial);
 }
 
-/** What the reader found out about the input (ragged rows, an encoding guessed), said once the run has read it. */
-function noteInput(ctx: Context, spec: ListSpec, shape: InputShape): void {
-  for (const note of inputNotes(shape, 'file' in spec.source ? spec.source.file : 'input')) ctx.logger.warn(note);
+/** What the reader found out about the input (ragged rows, an encoding guessed, the host column), said once the run has read it. */
+function noteInput(ctx: Context<EnrichCommand>, spec: ListSpec, shape: InputShape): void {
+  noteRead(ctx, ctx.opts.column, 'file' in spec.source ? spec.source.file : 'input', shape);
 }
 
 /**
