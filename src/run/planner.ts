@@ -153,7 +153,7 @@ export class Planner {
       if (cannot !== null) {
         if (old === undefined) to.settled(record, 'error', host, cannot, null, false, null);
         else {
-          stale?.used(1, undefined, cannot);
+          stale?.used(1, isNew ? 1 : 0, undefined, cannot);
           this.#fromStore(to, record, host, old, key, changes);
         }
         continue;

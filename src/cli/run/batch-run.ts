@@ -275,7 +275,9 @@ function exitFor(ctx: Context<EnrichCommand>, s: RunStats, short: QuotaShort | n
   if (s.stale > 0) {
     // Every row has an answer, but some are older than asked for: not complete, and a re-run refreshes them.
     const what = staleAnswers(ctx.opts.maxAge, ctx.opts.refresh === true);
-    return runEnd(ctx, EXIT.INCOMPLETE, 'stale', `${n(s.stale)} rows from ${what}; run the same command again to refresh them`);
+    // Why, in the line --quiet leaves: a night that replaced FILE with older answers names the outage.
+    const why = s.staleCause ? `: ${s.staleCause}` : '';
+    return runEnd(ctx, EXIT.INCOMPLETE, 'stale', `${n(s.stale)} rows from ${what}${why}; run the same command again to refresh them`);
   }
   if (s.notKept > 0) {
     const cause = s.notKeptCause ?? 'the cache is not writable';
