@@ -103,6 +103,17 @@ export class InputError extends DomainIntelError {
 }
 
 /**
+ * An input holding no row to enrich: empty, blank and `#` lines only, or a header alone. Refused before
+ * anything is written when the caller asks (JobInput.refuseEmpty; the CLI's default, `--allow-empty` turns it
+ * off): a failed upstream export must not replace yesterday's enriched file with an empty one.
+ */
+export class EmptyInputError extends InputError {
+  constructor(message: string, file: string) {
+    super(message, file, null, 'empty_input');
+  }
+}
+
+/**
  * The output could not be written (disk full, read-only, permission): names the target and the cause. An
  * existing -o FILE is untouched when this is raised.
  */

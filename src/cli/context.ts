@@ -87,7 +87,11 @@ export function createContext(cmd: Command, args: Record<string, unknown>, io: I
     store: services.store,
     clean: (text) => sanitizeForTerminal(redact(text, secrets)),
     redact: (text) => redact(text, secrets),
-    hintFor: (err) => hintFor(err, { keySource: services.keySource, lastQuota: services.quota, baseUrl: services.baseUrl }),
+    hintFor: (err) => {
+      const given = (opts as { output?: unknown }).output;
+      const output = typeof given === 'string' && given !== '-' ? given : null;
+      return hintFor(err, { keySource: services.keySource, lastQuota: services.quota, baseUrl: services.baseUrl, output });
+    },
     onClose,
     async close() {
       stops.release();

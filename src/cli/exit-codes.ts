@@ -4,6 +4,7 @@ import {
   AbortedError,
   BadRequestError,
   DomainIntelError,
+  EmptyInputError,
   InputError,
   InvalidKeyError,
   NotFoundError,
@@ -41,6 +42,8 @@ export const EXIT = {
   OUTPUT: 10,
   /** The output is written, but paid answers could not be kept in the cache (disk full, read-only): a re-run pays for them again. */
   NOT_KEPT: 11,
+  /** The input held no rows (empty, or a header alone): nothing looked up or written, an existing -o FILE untouched (--allow-empty runs anyway). */
+  EMPTY_INPUT: 12,
   /** Interrupted (Ctrl-C): answers so far are cached, re-run to resume. */
   INTERRUPTED: 130,
   /** The reader of stdout went away (e.g. `| head`); nothing more was spent. */
@@ -53,6 +56,7 @@ export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 export function exitCodeFor(err: unknown): ExitCode {
   // commander's own: --help and --version end with 0; a usage error it finds gets ours, not its 1.
   if (err instanceof CommanderError) return err.exitCode === 0 ? EXIT.OK : EXIT.USAGE;
+  if (err instanceof EmptyInputError) return EXIT.EMPTY_INPUT;
   if (err instanceof UsageError || err instanceof InputError) return EXIT.USAGE;
   if (err instanceof InvalidKeyError) return EXIT.INVALID_KEY;
   if (err instanceof QuotaExhaustedError) return EXIT.QUOTA;
@@ -82,6 +86,10 @@ export const EXIT_TABLE: [number, string][] = [
   [EXIT.CACHE, 'cache file damaged (run domain-intel cache clear) or unusable (use --no-cache or DOMAIN_INTEL_CACHE_DIR)'],
   [EXIT.OUTPUT, 'the output could not be written (disk full, read-only, permission); an existing -o FILE is untouched'],
   [EXIT.NOT_KEPT, 'output written, but paid answers could not be kept in the cache (disk full, read-only): a re-run pays for them again'],
+  [
+    EXIT.EMPTY_INPUT,
+    'the input held no rows (empty, or a header alone): nothing looked up or written, an existing -o FILE untouched; --allow-empty runs anyway',
+  ],
   [EXIT.INTERRUPTED, 'interrupted; answers so far are cached (not under --no-cache), re-run to resume'],
   [EXIT.PIPE, 'stdout closed early (e.g. | head); nothing more was spent'],
 ];

@@ -10,6 +10,7 @@ import { checkKeyShape, KEY_ENV } from '../config/keys.js';
 import type { AccountState, Store } from '../store/contract.js';
 import type { GivenOptions, Opts } from './options/table.js';
 import type { Logger } from './output/logger.js';
+import { ENV_KEY_SOURCE } from './report/hints.js';
 
 export interface Services {
   settings(): Promise<Settings>;
@@ -76,7 +77,7 @@ export function createServices({ opts, flags, env, logger, secrets, onClose }: S
         });
         if (config.key) {
           secrets.push(config.key.key);
-          keySource = config.key.source === 'env' ? 'the key in DOMAIN_INTEL_API_KEY' : `the stored key "${config.key.name ?? ''}"`;
+          keySource = config.key.source === 'env' ? ENV_KEY_SOURCE : `the stored key "${config.key.name ?? ''}"`;
         }
         baseUrl = { url: config.baseUrl, source: BASE_URL_SOURCE[config.sources.baseUrl] };
         return config;

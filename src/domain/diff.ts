@@ -32,6 +32,15 @@ export interface AnswerDiff {
  */
 const NOT_DATA = new Set(['status', 'host', 'reason', 'fetched_at', 'age_days']);
 
+/**
+ * The dates of figures (issue 29): `traffic_as_of` is the month of the traffic figure, `employees_as_of` the
+ * day of the headcount (spec §2.2, §2.3). A service that restates its estimates each month moves them with
+ * every release, the figures standing: a new month's date on the same figure confirms it, as `age_days`
+ * growing is no change (a monthly release of no moved figure marked 1,280 of 1,671 rows changed). A figure
+ * that moves is one change, named by the figure, its date moving along with it: never a change of its own.
+ */
+const DATES = new Set(['traffic_as_of', 'employees_as_of']);
+
 /** The data columns of an answer about `host`, as the kind's rows carry them. */
 export function answerColumns(spec: KindSpec, host: string, answer: Compared): Record<string, FieldValue> {
   const data = answer.status === 'found' ? spec.fanOut(answer.body, host) : null;
@@ -50,7 +59,7 @@ export function answerColumns(spec: KindSpec, host: string, answer: Compared): R
     fetchedAt: null,
   });
   const out: Record<string, FieldValue> = {};
-  for (const [k, v] of Object.entries(all)) if (!NOT_DATA.has(k)) out[k] = v;
+  for (const [k, v] of Object.entries(all)) if (!NOT_DATA.has(k) && !DATES.has(k)) out[k] = v;
   return out;
 }
 
@@ -66,6 +75,19 @@ export function sameValue(a: FieldValue, b: FieldValue): boolean {
   return true;
 }
 
+/**
+ * True when two traffic series agree in every month both hold. A release adds its month at the end and drops
+ * the oldest past 24 (spec §2.4: the series behind the current figure): the calendar moving, as a date does.
+ * A new month's figure, when it moved, is the change of `traffic_visits`; a month both hold that differs is a
+ * series restated, a change of its own.
+ */
+function sameSeries(a: FieldValue, b: FieldValue): boolean {
+  if (!Array.isArray(a) || !Array.isArray(b)) return sameValue(a, b);
+  const visits = new Map<unknown, unknown>();
+  for (const m of a) if (typeof m === 'object' && m !== null) visits.set(m.month, m.visits);
+  return b.every((m) => typeof m !== 'object' || m === null || !visits.has(m.month) || visits.get(m.month) === m.visits);
+}
+
 /** What changed from `before` (null: nothing was held) to `after`, both about `host`. */
 export function diffAnswers(spec: KindSpec, host: string, before: Compared | null, after: Compared): AnswerDiff {
   if (before === null) return { change: 'new', fields: [] };
@@ -78,7 +100,7 @@ export function diffAnswers(spec: KindSpec, host: string, before: Compared | nul
   const fields: FieldChange[] = [];
   for (const [field, to] of Object.entries(now)) {
     const from = was[field] ?? null;
-    if (!sameValue(from, to)) fields.push({ field, from, to });
+    if (!(field === 'traffic_history' ? sameSeries(from, to) : sameValue(from, to))) fields.push({ field, from, to });
   }
   return { change: fields.length === 0 ? 'same' : 'changed', fields };
 }

@@ -14,6 +14,11 @@
 //   then sent as written ("123", not the parser's "0.0.0.123"). That rewriting was why `new URL()` was once
 //   avoided; with numbers refused (or kept as written) it invents no host, and its percent-decoding gives
 //   the host a browser would visit.
+// - A label mixing Latin, Cyrillic and Greek letters (`exаmple.com` with a Cyrillic `а`, `раураl.example`) is
+//   a look-alike (issue 29): what browsers refuse to show as text, and no website anyone means to look up. It is
+//   invalid ("mixed scripts"), never sent, unless `anyName`. Scripts are Unicode's (\p{Script=...}), read from
+//   the name as the service would get it (punycode decoded), so `xn--` typed in is judged the same. A label in
+//   one script (`пример.рф`, `ελλάδα.gr`), or mixing others (Japanese with Latin), stays valid.
 // - How a value is read does not change with `anyName`. A URL is parsed as a browser parses it (WHATWG
 //   `URL`): a backslash ends the host like a slash, userinfo runs to the last '@', the host is
 //   percent-decoded, mapped (UTS 46) and turned into punycode. `https://site12.example\@evil.example/` is
@@ -30,6 +35,7 @@
 // - `www.` is kept: the service holds one profile per hostname (SERVICE.md §1), so www.x.com and x.com
 //   are different records. One trailing dot (the DNS root) is dropped. Lengths (2.9's 3 to 253, 63 a label)
 //   apply to the name sent, after punycode.
+import { domainToUnicode } from 'node:url';
 import { isPlausibleHostname } from '../api/hostname.js';
 import { isPlaceholder, isPlaceholderName } from './placeholders.js';
 import { escapeChar } from './safe-text.js';
@@ -176,6 +182,8 @@ function judge(host: string): NormaliseResult {
 
 /** The checks beyond rule 2.9, on a name that passed it. */
 function plausible(host: string): NormaliseResult {
+  const mixed = host.includes('xn--') ? mixedScripts(host) : null;
+  if (mixed !== null) return fail(`mixed scripts (${mixed} letters in one label: a look-alike name)`);
   if (host === 'localhost' || host.endsWith('.localhost')) return fail('localhost, not a website');
   // Most names pass every label rule: one expression says so; the loop below finds the reason otherwise.
   if (SOUND_LABELS.test(host)) return { ok: true, host };
@@ -186,6 +194,22 @@ function plausible(host: string): NormaliseResult {
     if (label.startsWith('-') || label.endsWith('-')) return fail(`a label starts or ends with a hyphen ('${label}')`);
   }
   return { ok: true, host };
+}
+
+// The scripts look-alike names are made of: a label holding letters of two of them is refused.
+const SCRIPTS: readonly (readonly [string, RegExp])[] = [
+  ['Latin', /\p{Script=Latin}/u],
+  ['Cyrillic', /\p{Script=Cyrillic}/u],
+  ['Greek', /\p{Script=Greek}/u],
+];
+
+/** The scripts of the first label of `host` (punycode) that mixes them ('Latin and Cyrillic'), or null. */
+function mixedScripts(host: string): string | null {
+  for (const label of domainToUnicode(host).split('.')) {
+    const found = SCRIPTS.filter(([, letters]) => letters.test(label)).map(([name]) => name);
+    if (found.length > 1) return found.join(' and ');
+  }
+  return null;
 }
 
 function fail(reason: string): NormaliseResult {

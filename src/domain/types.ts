@@ -12,6 +12,8 @@ export interface InputRecord {
   value: string;
   /** Spreadsheet input only (input/workbook.ts): each cell as the sheet held it, so xlsx output keeps a number a number. */
   typed?: SheetValue[];
+  /** CSV/TSV: the row is too short to hold the host column (its value is ''), set by the reader. */
+  short?: true;
 }
 
 /** A cell as a spreadsheet holds it, once read: formulas by their result, rich text as plain text. */

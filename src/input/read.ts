@@ -35,6 +35,7 @@ import { type ByteFacts, inputError, MAX_LINE_BYTES, utf8Chunks } from './decode
 import type { Delimiter, Encoding } from '../domain/input-forms.js';
 import { RAGGED_LINES, sniffTable } from './dialect.js';
 import { findHostColumn, HOST_HEADERS } from './host-column.js';
+import { normaliseHost } from '../domain/normalise.js';
 import { LineReader, lineText, RowStarts, tooLong } from './lines.js';
 
 export type InputFormat = 'auto' | 'csv' | 'tsv' | 'lines';
@@ -133,8 +134,10 @@ function skippable(text: string): boolean {
 }
 
 // A table when the first line holds a delimiter or is a known host header alone; else a plain list. A `;`
-// or `|` in a line with a `/` is taken for part of a URL in a list (`https://a.example/x;y`), as before.
+// or `|` in a line with a `/` is taken for part of a URL in a list (`https://a.example/x;y`), as before. A tab at
+// an end of a host name is whitespace (issue 29): `a.example<TAB>` starts a list (a `split -l` part), no header.
 function detect(line: string): 'csv' | 'lines' {
+  if (line.trim() !== line && !/[,\t;|]/.test(line.trim()) && normaliseHost(line.trim()).ok) return 'lines';
   if (line.includes(',') || line.includes('\t')) return 'csv';
   if ((line.includes(';') || line.includes('|')) && !line.includes('/')) return 'csv';
   const name = line.trim().toLowerCase();
@@ -253,9 +256,11 @@ async function openTable(reader: LineReader, first: FirstLine, delimiter: Delimi
   const ragged = { rows: 0, lines: [] as number[] };
   const withValues = (batch: InputRecord[]): InputRecord[] => {
     for (const r of batch) {
-      // Cells past the header (a ragged row's) were written after our columns: they stay, ours go.
+      // Cells past the header (a ragged row's) were written after our columns: they stay, ours go. A row too
+      // short for the host cell is marked (quote-span.ts: over several lines, a quote left open took in rows).
       if (cut !== -1) r.cells.splice(cut, ours);
       r.value = r.cells[hostColumn] ?? '';
+      if (r.cells.length <= hostColumn) r.short = true;
       if (r.cells.length !== headers.length && ragged.rows++ < RAGGED_LINES) ragged.lines.push(r.line);
     }
     return batch;

@@ -2,7 +2,8 @@
 // The CLI wraps this with files, progress and exit codes; other programs can call it directly.
 import type { Writable } from 'node:stream';
 import type { Delimiter, Encoding } from '../domain/input-forms.js';
-import { InputError, InvalidKeyError, UsageError } from '../api/errors.js';
+import { EmptyInputError, InputError, InvalidKeyError, UsageError } from '../api/errors.js';
+import { requireRows } from './empty.js';
 import { openInput, type InputFormat } from '../input/read.js';
 import { enrich, type EnrichOptions, type RecordSource } from './enrich.js';
 import type { RunStats } from './stats.js';
@@ -25,6 +26,11 @@ export interface JobInput {
   earlier?: readonly (readonly string[])[];
   /** The sheet of an .xlsx input to read (the first when absent). */
   sheet?: string;
+  /**
+   * Refuse an input without a data row (EmptyInputError) before anything is read on or written (empty.ts); a
+   * function is asked once the input is found empty (false: run it, as when a stop ended the read).
+   */
+  refuseEmpty?: boolean | (() => boolean);
 }
 
 export interface JobOutput {
@@ -49,6 +55,14 @@ export interface JobResult {
 
 /** Opens the input, whatever it is, as a shape and a stream of records. */
 export async function openJobInput(input: JobInput): Promise<{ shape: InputShape; records: RecordSource }> {
+  const opened = await openAny(input);
+  const refuse = input.refuseEmpty;
+  if (refuse === undefined || refuse === false) return opened;
+  return { shape: opened.shape, records: await requireRows(opened.records, opened.shape, input.fileName, refuse === true ? () => true : refuse) };
+}
+
+/** The input's shape and records, whatever it is: records in hand, a workbook, or text. */
+async function openAny(input: JobInput): Promise<{ shape: InputShape; records: RecordSource }> {
   if (input.records) return { shape: { format: 'lines', headers: null, hostColumn: 0 }, records: input.records };
   if (!input.stream) throw new TypeError('a job needs an input stream or records');
   // A workbook goes to the spreadsheet reader (loaded only then); read.ts refuses what neither takes.
@@ -129,5 +143,6 @@ export async function runJob<K extends RunKind>(input: JobInput, output: JobOutp
  * were not looked up. Any other failure leaves the document as it was.
  */
 export function closesDocument(err: unknown): boolean {
-  return err instanceof InputError || err instanceof InvalidKeyError;
+  // An empty input is refused before the document is opened: there is nothing to keep.
+  return (err instanceof InputError && !(err instanceof EmptyInputError)) || err instanceof InvalidKeyError;
 }

@@ -12,6 +12,7 @@ import { normaliseHost } from '../domain/normalise.js';
 import type { ChangeTracker } from './change-tracker.js';
 import type { SeenSet } from './seen-keys.js';
 import type { StaleUse } from './stale-answers.js';
+import { quoteSpanReason } from '../input/quote-span.js';
 import type { RunStats } from './stats.js';
 import type { InputRecord, RowChange, RowStatus } from '../domain/types.js';
 
@@ -113,7 +114,7 @@ export class Planner {
       for (const c of record.cells) stats.inputChars += c.length + 1;
       if (!n.ok || key === null) {
         stats.invalid++;
-        to.settled(record, 'invalid', null, n.ok ? 'no registrable domain' : n.reason, null, false, null);
+        to.settled(record, 'invalid', null, n.ok ? 'no registrable domain' : (quoteSpanReason(record) ?? n.reason), null, false, null);
         continue;
       }
       stats.valid++;
@@ -147,7 +148,7 @@ export class Planner {
       if (cannot !== null) {
         if (old === undefined) to.settled(record, 'error', host, cannot, null, false, null);
         else {
-          stale?.used(1, undefined, cannot);
+          stale?.used(1, isNew ? 1 : 0, undefined, cannot);
           this.#fromStore(to, record, host, old, key, changes);
         }
         continue;

@@ -37,12 +37,14 @@ export class StaleUse {
   }
 
   /**
-   * Counts `rows` rows given an older answer. `err` is the failure of their lookup; undefined when none was
-   * sent or none came back whole: the run stopped (its stop reason says why), or `fallback` (the rows' reason).
+   * Counts `rows` rows given an older answer, of `hosts` hosts not counted before (1 for a key's first rows, 0
+   * for a repeat's). `err` is the failure of their lookup; undefined when none was sent or none came back
+   * whole: the run stopped (its stop reason says why), or `fallback` (the rows' reason).
    */
-  used(rows: number, err: unknown, fallback: string | null): void {
+  used(rows: number, hosts: 0 | 1, err: unknown, fallback: string | null): void {
     const stats = this.#stats;
     stats.stale += rows;
+    stats.staleHosts += hosts;
     // The first cause stands, as the first stop reason does: it is what started the run's trouble.
     if (stats.staleCause !== null || rows === 0) return;
     if (err !== undefined) stats.staleCause = failureCause(err);

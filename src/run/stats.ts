@@ -40,6 +40,8 @@ export interface RunStats {
    */
   stale: number;
   staleCause: string | null;
+  /** Distinct hosts (keys) among those rows: the summary's hosts line counts hosts, never rows. */
+  staleHosts: number;
   /** What the first row in error says (its reason): the summary names the cause of rows in error with it. */
   errorCause: string | null;
   /** Paid answers the store could not keep (disk full, read-only): in the output, but a re-run pays again; and why. */
@@ -149,6 +151,7 @@ export function emptyStats(now: number): RunStats {
     quotaDrop: null,
     stale: 0,
     staleCause: null,
+    staleHosts: 0,
     errorCause: null,
     notKept: 0,
     notKeptCause: null,

@@ -106,7 +106,7 @@ export class Waiting<K extends RunKind> {
     let at: number | null = status === 'error' ? null : (fetchedAt ?? this.#clock());
     let change: RowChange | undefined;
     if (status === 'error' && old !== undefined && this.#stale !== null && mayStandIn(err)) {
-      this.#stale.used(slots.length, err, reason);
+      this.#stale.used(slots.length, 1, err, reason);
       ({ status, body: data, fetchedAt: at } = old);
       reason = null;
       cached = true;

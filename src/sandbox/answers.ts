@@ -1,6 +1,7 @@
 // The shapes of answers that depend on a reading: the 429's reset and the batch result's lists.
 import type { DomainProfile } from '../api/types.js';
 import type { BatchEntry } from './input.js';
+import { restatedProfile } from './restate.js';
 import type { Readings, ResetStyle } from './readings.js';
 import type { Dataset } from './types.js';
 
@@ -32,22 +33,32 @@ export interface BatchBody {
 }
 
 /** The batch result for the served entries, in the order and spelling the readings ask for. */
-export function batchBody(entries: readonly BatchEntry[], dataset: Dataset, readings: Pick<Readings, 'order' | 'missingCase' | 'ageDrift'>): BatchBody {
+export function batchBody(
+  entries: readonly BatchEntry[],
+  dataset: Dataset,
+  readings: Pick<Readings, 'order' | 'missingCase' | 'ageDrift' | 'asOf'>,
+): BatchBody {
   let ordered = [...entries];
   if (readings.order === 'reversed') ordered.reverse();
   else if (readings.order === 'sorted') ordered = ordered.sort((a, b) => (a.host < b.host ? -1 : a.host > b.host ? 1 : 0));
   const data: DomainProfile[] = [];
   const missing: string[] = [];
   for (const { host, given } of ordered) {
-    const profile = aged(dataset.profile(host), readings.ageDrift);
+    const profile = servedProfile(dataset, host, readings);
     if (profile !== null) data.push(profile);
     else missing.push(readings.missingCase === 'lower' ? host : given);
   }
   return { data, missing };
 }
 
+/** A profile as the readings serve it: its age counted `ageDrift` days later, its dates as `asOf` says (restate.ts). */
+export function servedProfile(dataset: Dataset, host: string, readings: Pick<Readings, 'ageDrift' | 'asOf'>): DomainProfile | null {
+  const profile = aged(dataset.profile(host), readings.ageDrift);
+  return readings.asOf === 'release' ? restatedProfile(profile, dataset.release) : profile;
+}
+
 /** `profile` as served `drift` days later by a service whose age_days counts to today (the ageDrift reading). */
-export function aged(profile: DomainProfile | null, drift: number): DomainProfile | null {
+function aged(profile: DomainProfile | null, drift: number): DomainProfile | null {
   return profile === null || drift === 0 || profile.age_days === null ? profile : { ...profile, age_days: profile.age_days + drift };
 }
 

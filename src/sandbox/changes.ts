@@ -6,8 +6,13 @@ import type { DomainProfile } from '../api/types.js';
 import { createDataset } from './dataset.js';
 import type { ChangeValue, Dataset, ReleaseChange } from './types.js';
 
-/** A value as compared: lists (technologies) kept as lists. */
-/** A profile as the CLI's columns (domain/fields.ts profileValues, without the row's own fields). */
+/**
+ * A profile as the CLI's columns (domain/fields.ts profileValues, without the row's own fields), less the
+ * figures' dates (traffic_as_of, employees_as_of): a date is when its figure was measured, not a change of its
+ * own (issue 29). A figure that moved is listed once, its date moving with it; a date alone moving (the asOf
+ * reading 'release': every release restates every figure) changes nothing. So the key is the same whatever
+ * that reading, which is why it compares the dataset's profiles rather than answers as served.
+ */
 function columns(p: DomainProfile): Record<string, ChangeValue> {
   return {
     resolves: p.resolves,
@@ -22,11 +27,9 @@ function columns(p: DomainProfile): Record<string, ChangeValue> {
     redirect_to: p.redirect_to,
     traffic_visits: p.traffic?.estimated_monthly_visits ?? null,
     traffic_band: p.traffic?.band ?? null,
-    traffic_as_of: p.traffic?.as_of ?? null,
     employees_low: p.employees?.low ?? null,
     employees_high: p.employees?.high ?? null,
     employees_point: p.employees?.point ?? null,
-    employees_as_of: p.employees?.as_of ?? null,
   };
 }
 

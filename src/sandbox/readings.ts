@@ -15,6 +15,7 @@ export const READING_CHOICES = {
   resetStyle: [...RESET_STYLES, 'none'],
   quotaResetStyle: ['iso', 'date', 'epoch-s', 'http-date'],
   window: ['fixed', 'sliding'],
+  asOf: ['figure', 'release'],
 } as const;
 
 type Choice<K extends keyof typeof READING_CHOICES> = (typeof READING_CHOICES)[K][number];
@@ -50,6 +51,12 @@ export interface Readings {
   quotaResetStyle: Choice<'quotaResetStyle'>;
   /** The per-window request limit: 'fixed' windows aligned on the clock (default: "per minute", §8) or 'sliding' over the last windowMs. */
   window: Choice<'window'>;
+  /**
+   * What an estimate's `as_of` dates (§2.2 "month of the figure", §2.3): 'figure' (default: the dataset as it
+   * always was, a date moving only with its figure) or 'release' (each monthly release restates every estimate
+   * as of its month, the figures standing: restate.ts). Profiles, traffic and employees answers alike.
+   */
+  asOf: Choice<'asOf'>;
   /** Technology and catalog also count against, and are refused by, the rate limit (default false: §7 lists 429 for the metered four only). */
   freeLimited: boolean;
   /** Technology and catalog answers also carry the three quota headers (default false: they are free, §8.6). */
@@ -83,6 +90,7 @@ export const DEFAULT_READINGS: Readonly<Readings> = Object.freeze({
   resetStyle: 'iso',
   quotaResetStyle: 'iso',
   window: 'fixed',
+  asOf: 'figure',
   freeLimited: false,
   freeQuotaHeaders: false,
   revokeAfter: null,

@@ -2,7 +2,8 @@
 // It turns one parsed request into an Outcome; server.ts does the HTTP and the transport-level faults.
 import type { IncomingHttpHeaders } from 'node:http';
 import { API_PREFIX } from '../api/types.js';
-import { aged, HTML_500, batchBody, omitFromBatch, rateLimited } from './answers.js';
+import { HTML_500, batchBody, omitFromBatch, rateLimited, servedProfile } from './answers.js';
+import { restatedEmployees, restatedTraffic } from './restate.js';
 import type { FaultInjector, PostFault } from './faults.js';
 import { batchHosts, hostname } from './input.js';
 import type { KeyRing } from './keys.js';
@@ -210,12 +211,17 @@ export class Service {
     if (host === null) return out(400, { error: operation === 'domain' ? 'bad_domain' : 'bad_host' });
     if (!this.meter.canSpend(1)) return this.exhausted(out, [host]);
     this.meter.charge(operation, [host]);
+    const month = r.asOf === 'release' ? this.dataset.release : null;
     const data =
       operation === 'domain'
-        ? aged(this.dataset.profile(host), r.ageDrift)
+        ? servedProfile(this.dataset, host, r)
         : operation === 'traffic'
-          ? this.dataset.traffic(host)
-          : this.dataset.employees(host);
+          ? month === null
+            ? this.dataset.traffic(host)
+            : restatedTraffic(this.dataset.traffic(host), month)
+          : month === null
+            ? this.dataset.employees(host)
+            : restatedEmployees(this.dataset.employees(host), month);
     // A 404 on a costed lookup still spends it (§8.6).
     return data === null ? out(404, { error: 'not_found' }, { charged: 1, hosts: [host] }) : out(200, { data }, { charged: 1, hosts: [host] });
   }

@@ -66,6 +66,57 @@ describe('diffAnswers', () => {
   });
 });
 
+describe('dates of figures (issue 29)', () => {
+  const spec = KINDS.profile;
+  const dated = (visits: number, month: string, high: number, day: string) =>
+    profile({ traffic: { estimated_monthly_visits: visits, band: '1k-10k', as_of: month }, employees: { low: 10, high, point: null, as_of: day } });
+
+  it('a new month on the same figures is no change: a confirmation', () => {
+    expect(diffAnswers(spec, 'a.example', found(dated(1000, '2025-10', 50, '2025-09-14')), found(dated(1000, '2025-11', 50, '2025-11-14')))).toEqual({
+      change: 'same',
+      fields: [],
+    });
+  });
+
+  it('a figure that moves is one change, its date moving along with it, never a change of its own', () => {
+    const diff = diffAnswers(spec, 'a.example', found(dated(1000, '2025-10', 50, '2025-09-14')), found(dated(1500, '2025-11', 200, '2025-11-02')));
+    expect(diff).toEqual({
+      change: 'changed',
+      fields: [
+        { field: 'traffic_visits', from: 1000, to: 1500 },
+        { field: 'employees_high', from: 50, to: 200 },
+      ],
+    });
+    // The same figure restated under the same date is a change too: the date is not what decides.
+    expect(diffAnswers(spec, 'a.example', found(dated(1000, '2025-10', 50, '2025-09-14')), found(dated(900, '2025-10', 50, '2025-09-14'))).fields).toEqual([
+      { field: 'traffic_visits', from: 1000, to: 900 },
+    ]);
+    expect(Object.keys(answerColumns(spec, 'a.example', found(profile())))).not.toContain('traffic_as_of');
+    expect(Object.keys(answerColumns(KINDS.employees, 'a.example', found({ apex: 'a.example', estimated_employees: {}, as_of: '2025-10-01' })))).not.toContain(
+      'employees_as_of',
+    );
+  });
+
+  it("a traffic series that gained the release's month (and lost its oldest) on the same figure is the same; a month restated is a change", () => {
+    const months = (from: number, visits: number[]) => visits.map((v, i) => ({ month: `2025-${String(from + i).padStart(2, '0')}`, visits: v }));
+    const series = (asOf: string, history: { month: string; visits: number }[]) => ({
+      estimated_monthly_visits: history.at(-1)?.visits,
+      band: '1k-10k',
+      as_of: asOf,
+      history,
+    });
+    const before = found(series('2025-10', months(8, [700, 800, 900])));
+    expect(diffAnswers(KINDS.traffic, 'a.example', before, found(series('2025-11', months(9, [800, 900, 900])))).change).toBe('same');
+    const moved = diffAnswers(KINDS.traffic, 'a.example', before, found(series('2025-11', months(9, [800, 900, 1200]))));
+    expect(moved.fields.map((f) => f.field)).toEqual(['traffic_visits']);
+    const restated = diffAnswers(KINDS.traffic, 'a.example', before, found(series('2025-11', months(9, [850, 900, 900]))));
+    expect(restated.fields.map((f) => f.field)).toEqual(['traffic_history']);
+    expect(diffAnswers(KINDS.traffic, 'a.example', found(series('2025-10', [])), found(series('2025-10', months(10, [5])))).fields.map((f) => f.field)).toEqual(
+      ['traffic_visits'],
+    );
+  });
+});
+
 describe('sameValue and added', () => {
   it('compares lists item by item and scalars exactly', () => {
     expect(sameValue(['a', 'b'], ['a', 'b'])).toBe(true);

@@ -59,6 +59,24 @@ describe('normaliseHost', () => {
     ok('https://example.com./x', 'example.com');
   });
 
+  it('refuses a label mixing Latin, Cyrillic or Greek letters: a look-alike (issue 29)', () => {
+    const latinCyrillic = 'mixed scripts (Latin and Cyrillic letters in one label: a look-alike name)';
+    bad('exаmple.com', latinCyrillic); // a Cyrillic а
+    bad('https://www.раураl.example/login', latinCyrillic); // Cyrillic р а у р а, a Latin l
+    bad('jo@exаmple.com', latinCyrillic);
+    bad('xn--exmple-4nf.com', latinCyrillic); // the same name typed as punycode
+    bad('gοogle.com', 'mixed scripts (Latin and Greek letters in one label: a look-alike name)'); // a Greek ο
+    bad('пример.ελλάδα-мир.example', 'mixed scripts (Cyrillic and Greek letters in one label: a look-alike name)');
+    // One script a label, or scripts that are not look-alikes of Latin: valid, as are digits and hyphens.
+    ok('пример.рф', 'xn--e1afmkfd.xn--p1ai');
+    ok('ελλάδα.gr', 'xn--hxakic4aa.gr');
+    ok('пример-2024.example', 'xn---2024-yweu6azakd.example');
+    ok('bücher.example', 'xn--bcher-kva.example');
+    ok('例えtest.jp', 'xn--test-p63cv06p.jp');
+    // --allow-any-name sends it.
+    expect(anyName('exаmple.com')).toEqual({ ok: true, host: 'xn--exmple-4nf.com' });
+  });
+
   it('turns internationalised names into punycode', () => {
     ok('bücher.example', 'xn--bcher-kva.example');
     ok('https://Bücher.Example/katalog', 'xn--bcher-kva.example');

@@ -180,12 +180,12 @@ describe('a malformed key is refused before anything is sent', () => {
     expect(r.code).toBe(6);
     expect(r.stderr).toBe(
       `error: DOMAIN_INTEL_API_KEY is not an API key (nothing was sent): the key has no prefix; ${KEY_SHAPE}; ` +
-        'replace it with `domain-intel keys add <name>` (reads stdin) or a new DOMAIN_INTEL_API_KEY\n',
+        'set DOMAIN_INTEL_API_KEY to a valid key, or unset it to use a stored key (`keys add` cannot help while it is set: it wins over them)\n',
     );
     const short = await runInProcess(['batch', csvFile(sb.hostList().slice(0, 3))], { env: { ...env, DOMAIN_INTEL_API_KEY: 'di_abc123' } });
     expect(short.code).toBe(6);
     expect(short.stderr).toContain(
-      `error: DOMAIN_INTEL_API_KEY is not an API key (nothing was sent): the part after the prefix has 6 characters; ${KEY_SHAPE}; replace it`,
+      `error: DOMAIN_INTEL_API_KEY is not an API key (nothing was sent): the part after the prefix has 6 characters; ${KEY_SHAPE}; set DOMAIN_INTEL_API_KEY`,
     );
     expect(sb.charges().requests).toBe(0);
     expect(r.stderr + short.stderr).not.toContain('hello-world');

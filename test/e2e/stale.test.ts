@@ -75,7 +75,7 @@ describe('batch', () => {
     writeFileSync(out, 'what an earlier run wrote\n');
     const r = await runInProcess(['batch', file, '-o', out, '--retries', '0'], { env });
     expect(r.code).toBe(4);
-    expect(r.stderr).toMatch(/2 rows from answers older than 30 days; run the same command again to refresh them/);
+    expect(r.stderr).toMatch(/2 rows from answers older than 30 days: the service could not be reached; run the same command again to refresh them/);
     const rows = readFileSync(out, 'utf8').trimEnd().split('\n').slice(1);
     expect(rows.map((l) => [l.split(',')[2], l.split(',').at(-1)])).toEqual([
       ['found', iso],

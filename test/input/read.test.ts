@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { columnChoice } from '../../src/input/host-column.js';
 import { UsageError } from '../../src/api/errors.js';
 import { openInput } from '../../src/input/read.js';
 import { readAll, readError, source } from '../run/helpers.js';
@@ -116,7 +117,7 @@ describe('openInput: CSV and TSV', () => {
   it('never fails on ragged rows: short rows get value "", long rows keep their cells', async () => {
     const r = await readAll('id,domain\n1\n2,b.com,extra,more\n3,c.com\n');
     expect(r.records).toEqual([
-      { line: 2, cells: ['1'], value: '' },
+      { line: 2, cells: ['1'], value: '', short: true },
       { line: 3, cells: ['2', 'b.com', 'extra', 'more'], value: 'b.com' },
       { line: 4, cells: ['3', 'c.com'], value: 'c.com' },
     ]);
@@ -161,12 +162,39 @@ describe('openInput: the host column', () => {
     expect(values(r)).toEqual(['https://b.com']);
   });
 
-  it('refuses an ambiguous header set, listing the headers', async () => {
-    const err = await readError('Domain,name,URL\na.com,x,b.com\n');
+  it('takes the header HOST_HEADERS ranks first, and says so through columnChoice (issue 29)', async () => {
+    const r = await readAll('Email,name,Website\njo@b.com,x,a.com\n');
+    expect(r.shape.hostColumn).toBe(2);
+    expect(values(r)).toEqual(['a.com']);
+    expect(columnChoice(r.shape.headers, r.shape.hostColumn, 'in.csv')).toBe(
+      'in.csv: the host is read from "Website" (column 3), not "Email" (column 1); --column chooses another',
+    );
+    const d = await readAll('URL,Domain,site\nhttps://b.com,a.com,c.com\n');
+    expect(values(d)).toEqual(['a.com']);
+    expect(columnChoice(d.shape.headers, d.shape.hostColumn, 'in.csv')).toBe(
+      'in.csv: the host is read from "Domain" (column 2), not "URL" (column 1) or "site" (column 3); --column chooses another',
+    );
+    // One candidate, or a column chosen by number: nothing to say.
+    expect(columnChoice(['id', 'website'], 1, 'in.csv')).toBeNull();
+    expect(columnChoice(['id', 'website'], 0, 'in.csv')).toBeNull();
+  });
+
+  it('refuses two headers of the same rank, listing the headers', async () => {
+    const err = await readError('Website,name,website ,Email\na.com,x,b.com,c@d.com\n');
     expect(err).toBeInstanceOf(UsageError);
-    expect(err.message).toContain('in.csv: more than one column could hold the host: "Domain" (1), "URL" (3)');
+    expect(err.message).toContain('in.csv: more than one column could hold the host: "Website" (1), "website " (3)');
     expect(err.message).toContain('--column');
-    expect(err.message).toContain('headers are: "Domain", "name", "URL"');
+    expect(err.message).toContain('headers are: "Website", "name", "website ", "Email"');
+  });
+
+  it('a first line that is a host with a tab at an end starts a list, not a TSV header (a part split -l cut)', async () => {
+    const r = await readAll('a.example\t\nb.example\n\tc.example\n');
+    expect(r.shape.format).toBe('lines');
+    expect(values(r)).toEqual(['a.example', 'b.example', 'c.example']);
+    // A header with a trailing tab is still a header; a row of two cells still a table, refused with why.
+    expect((await readAll('website\t\na.example\t\n')).shape.format).toBe('tsv');
+    const err = await readError('a.example\tAcme\nb.example\tBeta\n');
+    expect(err.message).toContain('its first line looks like a row, not a header ("a.example" is a host name): put the header line back');
   });
 
   it('refuses when no header is known, listing the headers', async () => {

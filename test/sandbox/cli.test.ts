@@ -19,6 +19,7 @@ describe('domain-intel sandbox', () => {
       resetStyle: '--reset-style',
       quotaResetStyle: '--quota-reset-style',
       window: '--window',
+      asOf: '--as-of',
     };
     for (const [name, flag] of Object.entries(flags) as [keyof typeof READING_CHOICES, string][]) {
       const choices = READING_CHOICES[name].map((c) => `"${c}"`).join(', ');
@@ -51,6 +52,8 @@ describe('domain-intel sandbox', () => {
       '10',
       '--age-drift',
       '2',
+      '--as-of',
+      'release',
     );
     const fake = fakeIo(args, { env: cliEnv() });
     const done = main(fake.io);
@@ -66,6 +69,7 @@ describe('domain-intel sandbox', () => {
       resetStyle: 'none',
       quotaResetStyle: 'http-date',
       window: 'sliding',
+      asOf: 'release',
       freeLimited: true,
       freeQuotaHeaders: true,
       revokeAfter: 3,

@@ -305,6 +305,39 @@ describe('revokeAfter', () => {
   });
 });
 
+describe('asOf', () => {
+  it("'figure': a date is its figure's, moving only with it; 'release': every estimate restated as of the release, figures standing", async () => {
+    const { s, held } = await open({ release: '2025-11' });
+    const data = (res: Answer) => (res.json as { data: Record<string, unknown> }).data;
+    const profiles = (await batch(s, held.slice(0, 100))).json as {
+      data: { domain: string; traffic: { as_of: string } | null; employees: { as_of: string } | null }[];
+    };
+    const own = new Map(profiles.data.map((p) => [p.domain, p]));
+    expect(profiles.data.some((p) => p.traffic !== null && p.traffic.as_of < '2025-11')).toBe(true);
+    s.setReadings({ asOf: 'release' });
+    const restated = (await batch(s, held.slice(0, 100))).json as typeof profiles;
+    for (const p of restated.data) {
+      const was = own.get(p.domain);
+      // Only the dates moved, into the release's month; the day of a headcount kept.
+      expect({ ...p, traffic: p.traffic && { ...p.traffic, as_of: null }, employees: p.employees && { ...p.employees, as_of: null } }).toEqual({
+        ...was,
+        traffic: was?.traffic && { ...was.traffic, as_of: null },
+        employees: was?.employees && { ...was.employees, as_of: null },
+      });
+      if (p.traffic) expect(p.traffic.as_of).toBe('2025-11');
+      if (p.employees) expect(p.employees.as_of).toBe(`2025-11${was?.employees?.as_of.slice(7)}`);
+    }
+    // The series runs to the release, the months since its last figure holding that figure.
+    const host = held.find((h) => (own.get(h)?.traffic?.as_of ?? '2025-11') < '2025-11') as string;
+    const series = data(await call(s, `traffic/${host}`)) as { as_of: string; estimated_monthly_visits: number; history: { month: string; visits: number }[] };
+    expect(series.as_of).toBe('2025-11');
+    expect(series.history.at(-1)).toEqual({ month: '2025-11', visits: series.estimated_monthly_visits });
+    expect(series.history.length).toBeLessThanOrEqual(24);
+    const staffed = restated.data.find((p) => p.employees !== null)?.domain as string;
+    expect((data(await call(s, `employees/${staffed}`)).as_of as string).slice(0, 7)).toBe('2025-11');
+  });
+});
+
 describe('two keys on one account', () => {
   it('share the meter and the rate limit', async () => {
     const { s, held } = await open({ rpm: 3, windowMs: 60_000, clock: () => 10_000_250 });

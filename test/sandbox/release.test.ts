@@ -118,15 +118,22 @@ describe('data releases', () => {
         redirect_to: p.redirect_to,
         traffic_visits: p.traffic?.estimated_monthly_visits ?? null,
         traffic_band: p.traffic?.band ?? null,
-        traffic_as_of: p.traffic?.as_of ?? null,
         employees_low: p.employees?.low ?? null,
         employees_high: p.employees?.high ?? null,
         employees_point: p.employees?.point ?? null,
-        employees_as_of: p.employees?.as_of ?? null,
       });
       const moved: Record<string, unknown> = row(a);
+      const fields = changes.filter((x) => x.host === host).map((c) => c.field);
       for (const c of changes.filter((x) => x.host === host)) moved[c.field] = c.to;
       expect(moved, host).toEqual(row(b));
+      // Dates are never listed (issue 29): one moves only with its figure, which is listed.
+      expect(fields.filter((f) => f.endsWith('_as_of'))).toEqual([]);
+      if (a.traffic?.as_of !== b.traffic?.as_of) expect(fields, host).toContain('traffic_visits');
+      if (a.employees?.as_of !== b.employees?.as_of)
+        expect(
+          fields.some((f) => /^employees_(low|high|point)$/.test(f)),
+          host,
+        ).toBe(true);
       // Fields no release moves never change.
       expect({ ...b, technologies: null, platform: null, http_status: null, redirect_to: null, traffic: null, employees: null }).toEqual({
         ...a,
@@ -242,7 +249,10 @@ describe('a sandbox switching release mid-test', () => {
       const now = after[i] as Record<string, string>;
       const host = row.website as string;
       // A row whose status moved has every column of ours moved with it: the status change alone is listed.
-      const fields = row.status !== now.status ? ['status'] : Object.keys(row).filter((k) => k !== 'fetched_at' && row[k] !== now[k]);
+      const differ = Object.keys(row).filter((k) => k !== 'fetched_at' && row[k] !== now[k]);
+      // A figure's date is no change of its own (issue 29): under the default reading it moves with its figure.
+      const fields = row.status !== now.status ? ['status'] : differ.filter((k) => !k.endsWith('_as_of'));
+      if (differ.includes('traffic_as_of') && row.status === now.status) expect(fields, host).toContain('traffic_visits');
       for (const field of fields) seen.add(`${host} ${field}`);
     });
     const expected = changes.filter((c) => moved.includes(c.host)).map((c) => `${c.host} ${c.field}`);

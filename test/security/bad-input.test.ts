@@ -1,7 +1,8 @@
 // Bad input files through `batch -o out.csv`, end to end. What each case must do is what src/input/read.ts
 // documents at its top: unreadable input is one clear stderr line "<file>:<line>: <what>" with exit 2, no
-// stack trace, and no output file (neither the target nor a temporary file in its directory); ragged rows, an
-// empty file and a header alone are not errors. Every case finishes in a few seconds.
+// stack trace, and no output file (neither the target nor a temporary file in its directory); ragged rows are
+// not errors, nor are an empty file and a header alone under --allow-empty (without it they are exit 12:
+// test/e2e/empty-input.test.ts). Every case finishes in a few seconds.
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -145,17 +146,17 @@ describe.concurrent('batch accepts awkward but valid input (read.ts: not errors)
     expect(readdirSync(res.dir)).toEqual(['out.csv']);
   });
 
-  it('an empty file (or only blank and # lines): exit 0, a header-only output of a newline list', async () => {
+  it('an empty file (or only blank and # lines), with --allow-empty: exit 0, a header-only output of a newline list', async () => {
     for (const content of ['', '\n\n# nothing here\n   \n']) {
-      const res = await batchFile(content);
+      const res = await batchFile(content, { extra: ['--allow-empty'] });
       expect(res.r.code, res.r.stderr).toBe(0);
       expect(readFileSync(res.out, 'utf8')).toBe(`${['input', ...columnsFor('profile')].join(',')}\n`);
       expect(readdirSync(res.dir)).toEqual(['out.csv']);
     }
   });
 
-  it('a header alone: exit 0, the header with our columns and no rows', async () => {
-    const res = await batchFile('Domain,Note\r\n');
+  it('a header alone, with --allow-empty: exit 0, the header with our columns and no rows', async () => {
+    const res = await batchFile('Domain,Note\r\n', { extra: ['--allow-empty'] });
     expect(res.r.code, res.r.stderr).toBe(0);
     // The header's CRLF is the file's row end, and the output keeps it (issue 14).
     expect(readFileSync(res.out, 'utf8')).toBe(`${['Domain', 'Note', ...columnsFor('profile')].join(',')}\r\n`);

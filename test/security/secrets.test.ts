@@ -132,11 +132,11 @@ describe.concurrent('the API key never leaks', () => {
     expect(maskKey(sb.key)).toBe(`di_live_…${sb.key.slice(-4)}`);
     expect(results['config show']!.stdout).toContain(maskKey(sb.key));
 
-    // 5. a refused key: the message says which key (env or stored name) and how to replace it.
+    // 5. a refused key: the message says which key (env or stored name) and how to replace it (the variable
+    // wins over stored keys: changed or unset, not `keys add`).
     const envRefused = results['401 env key']!.stderr;
     expect(envRefused).toMatch(/401/);
-    expect(envRefused).toContain('DOMAIN_INTEL_API_KEY');
-    expect(envRefused).toContain('domain-intel keys add');
+    expect(envRefused).toContain('set DOMAIN_INTEL_API_KEY to a valid key, or unset it');
     expect(envRefused).not.toMatch(STACK_FRAME);
     expect(envRefused.trim().split('\n')).toHaveLength(1);
     const storedRefused = results['401 stored key']!.stderr;

@@ -13,7 +13,7 @@ import { openJobInput } from '../../run/job.js';
 import type { Store } from '../../store/contract.js';
 import type { Context } from '../context.js';
 import { EXIT } from '../exit-codes.js';
-import { inputReading, openInputFile, readingOf, stdinInput } from '../run/inputs.js';
+import { inputReading, noteRead, openInputFile, readingOf, stdinInput } from '../run/inputs.js';
 import { groupedNumber } from '../output/format.js';
 import { renderTable } from '../output/table.js';
 import { sanitizeForTerminal } from '../output/terminal.js';
@@ -88,10 +88,16 @@ export default async function changes(ctx: Context<'changes'>): Promise<number> 
 async function readInput(ctx: Context<'changes'>, file: string) {
   // Through the job's opening, as batch reads it: a workbook (by name or signature) too.
   const common = inputReading(ctx.opts);
-  if (file === '-') return (await openJobInput({ stream: stdinInput(ctx), fileName: 'stdin', ...common })).records;
-  const { handle } = await openInputFile(file);
-  ctx.onClose(() => handle.close());
-  return (await openJobInput({ stream: readingOf(file, handle.createReadStream({ autoClose: false })), fileName: file, ...common })).records;
+  let opened: Awaited<ReturnType<typeof openJobInput>>;
+  if (file === '-') opened = await openJobInput({ stream: stdinInput(ctx), fileName: 'stdin', ...common });
+  else {
+    const { handle } = await openInputFile(file);
+    ctx.onClose(() => handle.close());
+    opened = await openJobInput({ stream: readingOf(file, handle.createReadStream({ autoClose: false })), fileName: file, ...common });
+  }
+  // Which column the hosts come from, when the header offered more than one (said before the feed, not after).
+  noteRead(ctx, ctx.opts.column, file === '-' ? 'stdin' : file, opened.shape, false);
+  return opened.records;
 }
 
 /** The technology names of the cached catalog, or null when the cache holds none (it is never fetched here). */

@@ -27,6 +27,7 @@ export default async function sandbox(ctx: Context<'sandbox'>): Promise<number> 
     resetStyle: o.resetStyle,
     quotaResetStyle: o.quotaResetStyle,
     window: o.window,
+    asOf: o.asOf,
     freeLimited: o.freeLimited === true,
     freeQuotaHeaders: o.freeQuotaHeaders === true,
     revokeAfter: o.revokeAfter ?? null,

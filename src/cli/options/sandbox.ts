@@ -51,6 +51,7 @@ export const SANDBOX_OPTIONS = {
   resetStyle: reading('resetStyle', '--reset-style', "how a 429 tells its reset, or 'none' (iso: the 429 body carries a reset time)"),
   quotaResetStyle: reading('quotaResetStyle', '--quota-reset-style', 'format of X-Quota-Reset (iso: the usual form in JSON APIs)'),
   window: reading('window', '--window', 'rate limit over clock-aligned or sliding windows (fixed: "requests per minute")'),
+  asOf: reading('asOf', '--as-of', "what an estimate's as_of dates: its figure, or each release restating every figure (figure: the dataset's own)"),
   freeLimited: {
     flags: '--free-limited',
     help: 'rate-limit technology and catalog too (off by default: the service lists no 429 for them)',

@@ -132,9 +132,10 @@ export const OPTIONS = {
   maxLookups: { flags: '--max-lookups <n>', help: 'hard budget: never spend more than N lookups', commands: ENRICH, parse: intOption(0) },
   allowAnyName: {
     flags: '--allow-any-name',
-    help: 'send every name the service takes as a hostname (single names, IP addresses, placeholders), for a service holding intranet names',
+    help: 'send every name the service takes as a hostname (single names, IP addresses, placeholders, names mixing scripts), for a service holding intranet names',
     commands: ENRICH,
   },
+  allowEmpty: { flags: '--allow-empty', help: 'run an input with no rows (empty, or a header alone): write an empty output, exit 0', commands: FROM_FILE },
   allowPartial: { flags: '--allow-partial', help: 'run even when the quota left cannot cover the lookups needed', commands: ENRICH },
   cache: { flags: '--no-cache', help: 'neither read nor write the local cache', commands: ENRICH },
   refresh: {

@@ -52,6 +52,8 @@ export interface RunSummary {
   /** Rows given a cached answer too old to use because a fresh one could not be had, and why. */
   stale?: number;
   staleCause?: string | null;
+  /** Distinct hosts among those rows: the hosts line counts them (+N older), never rows. */
+  staleHosts?: number;
   /** What those answers were, in words: `staleAnswers(maxAgeMs, refresh)`. */
   staleWhat?: string;
 }
@@ -100,8 +102,9 @@ export function renderSummary(s: RunSummary, style: Style = PLAIN, columns?: num
     ].join(' · '),
     [
       `hosts: distinct ${n(s.valid - s.duplicates)}`,
-      // Rows given older answers came from the cache too: said here, so "0 from cache" does not read as none.
-      (s.stale ?? 0) > 0 ? `from cache ${n(s.cacheHits)} (+${n(s.stale ?? 0)} older)` : `from cache ${n(s.cacheHits)}`,
+      // Hosts given older answers came from the cache too: said here, so "0 from cache" does not read as none.
+      // Hosts, as the line's label says: the rows they stand in for are counted on the stale line below.
+      (s.staleHosts ?? 0) > 0 ? `from cache ${n(s.cacheHits)} (+${n(s.staleHosts ?? 0)} older)` : `from cache ${n(s.cacheHits)}`,
       `lookups ${n(s.lookupsSpent)} spent`,
     ].join(' · '),
     [

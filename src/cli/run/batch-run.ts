@@ -2,7 +2,6 @@
 // input and output, asks before overspending, draws progress, prints the summary, picks the exit code.
 import { UsageError } from '../../api/errors.js';
 import { closesDocument, openJobInput, runJob } from '../../run/job.js';
-import { inputNotes } from '../../input/dialect.js';
 import { enrich } from '../../run/enrich.js';
 import { KINDS } from '../../domain/kinds.js';
 import { givenRate, pacedLimiter } from '../../run/limit/policy.js';
@@ -24,7 +23,7 @@ import { renderSummary, staleAnswers } from '../output/summary.js';
 import { wrapWidth } from '../output/wrap.js';
 import { checkQuota, type QuotaShort } from './quota-check.js';
 import { renderRowsTable, terminalCells } from '../output/rows.js';
-import { fileRunFormat, type ListSpec, openRunStore, openSource } from './inputs.js';
+import { fileRunFormat, type ListSpec, noteRead, openRunStore, openSource } from './inputs.js';
 
 /** Runs an enrichment described by the command's options; returns the exit code. */
 export async function runList(ctx: Context<EnrichCommand>, spec: ListSpec): Promise<number> {
@@ -75,7 +74,8 @@ export async function runList(ctx: Context<EnrichCommand>, spec: ListSpec): Prom
   };
 
   if (o.dryRun) {
-    const { stats } = await runJob(input(), null, { ...base, dryRun: true });
+    const { stats, shape } = await runJob(input(), null, { ...base, dryRun: true });
+    noteInput(ctx, spec, shape);
     await printPlan(ctx, stats, limiter.limit, limiter.windowMs);
     return EXIT.OK;
   }
@@ -195,9 +195,9 @@ export async function runList(ctx: Context<EnrichCommand>, spec: ListSpec): Prom
   return exitFor(ctx, stats, quota.short(), ended.partial);
 }
 
-/** What the reader found out about the input (ragged rows, an encoding guessed), said once the run has read it. */
-function noteInput(ctx: Context, spec: ListSpec, shape: InputShape): void {
-  for (const note of inputNotes(shape, 'file' in spec.source ? spec.source.file : 'input')) ctx.logger.warn(note);
+/** What the reader found out about the input (ragged rows, an encoding guessed, the host column), said once the run has read it. */
+function noteInput(ctx: Context<EnrichCommand>, spec: ListSpec, shape: InputShape): void {
+  noteRead(ctx, ctx.opts.column, 'file' in spec.source ? spec.source.file : 'input', shape);
 }
 
 /**
@@ -263,7 +263,9 @@ function exitFor(ctx: Context<EnrichCommand>, s: RunStats, short: QuotaShort | n
   if (s.stale > 0) {
     // Every row has an answer, but some are older than asked for: not complete, and a re-run refreshes them.
     const what = staleAnswers(ctx.opts.maxAge, ctx.opts.refresh === true);
-    return runEnd(ctx, EXIT.INCOMPLETE, 'stale', `${n(s.stale)} rows from ${what}; run the same command again to refresh them`);
+    // Why, in the line --quiet leaves: a night that replaced FILE with older answers names the outage.
+    const why = s.staleCause ? `: ${s.staleCause}` : '';
+    return runEnd(ctx, EXIT.INCOMPLETE, 'stale', `${n(s.stale)} rows from ${what}${why}; run the same command again to refresh them`);
   }
   if (s.notKept > 0) {
     const cause = s.notKeptCause ?? 'the cache is not writable';

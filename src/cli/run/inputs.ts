@@ -6,12 +6,14 @@ import { PassThrough, type Readable } from 'node:stream';
 import { InputError, UsageError } from '../../api/errors.js';
 import type { AnswerStore } from '../../store/contract.js';
 import type { Delimiter, Encoding } from '../../domain/input-forms.js';
+import { inputNotes } from '../../input/dialect.js';
+import { columnChoice } from '../../input/host-column.js';
 import { bomOf } from '../../input/encoding.js';
 import { ourColumnLists } from '../../input/own-columns.js';
 import { CHANGE_COLUMNS } from '../../domain/row-change.js';
 import type { JobInput } from '../../run/job.js';
 import type { InputFormat } from '../../input/read.js';
-import type { RunKind } from '../../domain/types.js';
+import type { InputShape, RunKind } from '../../domain/types.js';
 import type { Context } from '../context.js';
 import { isWorkbookName } from '../../input/workbook-sniff.js';
 import type { EnrichCommand, Opts } from '../options/table.js';
@@ -34,7 +36,10 @@ export async function openSource(ctx: Context<EnrichCommand>, spec: ListSpec, me
     return () => ({ records, fileName: 'arguments' });
   }
   const file = spec.source.file;
-  const common = inputReading(o, o.fields ?? []);
+  // An empty export must not replace an enriched file (issue 29): refused unless --allow-empty. A Ctrl-C that
+  // ended a terminal's read before its first line is said as an interruption.
+  const refuseEmpty = () => o.allowEmpty !== true && !ctx.interrupted.aborted;
+  const common = { ...inputReading(o, o.fields ?? []), refuseEmpty };
   // Only CSV out of CSV in may replace its input: why not, when not.
   const notInPlace = isWorkbookName(file)
     ? 'a workbook written back would hold one sheet, and your others would be lost'
@@ -70,6 +75,16 @@ export async function openSource(ctx: Context<EnrichCommand>, spec: ListSpec, me
     first = null;
     return { stream: readingOf(file, source), fileName: file, ...common };
   };
+}
+
+/**
+ * What the reader found out about an input: rows of another width and an encoding guessed (warnings, once it
+ * is read to its end), and the host column taken by rank over others when --column (`column`) named none.
+ */
+export function noteRead(ctx: Context, column: string | undefined, file: string, shape: InputShape, notes = true): void {
+  if (notes) for (const note of inputNotes(shape, file)) ctx.logger.warn(note);
+  const chose = column === undefined ? columnChoice(shape.headers, shape.hostColumn, file) : null;
+  if (chose !== null) ctx.logger.info(chose);
 }
 
 /** The input options a command that reads a file takes (batch, traffic, employees, changes). */

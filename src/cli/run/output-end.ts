@@ -74,7 +74,9 @@ export async function endOutput(out: OutputTarget, stats: Readonly<RunStats>, ch
  */
 function replaced(file: string, stats: Readonly<RunStats>, complete: boolean, maxLookups: number | null): string | null {
   if (!complete) return `${file} replaced by an incomplete run (--replace-incomplete: ${incompleteReason(stats, maxLookups)})`;
-  if (stats.stale > 0) return `${file} replaced: every row answered, ${groupedNumber(stats.stale)} from older answers`;
+  // Why they are older (an outage, the quota): under --quiet this line and the exit's warning are all a log gets.
+  if (stats.stale > 0)
+    return `${file} replaced: every row answered, ${groupedNumber(stats.stale)} from older answers${stats.staleCause ? ` (${stats.staleCause})` : ''}`;
   if (stats.stoppedBy !== null) return `${file} replaced: every row answered before the run stopped (${stopCause(stats.stoppedBy, maxLookups)})`;
   return null;
 }
