@@ -18,10 +18,12 @@ import { PROGRESS_OPTIONS } from './progress.js';
 import { SUMMARIZE_OPTIONS } from './summarize.js';
 
 const FORMATS = ['table', 'json', 'ndjson', 'csv', 'xlsx'] as const;
-// xlsx is a file run's rows only: neither a single answer nor the listings have it.
+// xlsx is rows only (a file run's, or hosts looked up): the listings have none.
 const SHOWN_FORMATS = ['table', 'json', 'ndjson', 'csv'] as const;
 const BATCH_FORMATS = ['csv', 'json', 'ndjson', 'xlsx'] as const;
 const INPUT_FORMATS = ['auto', 'csv', 'tsv', 'lines'] as const;
+const HOSTS_FORMAT = 'output format (default: by the -o name as for batch; without -o, a table on a terminal and json in a pipe)';
+const ONE_HOST_FORMAT = 'output format (default: by the -o name as for batch, csv for --input; one host without -o: table on a terminal, json in a pipe)';
 
 const ENRICH = ['lookup', 'batch', 'traffic', 'employees'] as const;
 /** The commands that enrich hosts (cli/run/batch-run.ts runs them on lists). */
@@ -75,9 +77,9 @@ export const OPTIONS = {
     choices: FORMATS,
     per: {
       batch: { choices: BATCH_FORMATS, help: 'output format (default: by the -o name: .xlsx .json .ndjson .jsonl, else csv)' },
-      traffic: { help: 'output format (xlsx: with --input, default by the -o name, as for batch)' },
-      employees: { help: 'output format (xlsx: with --input, default by the -o name, as for batch)' },
-      lookup: { choices: SHOWN_FORMATS },
+      traffic: { help: ONE_HOST_FORMAT },
+      employees: { help: ONE_HOST_FORMAT },
+      lookup: { help: HOSTS_FORMAT },
       tech: { choices: SHOWN_FORMATS },
       catalog: { choices: SHOWN_FORMATS },
       changes: { choices: SHOWN_FORMATS, help: 'output format (default: table on a terminal, else ndjson)' },

@@ -12,23 +12,26 @@ export function terminalCells(ctx: Context, stream: NodeJS.WritableStream): { cl
   return stream === ctx.io.stdout && ctx.io.stdout.isTTY === true ? { cleanCell: sanitizeForTerminal } : {};
 }
 
-/** Writes rows through the pipeline's writer (the same columns and rules as `batch`). */
+/** Writes rows through the pipeline's writer (the same columns and rules as `batch`; a workbook through xlsx/write.ts). */
 export async function writeRows(
   ctx: Context<EnrichCommand>,
-  opts: { kind: RunKind; format: 'csv' | 'json' | 'ndjson'; rows: EnrichedRow[]; stream?: Writable },
+  opts: { kind: RunKind; format: 'csv' | 'json' | 'ndjson' | 'xlsx'; rows: EnrichedRow[]; stream?: Writable },
 ): Promise<void> {
   const stream = opts.stream ?? ctx.io.stdout;
-  const writer = createRowWriter(stream, {
-    format: opts.format,
+  const options = {
     kind: opts.kind,
-    shape: { format: 'lines', headers: null, hostColumn: 0 },
+    shape: { format: 'lines' as const, headers: null, hostColumn: 0 },
     ...(ctx.opts.prefix === undefined ? {} : { prefix: ctx.opts.prefix }),
     ...(ctx.opts.fields === undefined ? {} : { fields: ctx.opts.fields }),
     raw: ctx.opts.raw === true,
     neutraliseInput: ctx.opts.neutraliseInput === true,
     bom: ctx.opts.bom === true,
-    ...terminalCells(ctx, stream),
-  });
+  };
+  // The spreadsheet writer (and exceljs) loads only when a workbook is asked for.
+  const writer =
+    opts.format === 'xlsx'
+      ? (await import('../../output/workbook.js')).createXlsxWriter(stream, options)
+      : createRowWriter(stream, { ...options, format: opts.format, ...terminalCells(ctx, stream) });
   for (const row of opts.rows) await writer.write(row);
   await writer.end();
 }
