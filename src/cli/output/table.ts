@@ -155,7 +155,9 @@ export function renderTable(rows: Record<string, unknown>[], allColumns: Column[
       .join(GAP)
       .trimEnd();
 
-  const out = [line(headers, (text) => style.bold(text)), style.dim(on.map((i) => '─'.repeat(widths[i]!)).join(GAP))];
+  // A column without a header (a marker such as `keys list`'s `*`) has no rule under it either.
+  const rule = on.map((i) => (headers[i]!.trim() === '' ? ' ' : '─').repeat(widths[i]!)).join(GAP);
+  const out = [line(headers, (text) => style.bold(text)), style.dim(rule.trimEnd())];
   for (const row of cells) {
     out.push(
       line(

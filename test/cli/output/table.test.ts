@@ -48,6 +48,17 @@ describe('renderTable', () => {
     expect(out).toContain('\x1b[1mdomain\x1b[22m');
   });
 
+  it('draws no rule under a column without a header (the marker of `keys list`)', () => {
+    const out = renderTable(
+      [
+        { active: '*', name: 'work' },
+        { active: '', name: 'home' },
+      ],
+      [{ key: 'active', header: ' ' }, { key: 'name' }],
+    );
+    expect(out.split('\n')).toEqual(['   name', '   ────', '*  work', '   home']);
+  });
+
   it('renders just the header for no rows', () => {
     expect(renderTable([], [{ key: 'domain' }]).split('\n')).toHaveLength(2);
   });
