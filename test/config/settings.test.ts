@@ -81,6 +81,27 @@ describe('openSettings', () => {
     expect(warnings.some((w) => w.includes('"rpm"'))).toBe(true);
   });
 
+  it('warns once, naming the file, when it holds JSON that is no object (an array, a number, null); never writes into it', async () => {
+    for (const [text, what] of [
+      ['["sk_live_x"]', 'a JSON array'],
+      ['42', 'a JSON number'],
+      ['"plan"', 'a JSON string'],
+      ['null', 'null'],
+    ]) {
+      const dir = tempDir();
+      const file = path.join(dir, 'config.json');
+      fs.writeFileSync(file, text, { mode: 0o600 });
+      const warnings: string[] = [];
+      const s = await openSettings({ env: { DOMAIN_INTEL_CONFIG_DIR: dir }, onWarning: (m) => warnings.push(m) });
+      expect(s.getAll()).toEqual({ keys: {}, activeKey: null, plan: null, rpm: null, baseUrl: null });
+      expect(s.get('plan')).toBeNull();
+      expect(warnings).toEqual([`ignoring ${file}: it holds ${what}, not an object of settings`]);
+      // conf would set a property JSON drops: `keys add` would say "stored" and lose the key.
+      await expect(s.set('plan', 'pro')).rejects.toThrow(`cannot read settings file ${file}: it holds ${what}, not an object of settings`);
+      expect(fs.readFileSync(file, 'utf8')).toBe(text);
+    }
+  });
+
   it('refuses a file that is not JSON, naming it, without wiping it', async () => {
     const dir = tempDir();
     const file = path.join(dir, 'config.json');
