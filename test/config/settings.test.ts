@@ -87,7 +87,7 @@ describe('openSettings', () => {
       ['42', 'a JSON number'],
       ['"plan"', 'a JSON string'],
       ['null', 'null'],
-    ]) {
+    ] as const) {
       const dir = tempDir();
       const file = path.join(dir, 'config.json');
       fs.writeFileSync(file, text, { mode: 0o600 });
