@@ -57,7 +57,7 @@ describe('createLogger', () => {
   it('sanitises messages to one line', () => {
     const { stream, log } = setup();
     log.warn('bad host \x1b]8;;http://x\x07evil.com\x1b]8;;\x07\nnext');
-    expect(stream.text).toBe('warning: bad host evil.com\\nnext\n');
+    expect(stream.text).toBe('warning: bad host evil.com␊next\n');
   });
 
   it('prints debug only when asked, and quiet hides info and quota', () => {

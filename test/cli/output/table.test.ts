@@ -38,8 +38,8 @@ describe('renderTable', () => {
   it('sanitises values and headers', () => {
     const out = renderTable([{ h: '\x1b[31mevil\x1b[0m\nline' }], [{ key: 'h', header: 'h\x07' }]);
     expect(out).not.toContain('\x1b');
-    expect(out).toContain('evil\\nline');
-    expect(out).toContain('h\\x07');
+    expect(out).toContain('evil␊line');
+    expect(out).toContain('h␇');
   });
 
   it('styles the header, rule and nulls when colour is on', () => {
