@@ -14,6 +14,7 @@ import { openOutput, type OutputTarget } from '../../output/file.js';
 import type { Context } from '../context.js';
 import { EXIT } from '../exit-codes.js';
 import { renderSummary } from '../output/bars.js';
+import { relativeAge } from '../output/format.js';
 import { inputReading, openInputFile, readingOf, refuseSameFile, stdinInput } from '../run/inputs.js';
 import { BY_FIELDS, SCALES } from '../options/summarize.js';
 
@@ -45,7 +46,7 @@ export default async function summarize(ctx: Context<'summarize'>): Promise<numb
     if (absent.length > 0)
       ctx.logger.warn(`${fileName} has no ${absent.join(', ')} column${absent.length > 1 ? 's' : ''} (written with --fields?): their figures are left empty`);
   }
-  const catalog = store === null ? null : cachedCatalog(store);
+  const catalog = store === null ? null : (cachedCatalog(store) ?? (await otherCatalog(ctx)));
   if (catalog === null) ctx.logger.info('no catalog in the cache: categories left out; `domain-intel catalog` caches it (free)');
   const summary = await summarise(source.rows, {
     input: { name: fileName, format: source.format },
@@ -120,6 +121,21 @@ async function inputStream(ctx: Context, file: string): Promise<{ stream: NodeJS
 function cachedCatalog(store: AnswerCache): CatalogCategory[] | null {
   const hit = store.get('catalog', '', Number.POSITIVE_INFINITY);
   return hit !== null && Array.isArray(hit.body) ? (hit.body as CatalogCategory[]) : null;
+}
+
+/**
+ * The newest catalog cached for any service, when the base URL in force has none: the file may have been
+ * enriched from another (the sandbox, staging), and a summary fetches nothing. Said, naming that service.
+ */
+async function otherCatalog(ctx: Context): Promise<CatalogCategory[] | null> {
+  const [config, { anyCachedCatalog }] = await Promise.all([ctx.config(), import('../../store/sqlite/any-catalog.js')]);
+  const found = await anyCachedCatalog(config.cacheDir);
+  if (found === null) return null;
+  const from = found.service === null ? 'another cache file' : found.service;
+  ctx.logger.info(
+    `no catalog cached for ${config.baseUrl}: categories from the one cached for ${from}, fetched ${relativeAge(ctx.io.clock.now() - found.fetchedAt)}`,
+  );
+  return found.body as CatalogCategory[];
 }
 
 /**
