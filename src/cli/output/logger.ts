@@ -64,10 +64,11 @@ export function createLogger(opts: LoggerOptions): Logger {
       emitWrapped(`${style.red('error:')} ${clean(msg)}`);
     },
     debug(msg) {
-      if (opts.debug) emit(style.dim(`debug: ${clean(msg)}`));
+      if (opts.debug) emitWrapped(style.dim(`debug: ${clean(msg)}`));
     },
     quota(q) {
-      if (!opts.quiet) emit(style.dim(formatQuotaLine(q, now())));
+      // Wrapped as every line on a terminal is, its figures whole (`7,208 / 75,000` is one: wrap.ts).
+      if (!opts.quiet) emitWrapped(style.dim(formatQuotaLine(q, now())));
     },
   };
 }
