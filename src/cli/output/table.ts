@@ -160,8 +160,8 @@ export function renderTable(rows: Record<string, unknown>[], allColumns: Column[
       { names: short, drop: false },
       { names: short, drop: true },
     ];
-    const fit = (t: (typeof tries)[number]) => fitWidths(naturalWidths(t.names), kinds, floors(t.names), wraps, opts.width!, t.drop);
-    const fitted = tries.map((t) => ({ ...t, ...fit(t) })).find((t) => t.fits);
+    const fitOf = (t: (typeof tries)[number]) => fitWidths(naturalWidths(t.names), kinds, floors(t.names), wraps, opts.width!, t.drop);
+    const fitted = tries.map((t) => ({ ...t, ...fitOf(t) })).find((t) => t.fits);
     if (fitted === undefined && rows.length > 0) return renderBlocks(long, cells, kinds, style, opts.width);
     if (fitted !== undefined) ({ widths, names: headers } = fitted);
   }
