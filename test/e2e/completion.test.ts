@@ -233,7 +233,7 @@ describe('bash', () => {
   it("completes a command's options and their values", async () => {
     expect(await bashComplete('batch', '--f')).toEqual(['--format', '--fields']);
     expect(await bashComplete('batch', '--format', '')).toEqual(['csv', 'json', 'ndjson', 'xlsx']);
-    expect(await bashComplete('lookup', '--format', '')).toEqual(['table', 'json', 'ndjson', 'csv']);
+    expect(await bashComplete('lookup', '--format', '')).toEqual(['table', 'json', 'ndjson', 'csv', 'xlsx']);
     expect(await bashComplete('--plan', 'b')).toEqual(['business', 'business-plus']);
     expect(await bashComplete('cache', 'prune', '--m')).toEqual(['--max-age']);
   });
