@@ -29,7 +29,7 @@ export default async function config(ctx: Context): Promise<number> {
         ['cache', `${c.cacheDir}  (${c.sources.cacheDir})`],
         ['settings file', settings.path],
       ];
-      if (ctx.io.stdout.isTTY) ctx.io.stdout.write(`${renderKeyValue(rows, { style: ctx.outStyle })}\n`);
+      if (ctx.io.stdout.isTTY) ctx.io.stdout.write(`${renderKeyValue(rows, { style: ctx.outStyle, width: ctx.io.stdout.columns })}\n`);
       else {
         const { key, ...rest } = c;
         ctx.io.stdout.write(
