@@ -49,7 +49,7 @@ export function helpAfter(io: Pick<Io, 'stdout' | 'stderr' | 'env'>, text: strin
 }
 
 /** `text` wrapped to `width` columns (undefined: as it is): example commands as a shell reads them, the rest at words. */
-export function wrapHelpText(text: string, width: number | undefined): string {
+function wrapHelpText(text: string, width: number | undefined): string {
   if (width === undefined) return text;
   let examples = false;
   return text

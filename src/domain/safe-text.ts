@@ -15,7 +15,7 @@ const MAX_SHOWN = 60;
 export const INVISIBLE = /[\x00-\x1f\x7f-\x9f\u200b\u200c\u200e\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g;
 
 /** How one character INVISIBLE matches is shown: ␇ for BEL (a control picture), <U+202E> for the rest. */
-export function visibleChar(ch: string): string {
+function visibleChar(ch: string): string {
   const code = ch.codePointAt(0) ?? 0;
   if (code < 0x20) return String.fromCodePoint(0x2400 + code);
   if (code === 0x7f) return '\u2421';
