@@ -20,6 +20,8 @@ export interface StoredSettings {
   /** Requests per minute chosen by the user. */
   rpm: number | null;
   baseUrl: string | null;
+  /** The forward proxy (password and all: the file is 0600), or `none`. */
+  proxy: string | null;
   // A learned rate is kept per account in the state file (store/sqlite/state.ts). An older build stored
   // `learnedRpm` here: like any field not listed, it is ignored without a warning.
 }
@@ -60,6 +62,7 @@ const DEFAULTS: StoredSettings = {
   plan: null,
   rpm: null,
   baseUrl: null,
+  proxy: null,
 };
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -79,6 +82,7 @@ const CHECK: { [K in SettingName]: (v: unknown) => StoredSettings[K] | undefined
   plan: (v) => (v === null || PLAN_NAMES.includes(v as PlanName) ? (v as PlanName | null) : undefined),
   rpm: (v) => (v === null || isRate(v) ? v : undefined),
   baseUrl: (v) => (isStringOrNull(v) ? v : undefined),
+  proxy: (v) => (isStringOrNull(v) ? v : undefined),
 };
 
 const NAMES = Object.keys(DEFAULTS) as SettingName[];
