@@ -255,10 +255,11 @@ describe.concurrent('e2e: a service that answers with escape sequences', () => {
       const onTerminal = await new Promise<string>((resolve) => {
         const env = Object.fromEntries(Object.entries(h.env()).filter(([, v]) => v !== undefined)) as NodeJS.ProcessEnv;
         const child = spawn('/usr/bin/script', ['-qec', cmd, '/dev/null'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-        let out = '';
-        child.stdout.on('data', (d: Buffer) => (out += d.toString('latin1')));
-        child.on('close', () => resolve(out));
+        const chunks: Buffer[] = [];
+        child.stdout.on('data', (d: Buffer) => chunks.push(d));
+        child.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')));
       });
+      // Read as the UTF-8 it is: a control picture (␍, E2 90 8D) read as Latin-1 would look like a C1 control.
       const shown = onTerminal.replace(/\r\n/g, '\n'); // the terminal's own line ends
       expect(shown).toMatch(/^input,status,host/);
       expectInert(shown, 'csv on a terminal');
