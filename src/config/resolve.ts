@@ -31,7 +31,7 @@ export interface ResolvedConfig {
   cacheDir: string;
   maxAgeMs: number;
   useCache: boolean;
-  /** The forward proxy requests to the base URL go through, or none (store/proxy.ts). */
+  /** The forward proxy requests to the base URL go through, or none (proxy.ts). */
   proxy: ResolvedProxy;
   sources: { baseUrl: ConfigSource; plan: ConfigSource; rate: ConfigSource; cacheDir: ConfigSource; maxAgeMs: ConfigSource };
 }
@@ -51,7 +51,7 @@ interface Said {
   plan?: PlanName;
   /** The rate (from --rate too); null: no pacing. */
   rpm?: Rate | null;
-  /** A proxy URL as stored, or `none`; the environment's and the flag's are read by store/proxy.ts. */
+  /** A proxy URL as stored, or `none`; the environment's and the flag's are read by proxy.ts. */
   proxy?: string;
 }
 type Layer = [source: 'flag' | 'env' | 'stored', said: Said];

@@ -13,7 +13,7 @@ export function terminalCells(ctx: Context, stream: NodeJS.WritableStream): { cl
   return stream === ctx.io.stdout && ctx.io.stdout.isTTY === true ? { cleanCell: sanitizeForTerminal } : {};
 }
 
-/** Writes rows through the pipeline's writer (the same columns and rules as `batch`; a workbook through xlsx/write.ts). */
+/** Writes rows through the pipeline's writer (the same columns and rules as `batch`; a workbook through output/workbook.ts). */
 export async function writeRows(
   ctx: Context<EnrichCommand>,
   opts: { kind: RunKind; format: 'csv' | 'json' | 'ndjson' | 'xlsx'; rows: EnrichedRow[]; stream?: Writable },
