@@ -41,10 +41,10 @@ export function removeDir(dir) {
   rmSync(dir, { recursive: true, force: true });
 }
 
-/** The environment a CLI child gets: ours without any DOMAIN_INTEL_* setting, plus `extra`. */
+/** The environment a CLI child gets: ours without any DOMAIN_INTEL_* setting or proxy (the sandbox is local), plus `extra`. */
 export function cleanEnv(extra = {}) {
   const env = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('DOMAIN_INTEL_')) env[k] = v;
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('DOMAIN_INTEL_') && !/^(https?|no)_proxy$/i.test(k)) env[k] = v;
   return { ...env, NO_COLOR: '1', ...extra };
 }
 

@@ -33,6 +33,13 @@ export function checkCharts() {
       if (Math.abs((lb.top + lb.bottom) / 2 - (rb.top + rb.bottom) / 2) > 4) problems.push(`${where}: label "${name}" is not level with its bar`);
     });
   }
+  // The page uses its width: at 1280 px a section's chart and table together span most of the page.
+  for (const section of document.querySelectorAll('section')) {
+    const parts = [...section.querySelectorAll('div.chart, div.scroll')].map((e) => e.getBoundingClientRect());
+    if (parts.length < 2 || window.innerWidth < 1200) continue;
+    const used = Math.max(...parts.map((b) => b.right)) - Math.min(...parts.map((b) => b.left));
+    if (used < 0.85 * window.innerWidth) problems.push(`${section.id}: chart and table use ${Math.round(used)} px of ${window.innerWidth}`);
+  }
   const sections = [...document.querySelectorAll('section')].map((s) => ({ id: s.id, charts: s.querySelectorAll('div.chart svg').length }));
   const page = document.documentElement;
   if (page.scrollWidth > page.clientWidth) problems.push(`the page scrolls sideways (${page.scrollWidth} px in ${page.clientWidth})`);

@@ -72,6 +72,7 @@ export function transportError(
   timeoutMs: number,
   base: ErrorDetails,
   baseUrl: string,
+  proxy: string | null = null,
 ): DomainIntelError {
   if (err instanceof DomainIntelError) return err;
   if (userSignal?.aborted) return new AbortedError();
@@ -83,7 +84,11 @@ export function transportError(
     return new NetworkError(`${what}: no answer from ${baseUrl} within ${seconds(timeoutMs)}`, { ...base, code: 'timeout', cause: err });
   }
   const message = (err as Error).message ?? String(err);
-  const unreachable = unreachableText(code, message, baseUrl);
+  if (proxy !== null) {
+    const refused = proxyRefusal(message, baseUrl, proxy);
+    if (refused !== null) return new NetworkError(refused.text, { ...base, code: refused.code, cause: err });
+  }
+  const unreachable = unreachableText(code, message, baseUrl, proxy);
   if (unreachable !== null) return new NetworkError(unreachable, { ...base, code, cause: err });
   return new NetworkError(`${what}: connection to ${baseUrl} failed (${code}: ${message})`, { ...base, code, cause: err });
 }
@@ -92,13 +97,38 @@ export function transportError(
  * What a failure no retry can mend (retry.ts isUnreachable) says: the base URL it was sent to and the cause in
  * words, then the system's code and text. Null for any other failure.
  */
-function unreachableText(code: string, message: string, baseUrl: string): string | null {
-  const where = `cannot reach the service at ${baseUrl}`;
-  const { host } = new URL(baseUrl);
+function unreachableText(code: string, message: string, baseUrl: string, proxy: string | null): string | null {
+  // Through a proxy, the only connection made is the one to the proxy: its failure is the proxy's.
+  const where = proxy === null ? `cannot reach the service at ${baseUrl}` : `cannot reach the proxy ${proxy} (on the way to ${baseUrl})`;
+  const { host } = new URL(proxy === null ? baseUrl : proxyOrigin(proxy));
   if (code === 'ECONNREFUSED') return `${where}: the connection was refused (${code}: ${message})`;
   if (code === 'ENOTFOUND') return `${where}: no such host name ${host} (${code})`;
   if (isCertificateCode(code)) return `${where}: its TLS certificate was not accepted (${code}: ${message})`;
   return null;
+}
+
+/**
+ * A proxy's refusal, in words: a tunnel it would not open (`Proxy response (403) !== 200 when HTTP Tunneling`),
+ * or a user and password it asks for (407). Asking again cannot mend a 407 (code proxy_auth, never retried);
+ * a tunnel refused for another reason (a 502: the proxy could not reach the service) may be mended.
+ */
+function proxyRefusal(message: string, baseUrl: string, proxy: string): { text: string; code: string } | null {
+  const status = /Proxy response \((\d+)\)|Proxy Authentication Required \((\d+)\)/.exec(message);
+  if (status === null) return null;
+  const code = Number(status[1] ?? status[2]);
+  if (code === 407) {
+    return { code: 'proxy_auth', text: `the proxy ${proxy} asks for a user and password (407): give them in its URL, http://user:password@host:port` };
+  }
+  return { code: `proxy_${code}`, text: `the proxy ${proxy} would not open a tunnel to ${new URL(baseUrl).host} (${code})` };
+}
+
+/** A masked proxy URL's origin, for its host name (the mask is no valid password, but URL parses it). */
+function proxyOrigin(proxy: string): string {
+  try {
+    return new URL(proxy).origin;
+  } catch {
+    return 'http://proxy';
+  }
 }
 
 /** The `data` member every successful body wraps its result in (§2). */

@@ -7,6 +7,7 @@ import { normaliseBaseUrl } from './base-url.js';
 import { dataOf, parseJson, readCapped, statusError, transportError } from './answer.js';
 import { AbortedError, BadRequestError, InvalidKeyError, ProtocolError, type ErrorDetails } from './errors.js';
 import { isPlausibleHostname } from './hostname.js';
+import { maskProxy } from './proxy-url.js';
 import { parseQuotaHeaders } from './quota.js';
 import { readBatch, readCatalog, readEmployees, readProfile, readTechnology, readTraffic } from './validate.js';
 import {
@@ -29,8 +30,15 @@ export interface ClientOptions {
    * command served from the cache then never needs one.
    */
   apiKey: string | (() => string);
-  /** Bring your own undici dispatcher (tests, proxies); the client then never closes it. */
+  /** Bring your own undici dispatcher (tests); the client then never closes it, and `proxy` is not used. */
   dispatcher?: Dispatcher;
+  /**
+   * A forward proxy every request goes through (http:// or https://, user:password@ allowed): an https base URL
+   * through a CONNECT tunnel, a plain http one as absolute-URI requests the proxy forwards (as curl does; many
+   * proxies refuse CONNECT to ports other than 443). Which proxy applies (HTTPS_PROXY, NO_PROXY...) is the
+   * caller's to decide (the CLI's config resolver).
+   */
+  proxy?: string | null;
   /** Whole-request timeout in ms (default 30 s). */
   timeoutMs?: number;
   /** Answers larger than this are refused (default 32 MiB; a full batch is well under 1 MiB). */
@@ -160,9 +168,12 @@ export class DomainIntelClient {
     }
   }
 
-  #getDispatcher(http: Http): Dispatcher {
+  #getDispatcher(http: Http, proxyAgent: ProxyModule | null): Dispatcher {
     if (!this.#dispatcher) {
-      this.#dispatcher = new http.Agent({ keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000, connect: { timeout: 10_000 } });
+      const options = { keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000, connect: { timeout: 10_000 } };
+      const tunnel = new URL(this.baseUrl).protocol === 'https:';
+      const uri = this.#options.proxy;
+      this.#dispatcher = proxyAgent && uri ? new proxyAgent.ProxyAgent({ ...options, uri, proxyTunnel: tunnel }) : new http.Agent(options);
       this.#ownsDispatcher = true;
     }
     return this.#dispatcher;
@@ -188,7 +199,9 @@ export class DomainIntelClient {
     this.#key ??= sendableKey(this.#keySource()); // asked for only now, when a request must go
     const key = this.#key;
     http ??= await import('./http.js'); // undici, on the first request only
-    const dispatcher = this.#getDispatcher(http);
+    // undici's proxy files load only with a proxy: a run without one never reads them.
+    if (this.#options.proxy && !this.#options.dispatcher) proxyModule ??= await import('./proxy-agent.js');
+    const dispatcher = this.#getDispatcher(http, proxyModule ?? null);
     let status: number;
     let text: string;
     let quota: QuotaInfo | null;
@@ -216,7 +229,8 @@ export class DomainIntelClient {
       retryAfter = Array.isArray(ra) ? (ra[0] ?? null) : (ra ?? null);
       text = await readCapped(res.body, this.#options.maxBodyBytes ?? 32 * 1024 * 1024, { ...base, status });
     } catch (err) {
-      const mapped = transportError(err, opts.signal, timeout, timeoutMs, base, this.baseUrl);
+      const proxy = this.#options.dispatcher === undefined && this.#options.proxy ? maskProxy(this.#options.proxy) : null;
+      const mapped = transportError(err, opts.signal, timeout, timeoutMs, base, this.baseUrl, proxy);
       report(null, mapped.code);
       throw mapped;
     }
@@ -254,3 +268,5 @@ function sendableKey(key: unknown): string {
 
 type Http = typeof import('./http.js');
 let http: Http | undefined;
+type ProxyModule = typeof import('./proxy-agent.js');
+let proxyModule: ProxyModule | undefined;

@@ -1,6 +1,6 @@
 // The part of undici the client uses: the Agent (pooled keep-alive connections) and request(), taken from
-// the files that hold them. undici's index also loads fetch, WebSocket, caches, cookies, mocks and the
-// proxy agents, none of which the client uses: through the index, `lookup <host>` misses its start-up target
+// the files that hold them (and, with a proxy only, its ProxyAgent: proxy-agent.ts). undici's index also loads
+// fetch, WebSocket, caches, cookies and mocks, none of which the client uses: through the index, `lookup <host>` misses its start-up target
 // (2.5x `node -e 0`; figures in BENCHMARKS.md, "Dependency routes"). These are undici's private files, so
 // package.json pins undici to an exact version and test/api/undici-pin.test.ts fails when they change.
 // Loaded by the client on its first request; the build bundles these files (scripts/build.mjs).

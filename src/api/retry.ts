@@ -11,7 +11,8 @@ import { sleep } from './sleep.js';
  * answer just now (a DNS server timing out, a link coming up), not that the name is wrong, and the cap on one
  * request's time (REQUEST_CAP_TIMEOUTS) bounds what it costs when it persists.
  */
-const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND']);
+// proxy_auth: a proxy that asks for a user and password (407) is asked again in vain.
+const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'proxy_auth']);
 // Node's and OpenSSL's names for a certificate that failed verification (tls.TLSSocket#authorizationError).
 const CERT_ERROR = /^(?:CERT_|ERR_TLS_CERT_|UNABLE_TO_(?:GET|VERIFY|DECRYPT)_|DEPTH_ZERO_SELF_SIGNED_CERT$|SELF_SIGNED_CERT_IN_CHAIN$|HOSTNAME_MISMATCH$)/;
 

@@ -7,6 +7,7 @@ import type { CommandModule } from './context.js';
 import type { Io } from './io.js';
 import { EXAMPLES } from './options/examples.js';
 import { addOptions, VERSION_FLAGS } from './options/table.js';
+import { HELP_CONFIGURATION, helpAfter, helpWidth, UNWRAPPED } from './help-layout.js';
 
 const COMMANDS = {
   lookup: () => import('./commands/lookup.js'),
@@ -55,6 +56,8 @@ export async function main(io: Io): Promise<number> {
 
 /** A fresh program whose actions call `runAction`, writing through `io` (help, version). */
 function createProgram(io: Io, runAction: RunAction): Command {
+  // Text after the options, wrapped to the help's width when it is written.
+  const after = (text: string) => helpAfter(io, text);
   const program = new Command('domain-intel')
     .exitOverride()
     // Set before any command is added: subcommands copy it. Usage errors are written by main (report.ts).
@@ -62,12 +65,14 @@ function createProgram(io: Io, runAction: RunAction): Command {
       writeOut: (text) => void io.stdout.write(text),
       writeErr: (text) => void io.stderr.write(text),
       outputError: () => {},
-      getOutHelpWidth: () => (io.stdout.isTTY && io.stdout.columns) || 80,
-      getErrHelpWidth: () => (io.stderr.isTTY && io.stderr.columns) || 80,
+      // The terminal's width, or its user's when piped; no hard wrap with no terminal (help-layout.ts).
+      getOutHelpWidth: () => helpWidth(io, false) ?? UNWRAPPED,
+      getErrHelpWidth: () => helpWidth(io, true) ?? UNWRAPPED,
       // The help carries no colour of ours; saying so keeps commander from sniffing process.env for it.
       getOutHasColors: () => false,
       getErrHasColors: () => false,
     })
+    .configureHelp(HELP_CONFIGURATION)
     .description('Enrich domains from the Domain Intelligence Service: technologies, hosting, registrar, traffic and employees.')
     .version(VERSION, VERSION_FLAGS)
     .showSuggestionAfterError(true)
@@ -76,7 +81,7 @@ function createProgram(io: Io, runAction: RunAction): Command {
   // Every command's options come from the table in options.ts, one addOptions() call per command.
   addOptions(program);
 
-  program.addHelpText('after', EXAMPLES.program);
+  program.addHelpText('after', after(EXAMPLES.program));
 
   program.commandsGroup('Look up domains:');
 
@@ -86,7 +91,7 @@ function createProgram(io: Io, runAction: RunAction): Command {
       .description('profile of one or more hosts (several hosts use the batch endpoint)')
       .argument('<host...>', 'hostnames, URLs or e-mail addresses'),
   )
-    .addHelpText('after', EXAMPLES.lookup)
+    .addHelpText('after', after(EXAMPLES.lookup))
     .action((hosts: string[], _o, cmd: Command) => runAction('lookup', cmd, { hosts }));
 
   addOptions(
@@ -95,11 +100,11 @@ function createProgram(io: Io, runAction: RunAction): Command {
       .description('enrich a CSV, TSV or list of domains (file or stdin), streaming, in input order')
       .argument('[file]', 'input file; - or nothing for stdin'),
   )
-    .addHelpText('after', EXAMPLES.batch)
+    .addHelpText('after', after(EXAMPLES.batch))
     .action((file: string | undefined, _o, cmd: Command) => runAction('batch', cmd, { file }));
 
   addOptions(program.command('traffic').description('monthly traffic history of a host (or of every host in --input)').argument('[host]', 'hostname'))
-    .addHelpText('after', EXAMPLES.traffic)
+    .addHelpText('after', after(EXAMPLES.traffic))
     .action((host: string | undefined, _o, cmd: Command) => runAction('traffic', cmd, { host }));
 
   addOptions(
@@ -108,7 +113,7 @@ function createProgram(io: Io, runAction: RunAction): Command {
       .description("employee estimate of a host's organisation (one lookup per registrable domain)")
       .argument('[host]', 'any hostname under the organisation'),
   )
-    .addHelpText('after', EXAMPLES.employees)
+    .addHelpText('after', after(EXAMPLES.employees))
     .action((host: string | undefined, _o, cmd: Command) => runAction('employees', cmd, { host }));
 
   addOptions(
@@ -119,7 +124,7 @@ function createProgram(io: Io, runAction: RunAction): Command {
       )
       .argument('[file]', 'input file read as batch reads it; - or nothing for stdin'),
   )
-    .addHelpText('after', EXAMPLES.changes)
+    .addHelpText('after', after(EXAMPLES.changes))
     .action((file: string | undefined, _o, cmd: Command) => runAction('changes', cmd, { file }));
 
   addOptions(
@@ -128,22 +133,22 @@ function createProgram(io: Io, runAction: RunAction): Command {
       .description('the picture of an enriched file: rows by status, technologies, platforms, countries, traffic, employees; spends nothing')
       .argument('[file]', 'a file batch wrote (CSV, TSV, xlsx, NDJSON or JSON), or a host list with --from-cache; - or nothing for stdin'),
   )
-    .addHelpText('after', EXAMPLES.summarize)
+    .addHelpText('after', after(EXAMPLES.summarize))
     .action((file: string | undefined, _o, cmd: Command) => runAction('summarize', cmd, { file }));
 
   program.commandsGroup('Technologies (free):');
 
   addOptions(program.command('tech').description('how many domains run a technology').argument('<name>', 'technology name exactly as in the catalog'))
-    .addHelpText('after', EXAMPLES.tech)
+    .addHelpText('after', after(EXAMPLES.tech))
     .action((name: string, _o, cmd: Command) => runAction('tech', cmd, { name }));
 
   addOptions(program.command('catalog').description('all tracked technologies by category (cached locally)'))
-    .addHelpText('after', EXAMPLES.catalog)
+    .addHelpText('after', after(EXAMPLES.catalog))
     .action((_o, cmd: Command) => runAction('catalog', cmd, {}));
 
   program.commandsGroup('Account and settings:');
 
-  const keys = program.command('keys').description('manage stored API keys').addHelpText('after', EXAMPLES.keys);
+  const keys = program.command('keys').description('manage stored API keys').addHelpText('after', after(EXAMPLES.keys));
   keys
     .command('add')
     .description('store a key read from stdin or a hidden prompt (never from the command line)')
@@ -168,14 +173,14 @@ function createProgram(io: Io, runAction: RunAction): Command {
     .description('check the active key against the service (free)')
     .action((_o, cmd: Command) => runAction('keys', cmd, { sub: 'verify' }));
 
-  const config = program.command('config').description('show or change stored settings').addHelpText('after', EXAMPLES.config);
+  const config = program.command('config').description('show or change stored settings').addHelpText('after', after(EXAMPLES.config));
   config
     .command('show', { isDefault: true })
     .description('settings in force and where each comes from')
     .action((_o, cmd: Command) => runAction('config', cmd, { sub: 'show' }));
   config
     .command('set')
-    .argument('<setting>', 'plan, rpm or base-url')
+    .argument('<setting>', 'plan, rpm, base-url or proxy')
     .argument('<value>')
     .description('store a setting')
     .action((setting: string, value: string, _o, cmd: Command) => runAction('config', cmd, { sub: 'set', setting, value }));
@@ -188,10 +193,10 @@ function createProgram(io: Io, runAction: RunAction): Command {
   program
     .command('quota')
     .description("each account's quota as last reported, how old it is and whether its reset has passed")
-    .addHelpText('after', EXAMPLES.quota)
+    .addHelpText('after', after(EXAMPLES.quota))
     .action((_o, cmd: Command) => runAction('quota', cmd, {}));
 
-  const cache = program.command('cache').description('the local answer cache').addHelpText('after', EXAMPLES.cache);
+  const cache = program.command('cache').description('the local answer cache').addHelpText('after', after(EXAMPLES.cache));
   cache
     .command('stats')
     .description('entries, size and age')
@@ -210,7 +215,7 @@ function createProgram(io: Io, runAction: RunAction): Command {
     [config, EXAMPLES.config],
     [cache, EXAMPLES.cache],
   ] as const) {
-    for (const sub of group.commands) sub.addHelpText('after', examples);
+    for (const sub of group.commands) sub.addHelpText('after', after(examples));
   }
 
   program.commandsGroup('Tools:');
@@ -220,11 +225,11 @@ function createProgram(io: Io, runAction: RunAction): Command {
       .command('sandbox')
       .description('run a local, faithful imitation of the service (no key, no network, nothing spent); --plan and --rpm set its limits (--rpm 0: unlimited)'),
   )
-    .addHelpText('after', EXAMPLES.sandbox)
+    .addHelpText('after', after(EXAMPLES.sandbox))
     .action((_o, cmd: Command) => runAction('sandbox', cmd, {}));
 
   addOptions(program.command('completion').description('print a shell completion script').argument('[shell]', 'bash, zsh or fish'))
-    .addHelpText('after', EXAMPLES.completion)
+    .addHelpText('after', after(EXAMPLES.completion))
     .action((shell: string | undefined, _o, cmd: Command) => runAction('completion', cmd, { shell }));
   return program;
 }

@@ -26,7 +26,7 @@ export interface Services {
   /** Where the key in use came from, for messages ('the stored key "work"'); null before config(). */
   readonly keySource: string | null;
   /** The base URL in use and where it came from ('the base URL comes from DOMAIN_INTEL_BASE_URL'), for messages; null before config(). */
-  readonly baseUrl: { url: string; source: string } | null;
+  readonly baseUrl: { url: string; source: string; proxy: { shown: string; from: string } | null } | null;
 }
 
 export interface ServiceDeps {
@@ -49,7 +49,7 @@ export function createServices({ opts, flags, env, logger, secrets, onClose }: S
   let storeP: Promise<Store | null> | undefined;
   let stateP: Promise<AccountState> | undefined;
   let keySource: string | null = null;
-  let baseUrl: { url: string; source: string } | null = null;
+  let baseUrl: Services['baseUrl'] = null;
   let lastQuota: QuotaInfo | null = null;
 
   const services: Services = {
@@ -79,7 +79,12 @@ export function createServices({ opts, flags, env, logger, secrets, onClose }: S
           secrets.push(config.key.key);
           keySource = config.key.source === 'env' ? ENV_KEY_SOURCE : `the stored key "${config.key.name ?? ''}"`;
         }
-        baseUrl = { url: config.baseUrl, source: BASE_URL_SOURCE[config.sources.baseUrl] };
+        const { url, shown, from } = config.proxy;
+        const proxy = url !== null && shown !== null && from !== null ? { shown, from } : null;
+        baseUrl = { url: config.baseUrl, source: BASE_URL_SOURCE[config.sources.baseUrl], proxy };
+        const { proxyPassword } = await import('../config/proxy.js');
+        const password = proxyPassword(config.proxy.url);
+        if (password !== null) secrets.push(password);
         return config;
       })();
       return configP;
@@ -89,8 +94,10 @@ export function createServices({ opts, flags, env, logger, secrets, onClose }: S
         // The module loads while the settings are read and the state file opens, not after: each waits on the disk.
         const [config, { DomainIntelClient }, state] = await Promise.all([services.config(), import('../api/client.js'), services.state()]);
         const noted = recorder(state, logger);
+        noteProxy(config, logger);
         const client = new DomainIntelClient({
           baseUrl: config.baseUrl,
+          proxy: config.proxy.url,
           // Asked for on the first request that must go: answers the cache holds are served without a key.
           apiKey: () => requireKey(config),
           timeoutMs: opts.timeout,
@@ -153,6 +160,22 @@ export function createServices({ opts, flags, env, logger, secrets, onClose }: S
     },
   };
   return services;
+}
+
+/**
+ * The proxy requests go through, said under --debug; and a warning when the key would cross it in clear: a
+ * plain http:// base URL goes through a proxy as requests it reads (headers and all), not a sealed tunnel.
+ */
+function noteProxy(config: ResolvedConfig, logger: Logger): void {
+  const p = config.proxy;
+  if (p.bypassedBy !== null) logger.debug(`NO_PROXY holds ${p.bypassedBy}: ${config.baseUrl} is reached directly, not through ${p.shown}`);
+  if (p.url === null) return;
+  logger.debug(`requests go through the proxy ${p.shown} (from ${p.from})`);
+  if (new URL(config.baseUrl).protocol === 'http:') {
+    logger.warn(
+      `the API key crosses the proxy ${p.shown} in clear: the base URL ${config.baseUrl} is plain http; use an https:// base URL, or NO_PROXY to go direct`,
+    );
+  }
 }
 
 /** Where a base URL came from, as a message says it (ResolvedConfig.sources.baseUrl). */

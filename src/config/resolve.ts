@@ -6,6 +6,7 @@ import { UsageError } from '../api/errors.js';
 import { PLANS, type PlanName } from '../api/types.js';
 import { resolveKey, type ResolvedKey } from './keys.js';
 import { cacheDir as defaultCacheDir, type Env } from './paths.js';
+import { normaliseProxyUrl, proxyVariables, type ResolvedProxy, resolveProxy } from './proxy.js';
 import type { SettingsReader, StoredSettings } from './settings.js';
 import { type ConfigFlags, SETTINGS, type SettingKey } from './settings-table.js';
 import { DEFAULT_MAX_AGE_MS, MINUTE_MS, parsePlan, parseRate, type Rate } from './values.js';
@@ -30,6 +31,8 @@ export interface ResolvedConfig {
   cacheDir: string;
   maxAgeMs: number;
   useCache: boolean;
+  /** The forward proxy requests to the base URL go through, or none (proxy.ts). */
+  proxy: ResolvedProxy;
   sources: { baseUrl: ConfigSource; plan: ConfigSource; rate: ConfigSource; cacheDir: ConfigSource; maxAgeMs: ConfigSource };
 }
 
@@ -48,6 +51,8 @@ interface Said {
   plan?: PlanName;
   /** The rate (from --rate too); null: no pacing. */
   rpm?: Rate | null;
+  /** A proxy URL as stored, or `none`; the environment's and the flag's are read by proxy.ts. */
+  proxy?: string;
 }
 type Layer = [source: 'flag' | 'env' | 'stored', said: Said];
 
@@ -64,6 +69,8 @@ const READ: {
     set: normaliseBaseUrl,
   },
   plan: { text: parsePlan, stored: ({ plan }) => plan ?? undefined, set: (plan) => parsePlan(plan) },
+  // Its environment is HTTPS_PROXY, HTTP_PROXY and NO_PROXY, read by resolveProxy, not a variable of ours.
+  proxy: { text: (proxy) => proxy, stored: ({ proxy }) => proxy ?? undefined, set: (proxy) => (isNone(proxy) ? 'none' : normaliseProxyUrl(proxy, 'proxy')) },
   // DOMAIN_INTEL_RPM also takes a rate such as 20/1s; a stored rpm is per minute.
   rpm: {
     text: (rpm, where) => withWhere(where, () => parseRate(rpm)),
@@ -88,9 +95,11 @@ export function settingNamed(name: string | undefined): SettingKey {
   return row.setting;
 }
 
-/** The environment variable that overrides a `config set|unset` name (DOMAIN_INTEL_BASE_URL for base-url). */
-export function settingEnv(name: string | undefined): string | undefined {
-  return settingRows.find((r) => r.name === name)?.env;
+/** The environment variables that override a `config set|unset` name (DOMAIN_INTEL_BASE_URL for base-url). */
+export function settingEnvs(name: string | undefined): readonly string[] {
+  if (name === 'proxy') return proxyVariables('https:');
+  const env = settingRows.find((r) => r.name === name)?.env;
+  return env === undefined ? [] : [env];
 }
 
 /** Checks a value for `config set`, as it will be stored; throws UsageError. */
@@ -108,8 +117,8 @@ export function resolveConfig(options: ResolveConfigOptions = {}): ResolvedConfi
   const fromEnv: Said = {};
   const fromStored: Said = {};
   for (const { setting, env: name } of settingRows) {
-    const text = nonEmpty(env[name]);
-    if (text !== undefined) assign(fromEnv, setting, READ[setting].text(text, name));
+    const text = name === undefined ? undefined : nonEmpty(env[name]);
+    if (text !== undefined && name !== undefined) assign(fromEnv, setting, READ[setting].text(text, name));
     if (stored) assign(fromStored, setting, READ[setting].stored(stored));
   }
   const layers: Layer[] = [
@@ -140,10 +149,12 @@ export function resolveConfig(options: ResolveConfigOptions = {}): ResolvedConfi
   // anything is sent, and commands that send nothing (config show, answers from the cache) need none.
   const key = resolveKey({ settings: options.settings ?? null, env });
   const maxAgeMs = flags.maxAge ?? DEFAULT_MAX_AGE_MS;
+  const baseUrl = baseUrlLayer?.[1].baseUrl ?? SETTINGS.baseUrl.default;
+  const proxy = resolveProxy({ flag: flags.proxy, stored: fromStored.proxy, env, baseUrl });
   if (!(maxAgeMs >= 0)) throw new UsageError('--max-age must not be negative', 'bad_duration');
 
   return {
-    baseUrl: baseUrlLayer?.[1].baseUrl ?? SETTINGS.baseUrl.default,
+    baseUrl,
     plan: planLayer?.[1].plan ?? null,
     rpm: rate.requests,
     windowMs: rate.windowMs,
@@ -151,6 +162,7 @@ export function resolveConfig(options: ResolveConfigOptions = {}): ResolvedConfi
     cacheDir: defaultCacheDir(env),
     maxAgeMs,
     useCache: flags.cache !== false,
+    proxy,
     sources: {
       baseUrl: baseUrlLayer?.[0] ?? 'default',
       plan: planLayer?.[0] ?? 'default',
@@ -178,6 +190,10 @@ function assign<K extends keyof Said>(said: Said, key: K, value: Said[K]): void 
 
 function perMinute(requests: number): Rate {
   return { requests, windowMs: MINUTE_MS };
+}
+
+function isNone(value: string): boolean {
+  return value.trim().toLowerCase() === 'none';
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

@@ -8,6 +8,8 @@ export const SETTINGS = {
   baseUrl: { name: 'base-url', env: 'DOMAIN_INTEL_BASE_URL', default: 'https://api.domain-intel.example/api/v1' },
   plan: { name: 'plan', env: 'DOMAIN_INTEL_PLAN' },
   rpm: { name: 'rpm', env: 'DOMAIN_INTEL_RPM' },
+  // Its environment is HTTPS_PROXY, HTTP_PROXY and NO_PROXY, not a variable of ours (proxy.ts reads them).
+  proxy: { name: 'proxy', env: undefined },
 } as const;
 
 /** A stored setting's key. */
@@ -21,4 +23,5 @@ export interface ConfigFlags {
   rate?: Rate | undefined;
   maxAge?: number | undefined;
   cache?: boolean | undefined;
+  proxy?: string | undefined;
 }

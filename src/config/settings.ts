@@ -7,7 +7,8 @@ import { pathToFileURL } from 'node:url';
 import type { Worker } from 'node:worker_threads';
 import { UsageError } from '../api/errors.js';
 import { PLAN_NAMES, type PlanName } from '../api/types.js';
-import { CONFIG_FILE_NAME, configDir, type Env, makeDirs } from './paths.js';
+import { CONFIG_FILE_NAME, configDir, type Env } from './paths.js';
+import { secureDir, secureFile } from './settings-modes.js';
 
 /** Everything the settings file holds. */
 export interface StoredSettings {
@@ -19,6 +20,8 @@ export interface StoredSettings {
   /** Requests per minute chosen by the user. */
   rpm: number | null;
   baseUrl: string | null;
+  /** The forward proxy (password and all: the file is 0600), or `none`. */
+  proxy: string | null;
   // A learned rate is kept per account in the state file (store/sqlite/state.ts). An older build stored
   // `learnedRpm` here: like any field not listed, it is ignored without a warning.
 }
@@ -59,6 +62,7 @@ const DEFAULTS: StoredSettings = {
   plan: null,
   rpm: null,
   baseUrl: null,
+  proxy: null,
 };
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -78,6 +82,7 @@ const CHECK: { [K in SettingName]: (v: unknown) => StoredSettings[K] | undefined
   plan: (v) => (v === null || PLAN_NAMES.includes(v as PlanName) ? (v as PlanName | null) : undefined),
   rpm: (v) => (v === null || isRate(v) ? v : undefined),
   baseUrl: (v) => (isStringOrNull(v) ? v : undefined),
+  proxy: (v) => (isStringOrNull(v) ? v : undefined),
 };
 
 const NAMES = Object.keys(DEFAULTS) as SettingName[];
@@ -143,25 +148,42 @@ export async function openSettings(options: OpenSettingsOptions = {}): Promise<S
   } catch (err) {
     throw new UsageError(`cannot prepare settings directory ${dir}: ${(err as Error).message}`, 'bad_config');
   }
+  // A file holding JSON that is no object of settings (an array, a number) is ignored as a whole, and said so
+  // once, as a setting of the wrong type is; it is never written to (conf would drop what it stored there).
+  let other: string | null = null;
+  const read = () =>
+    readStore(file, (what) => {
+      if (other === null) onWarning(`ignoring ${file}: it holds ${what}, not an object of settings`);
+      other = what;
+    });
   // The file is read once now, so a damaged one is reported before the command does anything.
   try {
-    readStore(file);
+    read();
   } catch (err) {
     throw badFile(file, err);
   }
-  const backend: Backend = { read: () => readStore(file), ...confThread(dir, file) };
+  const conf = confThread(dir, file);
+  const refused = (): never => {
+    throw badFile(file, new Error(`it holds ${other}, not an object of settings`));
+  };
+  const backend: Backend = {
+    read,
+    set: (name, value) => (other === null ? conf.set(name, value) : refused()),
+    delete: (name) => (other === null ? conf.delete(name) : refused()),
+  };
   return createSettings(backend, file, onWarning);
 }
 
 /**
  * The settings file as conf's `store` reads it: a missing file is empty, one that does not parse throws
- * JSON.parse's SyntaxError (conf runs with clearInvalidConfig: false), anything else becomes a plain object.
+ * JSON.parse's SyntaxError (conf runs with clearInvalidConfig: false), an object becomes a plain object, and
+ * any other JSON value is empty, told to `other` (what it holds, in words).
  *
  * Reads bypass conf on purpose. Importing conf (ajv, semver, atomically...) costs ~115 ms of a ~200 ms
  * `lookup`, which only needs the key, plan, rate and base URL. conf remains the only writer; it is given an
  * explicit cwd and configName, so its file is plain JSON at a known path that can be read like this.
  */
-function readStore(file: string): Record<string, unknown> {
+function readStore(file: string, other: (what: string) => void): Record<string, unknown> {
   let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');
@@ -169,7 +191,9 @@ function readStore(file: string): Record<string, unknown> {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return Object.create(null) as Record<string, unknown>;
     throw err;
   }
-  return Object.assign(Object.create(null) as Record<string, unknown>, JSON.parse(text));
+  const parsed: unknown = JSON.parse(text);
+  if (!isObject(parsed)) other(Array.isArray(parsed) ? 'a JSON array' : parsed === null ? 'null' : `a JSON ${typeof parsed}`);
+  return Object.assign(Object.create(null) as Record<string, unknown>, isObject(parsed) ? parsed : {});
 }
 
 const badFile = (file: string, err: unknown): UsageError =>
@@ -255,38 +279,4 @@ function confThread(dir: string, file: string): Pick<Backend, 'set' | 'delete'> 
     }
   };
   return { set: (name, value) => send({ name, value }), delete: (name) => send({ name }) };
-}
-
-// Unix permission bits mean nothing on Windows, where the profile directory's ACL protects the file.
-const CHECK_MODES = process.platform !== 'win32';
-const octal = (mode: number): string => (mode & 0o777).toString(8).padStart(4, '0');
-
-function secureDir(dir: string, onWarning: (m: string) => void): void {
-  let stat: fs.Stats;
-  try {
-    stat = fs.statSync(dir);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-    makeDirs(dir, 0o700);
-    return;
-  }
-  if (!stat.isDirectory()) throw new Error('not a directory');
-  if (CHECK_MODES && (stat.mode & 0o077) !== 0) {
-    fs.chmodSync(dir, 0o700);
-    onWarning(`fixed permissions on ${dir} (were ${octal(stat.mode)})`);
-  }
-}
-
-function secureFile(file: string, onWarning: (m: string) => void): void {
-  let stat: fs.Stats;
-  try {
-    stat = fs.statSync(file);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return; // conf creates it 0600 on first write
-    throw err;
-  }
-  if (CHECK_MODES && (stat.mode & 0o077) !== 0) {
-    fs.chmodSync(file, 0o600);
-    onWarning(`fixed permissions on ${file} (were ${octal(stat.mode)})`);
-  }
 }

@@ -6,8 +6,9 @@
 //   beyond the header; a short row is padded, as CSV does.
 // - Input cells as the reader gave them: from a workbook, a number stays a number and a date a date (InputRecord
 //   `typed`); from CSV, every cell is the text it was, byte for byte (a CSV cell "007" is not a number).
-// - Our values: numbers are numbers; everything else (technologies and history lists joined with ';' as
-//   in CSV, booleans, dates as text) is a text cell. No cell is ever written as a formula: exceljs writes a
+// - Our values: numbers are numbers and booleans (`resolves`) booleans, which Excel shows as TRUE and FALSE
+//   and a filter or COUNTIF reads as such (the text "true" did not); everything else (technologies and
+//   history lists joined with ';' as in CSV, dates as text) is a text cell. No cell is ever written as a formula: exceljs writes a
 //   string as a text cell (t="str" with no <f>), so "=HYPERLINK(...)" from a website stays text and needs no
 //   `'` in front, unlike CSV (--raw and --neutralise-input have nothing to do here).
 // - The header row is frozen and carries an autofilter; the sheet is named after the input's (or "domains").
@@ -88,7 +89,8 @@ export function createXlsxWriter(out: Writable, opts: Omit<RowWriterOptions, 'fo
       for (let i = 0; i < width; i++) record.push(inputCell(row, i));
       for (const [j, f] of fields.names.entries()) {
         const value = renderList(values[f] ?? null);
-        record.push(value === null || value === '' ? null : typeof value === 'number' ? value : text(String(value), row, width + j));
+        const typed = typeof value === 'number' || typeof value === 'boolean';
+        record.push(value === null || value === '' ? null : typed ? value : text(String(value), row, width + j));
       }
       for (let i = width; i < row.cells.length; i++) record.push(inputCell(row, i));
       sheet.addRow(record).commit();

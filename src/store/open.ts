@@ -64,3 +64,8 @@ export async function accountReads(o: StoreWhere): Promise<AccountReads> {
 export async function discardStore(where: StoreWhere, path: string): Promise<string[]> {
   return (await backendOf(where.url)).discard(path);
 }
+
+/** The newest catalog cached for any service in the cache directory `dir` (summarize's fallback), or null. */
+export async function anyCachedCatalog(dir: string): Promise<import('./sqlite/any-catalog.js').FoundCatalog | null> {
+  return (await import('./sqlite/any-catalog.js')).anyCachedCatalog(dir);
+}

@@ -99,7 +99,8 @@ export function fieldsRow(get: (column: string) => unknown): SummaryRow {
   row.employeesHigh = number(get('employees_high'));
   row.httpStatus = number(get('http_status'));
   row.redirect = text(get('redirect_to')) !== null;
-  const resolves = get('resolves');
+  // CSV holds `true`; a workbook a boolean cell, read as the text a spreadsheet shows (TRUE).
+  const resolves = typeof get('resolves') === 'string' ? (get('resolves') as string).toLowerCase() : get('resolves');
   row.resolves = resolves === true || resolves === 'true' ? true : resolves === false || resolves === 'false' ? false : null;
   return row;
 }

@@ -7,6 +7,7 @@ import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import { EAGER_H2, LAZY_H2, lazyHttp2 } from '../../scripts/lazy-http2.mjs';
 import { Agent, parseURL, request } from '../../src/api/http.js';
+import { ProxyAgent } from '../../src/api/proxy-agent.js';
 
 const require = createRequire(import.meta.url);
 const undici = require('undici') as typeof import('undici');
@@ -24,6 +25,16 @@ describe('undici, used through its private files', () => {
     expect(Agent).toBe(undici.Agent);
     expect(request).toBe((require('undici/lib/api/index.js') as { request: unknown }).request);
     expect(typeof request).toBe('function');
+  });
+
+  it('takes the same ProxyAgent, and puts on dispatchers the same connect() its CONNECT tunnels use, as the index does', () => {
+    expect(ProxyAgent).toBe(undici.ProxyAgent);
+    const api = require('undici/lib/api/index.js') as { connect: unknown };
+    const Dispatcher = require('undici/lib/dispatcher/dispatcher.js') as { prototype: { connect?: unknown } };
+    expect(typeof api.connect).toBe('function');
+    expect(Dispatcher.prototype.connect).toBe(api.connect);
+    // The options the client gives it are the ones it reads: tunnel or not, by the base URL's scheme.
+    expect(readFileSync(require.resolve('undici/lib/dispatcher/proxy-agent.js'), 'utf8')).toContain('const { proxyTunnel = true } = opts');
   });
 
   it("checks URLs with undici's own parser", () => {

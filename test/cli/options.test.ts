@@ -101,6 +101,8 @@ describe('the option table', () => {
       ['baseUrl', 'baseUrl', 'DOMAIN_INTEL_BASE_URL'],
       ['plan', 'plan', 'DOMAIN_INTEL_PLAN'],
       ['rpm', 'rpm', 'DOMAIN_INTEL_RPM'],
+      // Its environment is HTTPS_PROXY, HTTP_PROXY and NO_PROXY (config/proxy.ts), named in its help.
+      ['proxy', 'proxy', undefined],
     ]);
     for (const [, row] of rows) expect(row.help, row.flags).not.toMatch(/DOMAIN_INTEL_|\(env /);
   });

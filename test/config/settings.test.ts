@@ -12,7 +12,7 @@ describe('openSettings', () => {
   it('persists settings across opens and reads defaults when empty', async () => {
     const env = { DOMAIN_INTEL_CONFIG_DIR: path.join(tempDir(), 'cfg') };
     const a = await openSettings({ env });
-    expect(a.getAll()).toEqual({ keys: {}, activeKey: null, plan: null, rpm: null, baseUrl: null });
+    expect(a.getAll()).toEqual({ keys: {}, activeKey: null, plan: null, rpm: null, baseUrl: null, proxy: null });
     await a.set('plan', 'business');
     await a.set('rpm', 120);
     await a.set('baseUrl', 'http://127.0.0.1:8080/api/v1');
@@ -79,6 +79,27 @@ describe('openSettings', () => {
     expect(s.get('keys')).toEqual({ a: 'k' });
     expect(warnings.filter((w) => w.includes('"plan"'))).toHaveLength(1);
     expect(warnings.some((w) => w.includes('"rpm"'))).toBe(true);
+  });
+
+  it('warns once, naming the file, when it holds JSON that is no object (an array, a number, null); never writes into it', async () => {
+    for (const [text, what] of [
+      ['["sk_live_x"]', 'a JSON array'],
+      ['42', 'a JSON number'],
+      ['"plan"', 'a JSON string'],
+      ['null', 'null'],
+    ] as const) {
+      const dir = tempDir();
+      const file = path.join(dir, 'config.json');
+      fs.writeFileSync(file, text, { mode: 0o600 });
+      const warnings: string[] = [];
+      const s = await openSettings({ env: { DOMAIN_INTEL_CONFIG_DIR: dir }, onWarning: (m) => warnings.push(m) });
+      expect(s.getAll()).toEqual({ keys: {}, activeKey: null, plan: null, rpm: null, baseUrl: null, proxy: null });
+      expect(s.get('plan')).toBeNull();
+      expect(warnings).toEqual([`ignoring ${file}: it holds ${what}, not an object of settings`]);
+      // conf would set a property JSON drops: `keys add` would say "stored" and lose the key.
+      await expect(s.set('plan', 'pro')).rejects.toThrow(`cannot read settings file ${file}: it holds ${what}, not an object of settings`);
+      expect(fs.readFileSync(file, 'utf8')).toBe(text);
+    }
   });
 
   it('refuses a file that is not JSON, naming it, without wiping it', async () => {
@@ -169,7 +190,7 @@ describe('openSettings', () => {
     fs.writeFileSync(file, JSON.stringify({ plan: 'pro', learnedRpm: 45 }), { mode: 0o600 });
     const warnings: string[] = [];
     const s = await openSettings({ env: { DOMAIN_INTEL_CONFIG_DIR: dir }, onWarning: (m) => warnings.push(m) });
-    expect(s.getAll()).toEqual({ keys: {}, activeKey: null, plan: 'pro', rpm: null, baseUrl: null });
+    expect(s.getAll()).toEqual({ keys: {}, activeKey: null, plan: 'pro', rpm: null, baseUrl: null, proxy: null });
     expect(warnings).toEqual([]);
   });
 });

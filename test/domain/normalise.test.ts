@@ -101,8 +101,8 @@ describe('normaliseHost', () => {
     bad('a'.repeat(300), 'too long (300 characters; at most 253)');
     bad('foo_bar.com', "invalid character '_'");
     bad('foo!.com', "invalid character '!'");
-    bad('a\u0000b.com', "invalid character '\\u0000'");
-    bad('a\u0007b.com', "invalid character '\\u0007'");
+    bad('a\u0000b.com', "invalid character '␀'");
+    bad('a\u0007b.com', "invalid character '␇'");
     bad('john@', 'no domain after @');
     bad('http://', 'no host name');
     bad('exa\u2028mple.com', 'contains spaces');

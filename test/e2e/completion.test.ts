@@ -124,9 +124,10 @@ describe('completion command', () => {
 
 describe('bash: setting names, plan names, category slugs, and nothing for a host', () => {
   it('config set|unset offer the setting names, and `config set plan` the plan names', async () => {
-    expect(await bashComplete('config', 'set', '')).toEqual(['base-url', 'plan', 'rpm']);
-    expect(await bashComplete('config', 'unset', '')).toEqual(['base-url', 'plan', 'rpm']);
-    expect(await bashComplete('config', 'set', 'p')).toEqual(['plan']);
+    expect(await bashComplete('config', 'set', '')).toEqual(['base-url', 'plan', 'rpm', 'proxy']);
+    expect(await bashComplete('config', 'unset', '')).toEqual(['base-url', 'plan', 'rpm', 'proxy']);
+    expect(await bashComplete('config', 'set', 'p')).toEqual(['plan', 'proxy']);
+    expect(await bashComplete('config', 'set', 'pl')).toEqual(['plan']);
     expect(await bashComplete('config', 'set', 'plan', '')).toEqual(['pro', 'business', 'business-plus']);
     expect(await bashComplete('config', 'set', 'plan', 'business-')).toEqual(['business-plus']);
     // A URL or a number is the user's to type.
@@ -200,7 +201,7 @@ describe.skipIf(!HAS_SCRIPT)('bash, interactively: what Tab inserts', () => {
         return line;
       };
       expect(await tab('domain-intel config set ')).toBe('domain-intel config set ');
-      expect(await tab('domain-intel config set p')).toBe('domain-intel config set plan ');
+      expect(await tab('domain-intel config set pl')).toBe('domain-intel config set plan ');
       expect(await tab('domain-intel config set plan ')).toBe('domain-intel config set plan ');
       expect(await tab('domain-intel config set plan business-')).toBe('domain-intel config set plan business-plus ');
       expect(await tab('domain-intel lookup ')).toBe('domain-intel lookup ');
@@ -233,7 +234,7 @@ describe('bash', () => {
   it("completes a command's options and their values", async () => {
     expect(await bashComplete('batch', '--f')).toEqual(['--format', '--fields']);
     expect(await bashComplete('batch', '--format', '')).toEqual(['csv', 'json', 'ndjson', 'xlsx']);
-    expect(await bashComplete('lookup', '--format', '')).toEqual(['table', 'json', 'ndjson', 'csv']);
+    expect(await bashComplete('lookup', '--format', '')).toEqual(['table', 'json', 'ndjson', 'csv', 'xlsx']);
     expect(await bashComplete('--plan', 'b')).toEqual(['business', 'business-plus']);
     expect(await bashComplete('cache', 'prune', '--m')).toEqual(['--max-age']);
   });

@@ -138,16 +138,24 @@ describe('tables on a narrow terminal (issue 16)', () => {
   const hosts = [...HELD, MISSING];
   const figures = () => HELD.map((h) => sb.dataset.profile(h)?.traffic?.estimated_monthly_visits).filter((v) => typeof v === 'number');
 
-  it.each([120, 60])('%i columns: one line per host, every host and figure whole, no empty reason column, within the width', async (columns) => {
+  // Issue 29: free text (technologies, reasons) wraps at word boundaries or goes under its row, never cut to `Hotja…`.
+  it.each([120, 72, 60])('%i columns: a line per host, every host, figure and technology whole, no empty reason column, within the width', async (columns) => {
     const r = await runInProcess(['lookup', ...hosts], { env, stdoutTTY: true, columns });
     expect(r.code, r.stderr).toBe(0);
     const lines = r.stdout.trimEnd().split('\n');
-    expect(lines).toHaveLength(2 + hosts.length);
     for (const line of lines) expect(displayWidth(line)).toBeLessThanOrEqual(columns);
-    for (const [i, h] of hosts.entries()) expect(lines[2 + i]!.startsWith(`${h} `)).toBe(true);
+    const starts = hosts.map((h) => lines.findIndex((l) => l.startsWith(`${h} `)));
+    expect(starts.every((at, i) => at >= 2 && (i === 0 || at > starts[i - 1]!))).toBe(true);
     for (const v of figures()) expect(r.stdout).toContain(v!.toLocaleString('en-US'));
     expect(lines[0]).not.toMatch(/reason/);
-    expect(lines[0]).toMatch(columns === 120 ? /technologies +country +visits\/mo +employees$/ : /techn… +cc +visits +empl\.$/);
+    expect(r.stdout).not.toContain('…');
+    // Each technology's words are whole, on the host's lines (its own, the ones wrapped under it, or its `technologies:` line).
+    for (const [i, h] of HELD.entries()) {
+      const own = lines.slice(starts[i], starts[i + 1] ?? lines.length).join('\n');
+      for (const word of (sb.dataset.profile(h)?.technologies ?? []).flatMap((t) => t.split(' '))) expect(own, h).toContain(word);
+    }
+    if (columns === 120) expect(lines[0]).toMatch(/technologies +country +visits\/mo +employees$/);
+    if (columns === 60) expect(r.stdout).toMatch(/^ {2}technologies: \S/m);
   });
 
   it('40 columns: hosts and figures do not fit side by side, so each host is a block; nothing of them cut', async () => {
@@ -160,11 +168,13 @@ describe('tables on a narrow terminal (issue 16)', () => {
     expect(r.stdout).not.toMatch(/reason/);
   });
 
-  it('an invalid row keeps its reason at 60 columns: the widest free text (technologies) goes first', async () => {
+  it('an invalid row keeps its whole reason at 60 columns, under its row', async () => {
     const r = await runInProcess(['lookup', ...hosts, 'not a host'], { env, stdoutTTY: true, columns: 60 });
     const lines = r.stdout.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^host +status +cc +visits +empl\. +reason$/);
-    expect(lines.at(-1)).toMatch(/^not a host +invalid .*conta…$/);
+    expect(lines[0]).toMatch(/^host +status +cc +visits +empl\.$/);
+    expect(lines.at(-2)).toMatch(/^not a host +invalid /);
+    expect(lines.at(-1)).toMatch(/^ {2}reason: contains /);
+    expect(r.stdout).not.toContain('…');
     for (const line of lines) expect(displayWidth(line)).toBeLessThanOrEqual(60);
   });
 });

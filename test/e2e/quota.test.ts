@@ -343,12 +343,17 @@ describe('`quota` and `config show` per account', () => {
     expect(r.stdout).not.toContain(sb.key);
     expect(sb.requests()).toHaveLength(requests);
 
-    const tty = await runInProcess(['quota'], { env: noEnvKey, stdoutTTY: true });
+    const tty = await runInProcess(['quota'], { env: noEnvKey, stdoutTTY: true, columns: 200 });
     const lines = tty.stdout.trim().split('\n');
     expect(lines).toHaveLength(3);
     expect(lines[0]).toMatch(/key "work" \(in use\) · [\d,]+ \/ 50,000 lookups left · resets \d{4}-\d\d-\d\d/);
     expect(lines[1]).toMatch(/key "DOMAIN_INTEL_API_KEY"|key k:/);
     expect(tty.stdout).toMatch(/seen 2 hours ago/);
+    // At 60 columns each account wraps at its separators, its figures whole (issue 29: `7,208` / `/ 75,000`).
+    const narrow = (await runInProcess(['quota'], { env: noEnvKey, stdoutTTY: true, columns: 60 })).stdout.trimEnd().split('\n');
+    for (const line of narrow) expect(line.length).toBeLessThanOrEqual(60);
+    expect(narrow.filter((l) => !l.startsWith('  '))).toHaveLength(3);
+    expect(narrow.filter((l) => /\b[\d,]+ \/ [\d,]+ lookups/.test(l))).toHaveLength(3);
   });
 
   it('`config show` and the run use the learned rate of the account in use only, and never over a given rate', async () => {

@@ -273,6 +273,20 @@ describe('domain-intel summarize --html', () => {
 });
 
 describe('domain-intel summarize, as a tryout found it', () => {
+  it('uses the catalog cached for another service when the base URL in force has none (the file was enriched elsewhere)', async () => {
+    const withCatalog = await summary([join(dir, 'out.csv')]);
+    expect(withCatalog.categories.length).toBeGreaterThan(0);
+    // The same cache directory, another base URL (the default one, and a second loopback one): no catalog cached for
+    // either, and nothing is fetched for a summary.
+    for (const other of [{ DOMAIN_INTEL_BASE_URL: undefined }, { DOMAIN_INTEL_BASE_URL: 'http://127.0.0.1:9/api/v1' }]) {
+      const r = await runInProcess(['summarize', join(dir, 'out.csv'), '--format', 'json'], { env: { ...env, ...other } });
+      expect(r.code, r.stderr).toBe(0);
+      expect((JSON.parse(r.stdout) as Summary).categories).toEqual(withCatalog.categories);
+      expect(r.stderr).toContain(`categories from the one cached for ${sb.baseUrl}, fetched just now`);
+      expect(r.stderr).not.toContain('no catalog in the cache');
+    }
+  });
+
   it('keeps the scales whole under --top: their own order is no ranking (terminal and JSON)', async () => {
     const whole = await summary([join(dir, 'out.csv')]);
     expect(whole.trafficBands.length).toBeGreaterThan(2);

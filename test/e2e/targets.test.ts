@@ -175,7 +175,7 @@ describe('output disk full', () => {
 });
 
 describe('-o with hosts from the command line', () => {
-  it('lookup HOST -o FILE writes the answer to FILE (JSON by default, even on a terminal), stdout empty', async () => {
+  it('lookup HOST -o FILE.json writes the answer to FILE as JSON (its name says so), even on a terminal; stdout empty', async () => {
     const [host] = sb.hostList();
     const out = join(dir, 'one.json');
     const r = await runInProcess(['lookup', host as string, '-o', out], { env, stdoutTTY: true });
@@ -212,7 +212,7 @@ describe('-o with hosts from the command line', () => {
     sb.resetCounters();
     const table = await runInProcess(['lookup', 'c.example', '-f', 'table', '-o', join(dir, 't.txt')], { env });
     expect(table.code).toBe(2);
-    expect(table.stderr).toContain('--format table is drawn for the terminal; with -o FILE use csv, json or ndjson');
+    expect(table.stderr).toContain('--format table is drawn for the terminal; with -o FILE use csv, json, ndjson or xlsx');
     expect(sb.charges().total).toBe(0);
   });
 });

@@ -19,7 +19,7 @@ export function assertBuilt(): void {
   if (!existsSync(join(ROOT, 'dist', 'cli.js'))) throw new Error('dist/cli.js is missing: run `npm run build` (npm test does it)');
 }
 
-/** A fresh environment: temp config and cache dirs, no inherited key or base URL, no colour. */
+/** A fresh environment: temp config and cache dirs, no inherited key, base URL or proxy, no colour. */
 export function cliEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const home = mkdtempSync(join(tmpdir(), 'di-e2e-'));
   const env: NodeJS.ProcessEnv = {
@@ -32,6 +32,9 @@ export function cliEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   delete env.DOMAIN_INTEL_API_KEY;
   delete env.DOMAIN_INTEL_BASE_URL;
   delete env.FORCE_COLOR;
+  // The machine's proxy is not the tests': requests to the sandbox on 127.0.0.1 would go through it. A test of
+  // proxies (e2e/proxy.test.ts) sets its own.
+  for (const name of ['http_proxy', 'HTTP_PROXY', 'https_proxy', 'HTTPS_PROXY', 'no_proxy', 'NO_PROXY']) delete env[name];
   return { ...env, ...extra };
 }
 

@@ -223,7 +223,7 @@ describe('openInput: the host column', () => {
   it('shows headers escaped and truncated', async () => {
     const long = 'h'.repeat(100);
     const err = await readError(`"a\u0007b",${long}\n1,2\n`);
-    expect(err.message).toContain('"a\\u0007b"');
+    expect(err.message).toContain('"a␇b"');
     expect(err.message).toContain(`"${'h'.repeat(60)}…"`);
     expect(err.message).not.toContain('\n');
   });

@@ -15,6 +15,7 @@ import { createStyle, PLAIN } from '../../src/cli/output/terminal.js';
 import { renderRowsTable } from '../../src/cli/output/rows.js';
 import type { EnrichedRow } from '../../src/domain/types.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { runInProcess } from '../helpers/cli.js';
 import { ESCAPES, hostileProfile, startHostileService } from './hostile-service.js';
 import { BIN, STACK_FRAME, firstHazard, requireBuild, runCli, tempHome, type TempHome, type TestServer } from './helpers.js';
 
@@ -254,10 +255,11 @@ describe.concurrent('e2e: a service that answers with escape sequences', () => {
       const onTerminal = await new Promise<string>((resolve) => {
         const env = Object.fromEntries(Object.entries(h.env()).filter(([, v]) => v !== undefined)) as NodeJS.ProcessEnv;
         const child = spawn('/usr/bin/script', ['-qec', cmd, '/dev/null'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-        let out = '';
-        child.stdout.on('data', (d: Buffer) => (out += d.toString('latin1')));
-        child.on('close', () => resolve(out));
+        const chunks: Buffer[] = [];
+        child.stdout.on('data', (d: Buffer) => chunks.push(d));
+        child.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')));
       });
+      // Read as the UTF-8 it is: a control picture (␍, E2 90 8D) read as Latin-1 would look like a C1 control.
       const shown = onTerminal.replace(/\r\n/g, '\n'); // the terminal's own line ends
       expect(shown).toMatch(/^input,status,host/);
       expectInert(shown, 'csv on a terminal');
@@ -278,5 +280,30 @@ describe.concurrent('e2e: a service that answers with escape sequences', () => {
     expect(json.code).toBe(8);
     expectInert(json.stderr, 'tech 404 --json');
     expect(JSON.parse(json.stderr.trim())).toMatchObject({ code: 'not_found', exit: 8 });
+  });
+});
+
+describe('a control character from the service, shown on a terminal (issue 29)', () => {
+  let service: TestServer;
+  let home: TempHome;
+  beforeAll(async () => {
+    service = await startHostileService('escape');
+    home = tempHome({ baseUrl: service.baseUrl, key: `di_live_${'ab12'.repeat(12)}` });
+  });
+  afterAll(async () => {
+    home.remove();
+    await service.close();
+  });
+
+  it('a bell in the traffic band reads BELL␇ in the profile, never the text \\x07 or a bell', async () => {
+    const r = await runInProcess(['lookup', 'victim.test'], { env: home.env(), stdoutTTY: true, columns: 200 });
+    expect(r.code, r.stderr).toBe(0);
+    const band = r.stdout.split('\n').find((l) => l.startsWith('traffic:'));
+    expect(band).toContain('(BELL␇, ');
+    expect(r.stdout).not.toContain('\\x07');
+    expect(r.stdout).not.toContain('\x07');
+    // The bidi override in the registrar shows as its code point: visible, and acting on nothing.
+    expect(r.stdout).toContain('moc.<U+202E>LIVE<U+202C>');
+    expectInert(r.stdout, 'lookup on a terminal');
   });
 });

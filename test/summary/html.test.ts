@@ -115,6 +115,26 @@ describe('renderReport', async () => {
     expect(policy).toContain(`script-src ${hash(findOne(doc, (e) => e.name === 'script'))};`);
   });
 
+  it('uses the width of a 1280 px page: the table beside the chart, not 40% of the page left empty', () => {
+    const style = textOf(findOne(doc, (e) => e.name === 'style'));
+    const page = 1280;
+    const maxWidth = Number(/header, main \{ max-width: (\d+)px;[^}]*padding: 0 (\d+)px/.exec(style)?.[1]);
+    const padding = Number(/header, main \{[^}]*padding: 0 (\d+)px/.exec(style)?.[1]);
+    const content = Math.min(page, maxWidth) - 2 * padding;
+    // At this width the sections are grids: the chart's column, then the table's beside it.
+    const wide = /@media screen and \(min-width: (\d+)px\) \{([\s\S]*?)\n\}/.exec(style);
+    expect(Number(wide?.[1])).toBeLessThanOrEqual(page);
+    const rules = wide?.[2] ?? '';
+    expect(rules).toMatch(/section \{ display: grid; grid-template-columns: minmax\(0, 760px\) minmax\(0, 1fr\);/);
+    expect(rules).toMatch(/section > \.scroll \{ grid-column: 2;[^}]*max-width: none; \}/);
+    const gap = Number(/column-gap: (\d+)px/.exec(rules)?.[1]);
+    const tableColumn = content - 760 - gap;
+    expect(tableColumn).toBeGreaterThanOrEqual(300);
+    expect(content / page).toBeGreaterThan(0.9);
+    // Every section's table follows its heading in the markup, so it may stand beside the chart from row 2.
+    for (const section of findAll(doc, (e) => e.name === 'section')) expect((section.children[0] as El | undefined)?.name).toBe('h2');
+  });
+
   it('has every section, in the terminal order, with the input name and date', () => {
     expect(findAll(doc, (e) => e.name === 'section').map((s) => s.attrs['data-section'])).toEqual(ALL_SECTIONS);
     expect(textOf(findOne(doc, (e) => e.name === 'h1'))).toBe(summary.input.name);

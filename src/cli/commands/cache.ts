@@ -42,7 +42,7 @@ export default async function cache(ctx: Context<'cache stats' | 'cache clear' |
             ['newest', s.newest === null ? null : `${humanDuration(now - s.newest)} ago`],
             ['size', `${(s.bytes / 1048576).toFixed(1)} MiB`],
           ],
-          { style: ctx.outStyle },
+          { style: ctx.outStyle, width: ctx.io.stdout.columns },
         )}\n`,
       );
       return EXIT.OK;

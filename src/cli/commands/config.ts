@@ -3,11 +3,12 @@ import { UsageError } from '../../api/errors.js';
 import type { Context } from '../context.js';
 import { EXIT } from '../exit-codes.js';
 import { renderKeyValue } from '../output/table.js';
+import type { ResolvedProxy } from '../../config/proxy.js';
 
 export default async function config(ctx: Context): Promise<number> {
   const settings = await ctx.settings();
-  const { settingEnv, settingNamed, settingValue } = await import('../../config/resolve.js');
-  const { maskKey } = await import('../../config/keys.js');
+  const { settingEnvs, settingNamed, settingValue } = await import('../../config/resolve.js');
+  const [{ maskKey }, { maskProxy }] = await Promise.all([import('../../config/keys.js'), import('../../config/proxy.js')]);
   const setting = ctx.args.setting as string | undefined;
   switch (ctx.args.sub) {
     case 'show': {
@@ -26,15 +27,17 @@ export default async function config(ctx: Context): Promise<number> {
         ['plan', `${c.plan ?? 'unknown'}  (${c.sources.plan})`],
         ['rate', rate],
         ['key', c.key ? `${maskKey(c.key.key)}  (${c.key.source === 'env' ? 'DOMAIN_INTEL_API_KEY' : `stored "${c.key.name ?? ''}"`})` : null],
+        ['proxy', proxyText(c.proxy)],
         ['cache', `${c.cacheDir}  (${c.sources.cacheDir})`],
         ['settings file', settings.path],
       ];
-      if (ctx.io.stdout.isTTY) ctx.io.stdout.write(`${renderKeyValue(rows, { style: ctx.outStyle })}\n`);
+      if (ctx.io.stdout.isTTY) ctx.io.stdout.write(`${renderKeyValue(rows, { style: ctx.outStyle, width: ctx.io.stdout.columns })}\n`);
       else {
-        const { key, ...rest } = c;
-        ctx.io.stdout.write(
-          `${JSON.stringify({ ...rest, learnedRate: learned, key: key ? { source: key.source, name: key.name, masked: maskKey(key.key) } : null, settingsFile: settings.path })}\n`,
-        );
+        const { key, proxy, ...rest } = c;
+        // The proxy as shown (its password masked), never as used.
+        const shownProxy = { url: proxy.url === null ? null : proxy.shown, source: proxy.source, from: proxy.from, bypassedBy: proxy.bypassedBy };
+        const masked = key ? { source: key.source, name: key.name, masked: maskKey(key.key) } : null;
+        ctx.io.stdout.write(`${JSON.stringify({ ...rest, proxy: shownProxy, learnedRate: learned, key: masked, settingsFile: settings.path })}\n`);
       }
       return EXIT.OK;
     }
@@ -42,14 +45,15 @@ export default async function config(ctx: Context): Promise<number> {
       const key = settingNamed(setting);
       const value = settingValue(key, ctx.args.value as string);
       await settings.set(key, value);
-      ctx.logger.info(`${setting} set to ${String(value)}`); // as stored: a base URL without its trailing slash
-      overridden(ctx, settingEnv(setting));
+      // As stored (a base URL without its trailing slash); a proxy's password masked.
+      ctx.logger.info(`${setting} set to ${key === 'proxy' ? maskProxy(String(value)) : String(value)}`);
+      overridden(ctx, settingEnvs(setting));
       return EXIT.OK;
     }
     case 'unset': {
       await settings.set(settingNamed(setting), null);
       ctx.logger.info(`${setting} unset`);
-      overridden(ctx, settingEnv(setting));
+      overridden(ctx, settingEnvs(setting));
       return EXIT.OK;
     }
   }
@@ -60,8 +64,14 @@ export default async function config(ctx: Context): Promise<number> {
  * The environment wins over a stored setting: said when it holds this one, or `config set` seems to work and
  * changes nothing (a tryout set a base URL while DOMAIN_INTEL_BASE_URL still pointed elsewhere).
  */
-function overridden(ctx: Context, name: string | undefined): void {
-  if (name !== undefined && (ctx.io.env[name] ?? '') !== '') {
-    ctx.logger.warn(`${name} is set in this environment and wins over the stored setting: unset it for this one to apply`);
-  }
+/** The proxy in force, where it came from, or why none is used. */
+function proxyText(p: ResolvedProxy): string {
+  if (p.bypassedBy !== null) return `none: NO_PROXY holds ${p.bypassedBy} (${p.shown} from ${p.from} is not used)`;
+  if (p.url === null) return p.source === 'default' ? 'none' : `none  (${p.from})`;
+  return `${p.shown}  (${p.from})`;
+}
+
+function overridden(ctx: Context, names: readonly string[]): void {
+  const name = names.find((n) => (ctx.io.env[n] ?? '') !== '');
+  if (name !== undefined) ctx.logger.warn(`${name} is set in this environment and wins over the stored setting: unset it for this one to apply`);
 }

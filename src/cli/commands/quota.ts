@@ -5,6 +5,7 @@ import { type QuotaMemo, quotaMemoTrusted } from '../../store/quota-memo.js';
 import type { Context } from '../context.js';
 import { EXIT } from '../exit-codes.js';
 import { formatReset, groupedNumber, relativeAge } from '../output/format.js';
+import { wrapLine, wrapWidth } from '../output/wrap.js';
 
 export default async function quota(ctx: Context): Promise<number> {
   // Recorded in the state file by every metered answer (under --no-cache too), so read from there in any case.
@@ -45,7 +46,7 @@ export default async function quota(ctx: Context): Promise<number> {
       a.resetPassed ? `reset ${reset} has passed: the figure is out of date` : `resets ${reset}`,
       `seen ${relativeAge(a.age_ms)}`,
     ].join(' · ');
-    ctx.io.stdout.write(`${ctx.clean(line)}\n`);
+    ctx.io.stdout.write(`${wrapLine(ctx.clean(line), wrapWidth(ctx.io.stdout))}\n`);
   }
   return EXIT.OK;
 }

@@ -8,11 +8,13 @@ import { summarize as summarise } from '../../summary/summarize.js';
 import type { Summary } from '../../summary/types.js';
 import type { Store } from '../../store/contract.js';
 import { UsageError } from '../../api/errors.js';
+import type { CatalogCategory } from '../../api/types.js';
 import type { Stats } from 'node:fs';
 import { openOutput, type OutputTarget } from '../../output/file.js';
 import type { Context } from '../context.js';
 import { EXIT } from '../exit-codes.js';
 import { renderSummary } from '../output/bars.js';
+import { relativeAge } from '../output/format.js';
 import { inputReading, openInputFile, readingOf, refuseSameFile, stdinInput } from '../run/inputs.js';
 import { BY_FIELDS, SCALES } from '../options/summarize.js';
 
@@ -44,8 +46,9 @@ export default async function summarize(ctx: Context<'summarize'>): Promise<numb
     if (absent.length > 0)
       ctx.logger.warn(`${fileName} has no ${absent.join(', ')} column${absent.length > 1 ? 's' : ''} (written with --fields?): their figures are left empty`);
   }
-  // A summary never fetches the catalog (it spends nothing, needs no key): the cached one, at any age, or none.
-  const catalog = await (await import('../run/catalog-source.js')).cachedCatalog(store);
+  // A summary never fetches the catalog (it spends nothing, needs no key): the cached one, at any age, else the
+  // newest one cached for any other service, or none.
+  const catalog = store === null ? null : ((await (await import('../run/catalog-source.js')).cachedCatalog(store)) ?? (await otherCatalog(ctx)));
   if (catalog === null) ctx.logger.info('no catalog in the cache: categories left out; `domain-intel catalog` caches it (free)');
   const summary = await summarise(source.rows, {
     input: { name: fileName, format: source.format },
@@ -114,6 +117,21 @@ async function inputStream(ctx: Context, file: string): Promise<{ stream: NodeJS
   const { handle, st } = await openInputFile(file);
   ctx.onClose(() => handle.close());
   return { stream: readingOf(file, handle.createReadStream({ autoClose: false })), st };
+}
+
+/**
+ * The newest catalog cached for any service, when the base URL in force has none: the file may have been
+ * enriched from another (the sandbox, staging), and a summary fetches nothing. Said, naming that service.
+ */
+async function otherCatalog(ctx: Context): Promise<CatalogCategory[] | null> {
+  const [config, { anyCachedCatalog }] = await Promise.all([ctx.config(), import('../../store/open.js')]);
+  const found = await anyCachedCatalog(config.cacheDir);
+  if (found === null) return null;
+  const from = found.service === null ? 'another cache file' : found.service;
+  ctx.logger.info(
+    `no catalog cached for ${config.baseUrl}: categories from the one cached for ${from}, fetched ${relativeAge(ctx.io.clock.now() - found.fetchedAt)}`,
+  );
+  return found.body as CatalogCategory[];
 }
 
 /**

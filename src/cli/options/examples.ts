@@ -2,15 +2,9 @@
 // the column list comes from fields.ts (type imports only), not the run kinds behind flatten.ts.
 import { columnsOf, profileValues } from '../../domain/fields.js';
 
-/** Lays a list out as the help text is: comma-separated, lines of at most `width` characters. */
-function wrapList(items: string[], first: string, width = 100): string {
-  const lines = [first];
-  for (const item of items) {
-    const last = lines.length - 1;
-    if ((lines[last] as string).length + item.length + 2 > width) lines.push(item);
-    else lines[last] = `${lines[last]}${lines[last] === first ? '' : ','} ${item}`;
-  }
-  return lines.join(',\n');
+/** A list as one line of help (`first a, b, c`): wrapped to the help's width when written (help-layout.ts). */
+function listLine(items: string[], first: string): string {
+  return `${first} ${items.join(', ')}`;
 }
 const block = (lines: string[]): string => `\nExamples:\n${lines.map((l) => `  ${l}`).join('\n')}\n`;
 
@@ -36,7 +30,7 @@ Exit codes: 0 ok, 2 usage/input, 3 invalid rows (--strict), 4 incomplete, 5 quot
     "cut -d, -f2 export.csv | domain-intel batch - --format ndjson | jq -c '{host, tech: .data.technologies}'",
     '0 2 * * * domain-intel batch /srv/crm.csv -o /srv/crm-enriched.csv --quiet || mail -s "enrich failed: $?" ops',
   ])}
-${wrapList(columnsOf(profileValues, 'profile'), 'Appended columns:')}.
+${listLine(columnsOf(profileValues, 'profile'), 'Appended columns:')}.
 Re-running the same command resumes: answers already fetched come from the cache and cost nothing.
 `,
   traffic: block([

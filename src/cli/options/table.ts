@@ -10,6 +10,7 @@ import { DEFAULT_MAX_AGE_MS, durationText } from '../../config/values.js';
 import { delimiter, duration, intOption, list, rate } from './parsers.js';
 import { ENCODINGS } from '../../domain/input-forms.js';
 import { CATALOG_OPTIONS } from './catalog.js';
+import { NETWORK_OPTIONS } from './network.js';
 import { CHANGES_OPTIONS } from './changes.js';
 import { SANDBOX_OPTIONS } from './sandbox.js';
 import { SETTINGS } from '../../config/settings-table.js';
@@ -18,10 +19,12 @@ import { PROGRESS_OPTIONS } from './progress.js';
 import { SUMMARIZE_OPTIONS } from './summarize.js';
 
 const FORMATS = ['table', 'json', 'ndjson', 'csv', 'xlsx'] as const;
-// xlsx is a file run's rows only: neither a single answer nor the listings have it.
+// xlsx is rows only (a file run's, or hosts looked up): the listings have none.
 const SHOWN_FORMATS = ['table', 'json', 'ndjson', 'csv'] as const;
 const BATCH_FORMATS = ['csv', 'json', 'ndjson', 'xlsx'] as const;
 const INPUT_FORMATS = ['auto', 'csv', 'tsv', 'lines'] as const;
+const HOSTS_FORMAT = 'output format (default: by the -o name as for batch; without -o, a table on a terminal and json in a pipe)';
+const ONE_HOST_FORMAT = 'output format (default: by the -o name as for batch, csv for --input; one host without -o: table on a terminal, json in a pipe)';
 
 const ENRICH = ['lookup', 'batch', 'traffic', 'employees'] as const;
 /** The commands that enrich hosts (cli/run/batch-run.ts runs them on lists). */
@@ -63,6 +66,7 @@ export const OPTIONS = {
   },
   rate: { flags: '--rate <n/window>', help: 'advanced: requests per window, e.g. 300/1m or 20/1s', commands: 'global', parse: rate },
   timeout: { flags: '--timeout <duration>', help: 'per-attempt timeout', commands: 'global', parse: duration, default: 30_000, show: durationText },
+  ...NETWORK_OPTIONS,
   quiet: { flags: '-q, --quiet', help: 'no quota line, no summary; warnings and errors only', commands: 'global' },
   json: { flags: '--json', help: 'errors as JSON objects on stderr ({error, code, host, exit})', commands: 'global' },
   debug: { flags: '--debug', help: 'request log and stack traces on stderr (the key is redacted)', commands: 'global' },
@@ -75,9 +79,9 @@ export const OPTIONS = {
     choices: FORMATS,
     per: {
       batch: { choices: BATCH_FORMATS, help: 'output format (default: by the -o name: .xlsx .json .ndjson .jsonl, else csv)' },
-      traffic: { help: 'output format (xlsx: with --input, default by the -o name, as for batch)' },
-      employees: { help: 'output format (xlsx: with --input, default by the -o name, as for batch)' },
-      lookup: { choices: SHOWN_FORMATS },
+      traffic: { help: ONE_HOST_FORMAT },
+      employees: { help: ONE_HOST_FORMAT },
+      lookup: { help: HOSTS_FORMAT },
       tech: { choices: SHOWN_FORMATS },
       catalog: { choices: SHOWN_FORMATS },
       changes: { choices: SHOWN_FORMATS, help: 'output format (default: table on a terminal, else ndjson)' },

@@ -46,8 +46,7 @@ export interface Logger {
 export function createLogger(opts: LoggerOptions): Logger {
   const { style, secrets } = opts;
   const now = opts.now ?? Date.now;
-  const emit = (line: string): void => void opts.stream.write(`${redact(line, secrets)}\n`);
-  // A message on a terminal (info, warning, error) is wrapped at its separators and spaces (output/wrap.ts), never mid-number; in a
+  // Every line on a terminal (info, warning, error, quota, debug) is wrapped at its separators and spaces (output/wrap.ts), never mid-number; in a
   // log it stays one line. Wrapped after redacting, so a line break cannot split a secret out of reach.
   const emitWrapped = (line: string): void => void opts.stream.write(`${wrapLine(redact(line, secrets), wrapWidth(opts.stream))}\n`);
   // Redacted before sanitising and again on the finished line: escaping can split a secret, and stripping an
@@ -64,10 +63,11 @@ export function createLogger(opts: LoggerOptions): Logger {
       emitWrapped(`${style.red('error:')} ${clean(msg)}`);
     },
     debug(msg) {
-      if (opts.debug) emit(style.dim(`debug: ${clean(msg)}`));
+      if (opts.debug) emitWrapped(style.dim(`debug: ${clean(msg)}`));
     },
     quota(q) {
-      if (!opts.quiet) emit(style.dim(formatQuotaLine(q, now())));
+      // Wrapped as every line on a terminal is, its figures whole (`7,208 / 75,000` is one: wrap.ts).
+      if (!opts.quiet) emitWrapped(style.dim(formatQuotaLine(q, now())));
     },
   };
 }

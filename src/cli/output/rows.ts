@@ -2,6 +2,7 @@
 import type { Writable } from 'node:stream';
 import type { EnrichedRow, RunKind } from '../../domain/types.js';
 import { createRowWriter, flatten, neutraliseCell } from '../../output/write.js';
+import { fieldValues } from '../../domain/flatten.js';
 import type { Context } from '../context.js';
 import type { EnrichCommand } from '../options/table.js';
 import { renderTable, type Column } from './table.js';
@@ -12,23 +13,26 @@ export function terminalCells(ctx: Context, stream: NodeJS.WritableStream): { cl
   return stream === ctx.io.stdout && ctx.io.stdout.isTTY === true ? { cleanCell: sanitizeForTerminal } : {};
 }
 
-/** Writes rows through the pipeline's writer (the same columns and rules as `batch`). */
+/** Writes rows through the pipeline's writer (the same columns and rules as `batch`; a workbook through output/workbook.ts). */
 export async function writeRows(
   ctx: Context<EnrichCommand>,
-  opts: { kind: RunKind; format: 'csv' | 'json' | 'ndjson'; rows: EnrichedRow[]; stream?: Writable },
+  opts: { kind: RunKind; format: 'csv' | 'json' | 'ndjson' | 'xlsx'; rows: EnrichedRow[]; stream?: Writable },
 ): Promise<void> {
   const stream = opts.stream ?? ctx.io.stdout;
-  const writer = createRowWriter(stream, {
-    format: opts.format,
+  const options = {
     kind: opts.kind,
-    shape: { format: 'lines', headers: null, hostColumn: 0 },
+    shape: { format: 'lines' as const, headers: null, hostColumn: 0 },
     ...(ctx.opts.prefix === undefined ? {} : { prefix: ctx.opts.prefix }),
     ...(ctx.opts.fields === undefined ? {} : { fields: ctx.opts.fields }),
     raw: ctx.opts.raw === true,
     neutraliseInput: ctx.opts.neutraliseInput === true,
     bom: ctx.opts.bom === true,
-    ...terminalCells(ctx, stream),
-  });
+  };
+  // The spreadsheet writer (and exceljs) loads only when a workbook is asked for.
+  const writer =
+    opts.format === 'xlsx'
+      ? (await import('../../output/workbook.js')).createXlsxWriter(stream, options)
+      : createRowWriter(stream, { ...options, format: opts.format, ...terminalCells(ctx, stream) });
   for (const row of opts.rows) await writer.write(row);
   await writer.end();
 }
@@ -44,12 +48,12 @@ export async function writeCsv(ctx: Context<'tech' | 'catalog'>, header: string[
 
 // The host (and the organisation an employees row is counted at) is what a row is about: a key, never cut;
 // figures never cut; the status, a country code and a date are short words read whole (keys too). Only the
-// technologies and the reason are free text, which gives way on a narrow terminal (table.ts).
+// technologies and the reason are free text, which wraps on a narrow terminal, or goes under its row (table.ts).
 const TABLE_COLUMNS: Record<RunKind, Column[]> = {
   profile: [
     { key: 'host', kind: 'key' },
     { key: 'status', kind: 'key' },
-    { key: 'technologies', max: 40, kind: 'text' },
+    { key: 'technologies', short: 'tech', max: 40, kind: 'text' },
     { key: 'country_iso', header: 'country', short: 'cc', kind: 'key' },
     { key: 'traffic_visits', header: 'visits/mo', short: 'visits', align: 'right', kind: 'number' },
     { key: 'employees', header: 'employees', short: 'empl.', align: 'right', kind: 'number' },
@@ -80,7 +84,8 @@ export function renderRowsTable(rows: EnrichedRow[], kind: RunKind, style: Style
     const low = f.employees_low;
     const high = f.employees_high;
     const employees = f.employees_point ?? (low === null || low === undefined ? null : high === null ? `${String(low)}+` : `${String(low)}–${String(high)}`);
-    return { ...f, host: row.host ?? row.value, employees };
+    // Technologies as a list (`a, b`), so they wrap between names; CSV's `a;b` has no space to wrap at.
+    return { ...f, host: row.host ?? row.value, employees, technologies: fieldValues(row).technologies ?? null };
   });
   return renderTable(view, TABLE_COLUMNS[kind], { style, ...(width === undefined ? {} : { width }) });
 }

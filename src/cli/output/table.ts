@@ -3,12 +3,15 @@
 // counts East Asian wide characters and emoji as two columns (an approximation, not a full wcwidth).
 //
 // Fitting a width: a column is a key (a host: what a row is about), a number, or free text. A cut host or a
-// cut figure (`usi.c…`, `40,600…`) is worse than none: it reads as another value. So free text gives way first
-// (shrunk; then headers shortened; then dropped, the widest first), keys and numbers never; a column empty in every row takes no
-// room at all. When keys and numbers alone are wider than the terminal, each row is shown as a block of
-// `label  value` lines instead (psql's `\x auto`), where nothing but free text is cut.
+// cut figure (`usi.c…`, `40,600…`) is worse than none: it reads as another value; so is cut free text (`Hotja…`,
+// `a plac…`). So free text gives way first, and whole: it wraps at word boundaries within a narrower column
+// (the row takes more lines); then headers shorten; then, widest first, it leaves its column for lines of its
+// own under the row (`  technologies: ...`, as wide as the terminal). Keys and numbers are never cut; a column
+// empty in every row takes no room at all. When keys and numbers alone are wider than the terminal, each row
+// is shown as a block of `label  value` lines instead (psql's `\x auto`), free text wrapped beside its label.
 import { PLAIN, type Style, displayWidth, padToWidth, sanitizeForTerminal, truncateToWidth } from './terminal.js';
 import { groupedNumber } from './format.js';
+import { wrapWords } from './wrap.js';
 
 export interface Column {
   key: string;
@@ -46,6 +49,10 @@ const NULL_MARK = '—';
 const GAP = '  ';
 // Columns never shrink below this when fitting a width, so every column stays recognisable.
 const MIN_COLUMN = 4;
+// A column of free text that wraps keeps at least this (or its header's width): narrower, it would hold a
+// syllable a line; its text goes under the row instead.
+const WRAP_MIN = 10;
+const DETAIL_INDENT = '  ';
 
 function scalarText(value: unknown): string {
   if (value === null || value === undefined) return NULL_MARK;
@@ -74,18 +81,25 @@ function showCell(cell: Cell, style: Style): string {
 }
 
 /**
- * Widths that fit `total` columns: with `drop`, free-text columns declared so (`droppable`) go first, the widest first (the one that
- * needs the most room to say anything), until the rest could fit; then the widest free-text column shrinks one
- * step at a time down to MIN_COLUMN. Keys and numbers keep their width. Each width (0: dropped), and whether the
- * row fits.
+ * Widths that fit `total` columns: with `drop`, free-text columns declared so (`droppable`) go first, the widest
+ * first (the one that needs the most room to say anything), until the rest could fit; then the widest free-text
+ * column shrinks one step at a time down to its floor (`mins`). Keys and numbers keep their width. Each width
+ * (0: dropped), and whether the row fits.
  */
-function fitWidths(widths: number[], kinds: ColumnKind[], droppable: boolean[], total: number, drop: boolean): { widths: number[]; fits: boolean } {
+function fitWidths(
+  widths: number[],
+  kinds: ColumnKind[],
+  mins: number[],
+  droppable: boolean[],
+  total: number,
+  drop: boolean,
+): { widths: number[]; fits: boolean } {
   const out = [...widths];
   const used = (w: number[]): number => {
     const shown = w.filter((x) => x > 0);
     return shown.reduce((a, b) => a + b, 0) + GAP.length * Math.max(0, shown.length - 1);
   };
-  const squeezed = (): number[] => out.map((w, i) => (kinds[i] === 'text' ? Math.min(w, MIN_COLUMN) : w));
+  const squeezed = (): number[] => out.map((w, i) => (kinds[i] === 'text' ? Math.min(w, mins[i]!) : w));
   if (drop) {
     const text = out.flatMap((w, i) => (droppable[i] && w > 0 ? [i] : [])).sort((a, b) => out[b]! - out[a]!);
     for (const i of text) {
@@ -96,17 +110,21 @@ function fitWidths(widths: number[], kinds: ColumnKind[], droppable: boolean[], 
   while (used(out) > total) {
     let widest = -1;
     for (let i = 0; i < out.length; i++) {
-      if (kinds[i] === 'text' && out[i]! > MIN_COLUMN && (widest < 0 || out[i]! > out[widest]!)) widest = i;
+      if (kinds[i] === 'text' && out[i]! > mins[i]! && (widest < 0 || out[i]! > out[widest]!)) widest = i;
     }
     if (widest < 0) break;
-    // Take the whole overflow from the widest text column at once, but not below the runner-up or the minimum.
-    const runnerUp = Math.max(MIN_COLUMN, ...out.filter((_w, i) => i !== widest && kinds[i] === 'text'));
+    // Take the whole overflow from the widest text column at once, but not below the runner-up or its floor.
+    const runnerUp = Math.max(mins[widest]!, ...out.filter((_w, i) => i !== widest && kinds[i] === 'text'));
     out[widest] = out[widest]! - Math.max(1, Math.min(used(out) - total, out[widest]! - runnerUp));
   }
   return { widths: out, fits: used(out) <= total };
 }
 
-/** Render rows as an aligned table: header, dim rule, one line per row; no trailing newline. */
+/**
+ * Render rows as an aligned table: header, dim rule, a line per row; no trailing newline. Free text declared so
+ * (`kind: 'text'`) wraps within its column at word boundaries, the row taking more lines, and is never cut;
+ * where no column can give it room, it goes under its row, labelled, as wide as the terminal.
+ */
 export function renderTable(rows: Record<string, unknown>[], allColumns: Column[], opts: RenderOptions = {}): string {
   const style = opts.style ?? PLAIN;
   const allCells = rows.map((row) => allColumns.map((c) => toCell(row[c.key])));
@@ -122,6 +140,8 @@ export function renderTable(rows: Record<string, unknown>[], allColumns: Column[
   };
   const kinds = columns.map((c, i): ColumnKind => c.kind ?? (allNumbers(i) ? 'number' : 'text'));
   const aligns = columns.map((c, i): 'left' | 'right' => c.align ?? (allNumbers(i) ? 'right' : 'left'));
+  // Only a column its caller declared free text wraps (and may go under its row); one of unknown worth is cut.
+  const wraps = columns.map((c) => c.kind === 'text');
 
   const naturalWidths = (names: string[]): number[] =>
     columns.map((c, i) => {
@@ -131,43 +151,59 @@ export function renderTable(rows: Record<string, unknown>[], allColumns: Column[
     });
   let widths = naturalWidths(headers);
   if (opts.width !== undefined && opts.width > 0) {
-    // What gives way, least loss first: free text shrinks; then the short headers; then free text goes.
-    // Only a column its caller declared free text may go: one of unknown worth only shrinks.
-    const droppable = columns.map((c) => c.kind === 'text');
+    // What gives way, least loss first: free text wraps narrower; then the short headers; then free text goes
+    // under its row. A wrapped column keeps room for its header and a few words (WRAP_MIN).
     const short = columns.map((c, i) => (c.short === undefined ? long[i]! : sanitizeForTerminal(c.short)));
+    const floors = (names: string[]) => names.map((n, i) => (wraps[i] ? Math.max(WRAP_MIN, displayWidth(n)) : MIN_COLUMN));
     const tries = [
       { names: long, drop: false },
       { names: short, drop: false },
       { names: short, drop: true },
     ];
-    const fitted = tries.map((t) => ({ ...t, ...fitWidths(naturalWidths(t.names), kinds, droppable, opts.width!, t.drop) })).find((t) => t.fits);
+    const fitOf = (t: (typeof tries)[number]) => fitWidths(naturalWidths(t.names), kinds, floors(t.names), wraps, opts.width!, t.drop);
+    const fitted = tries.map((t) => ({ ...t, ...fitOf(t) })).find((t) => t.fits);
     if (fitted === undefined && rows.length > 0) return renderBlocks(long, cells, kinds, style, opts.width);
     if (fitted !== undefined) ({ widths, names: headers } = fitted);
   }
   const on = widths.flatMap((w, i) => (w > 0 ? [i] : []));
+  const under = widths.flatMap((w, i) => (w === 0 ? [i] : []));
 
-  const line = (texts: string[], shown: (text: string, i: number) => string): string =>
-    on
-      .map((i) => {
-        const cut = truncateToWidth(texts[i]!, widths[i]!);
-        return padToWidth(cut, widths[i]!, aligns[i]!, shown(cut, i));
-      })
-      .join(GAP)
-      .trimEnd();
-
-  const out = [line(headers, (text) => style.bold(text)), style.dim(on.map((i) => '─'.repeat(widths[i]!)).join(GAP))];
+  // A row's lines: each shown cell cut (a column of unknown worth) or wrapped (free text) to its width.
+  const lines = (texts: string[], shown: (text: string, i: number) => string): string[] => {
+    const pieces = on.map((i) => (wraps[i] ? wrapWords(texts[i]!, widths[i]!) : [truncateToWidth(texts[i]!, widths[i]!)]));
+    const height = Math.max(1, ...pieces.map((p) => p.length));
+    return Array.from({ length: height }, (_, n) =>
+      on
+        .map((i, j) => {
+          const piece = pieces[j]![n] ?? '';
+          return padToWidth(piece, widths[i]!, aligns[i]!, piece === '' ? '' : shown(piece, i));
+        })
+        .join(GAP)
+        .trimEnd(),
+    );
+  };
+  // A column without a header (a marker such as `keys list`'s `*`) has no rule under it either.
+  const rule = on.map((i) => (headers[i]!.trim() === '' ? ' ' : '─').repeat(widths[i]!)).join(GAP);
+  const out = [...lines(headers, (text) => style.bold(text)), style.dim(rule.trimEnd())];
   for (const row of cells) {
     out.push(
-      line(
+      ...lines(
         row.map((c) => c.text),
         (text, i) => (row[i]!.isNull ? style.dim(text) : text),
       ),
     );
+    // Free text with no column of its own, under its row: `  technologies: ...`, wrapped to the terminal.
+    for (const i of under) {
+      if (row[i]!.isNull) continue;
+      const label = `${DETAIL_INDENT}${long[i]}: `;
+      const body = wrapWords(row[i]!.text, Math.max(MIN_COLUMN, (opts.width ?? 0) - displayWidth(label)));
+      out.push(...body.map((l, n) => (n === 0 ? `${DETAIL_INDENT}${style.dim(`${long[i]}:`)} ${l}` : `${' '.repeat(displayWidth(label))}${l}`)));
+    }
   }
   return out.join('\n');
 }
 
-/** Each row as a block of `label  value` lines, blocks apart by a blank line: only free text is cut to the width. */
+/** Each row as a block of `label  value` lines, blocks apart by a blank line: free text wraps to the width. */
 function renderBlocks(headers: string[], rows: Cell[][], kinds: ColumnKind[], style: Style, width: number): string {
   const labelWidth = Math.max(0, ...headers.map(displayWidth));
   const room = Math.max(MIN_COLUMN, width - labelWidth - GAP.length);
@@ -175,17 +211,25 @@ function renderBlocks(headers: string[], rows: Cell[][], kinds: ColumnKind[], st
     .map((row) =>
       row
         .map((cell, i) => {
-          const text = kinds[i] === 'text' ? truncateToWidth(cell.text, room) : cell.text;
-          return `${padToWidth(headers[i]!, labelWidth, 'left', style.dim(headers[i]!))}${GAP}${showCell({ ...cell, text }, style)}`;
+          const label = padToWidth(headers[i]!, labelWidth, 'left', style.dim(headers[i]!));
+          return valueLines(label, labelWidth, cell, kinds[i] === 'text' ? room : Infinity, style);
         })
         .join('\n'),
     )
     .join('\n\n');
 }
 
+/** `label  value`, the value wrapped to `room` columns with its continuation lines under its first (Infinity: whole). */
+function valueLines(label: string, labelWidth: number, cell: Cell, room: number, style: Style): string {
+  const parts = Number.isFinite(room) ? wrapWords(cell.text, room) : [cell.text];
+  const indent = ' '.repeat(labelWidth + GAP.length);
+  return parts.map((part, n) => `${n === 0 ? `${label}${GAP}` : indent}${showCell({ ...cell, text: part }, style)}`).join('\n');
+}
+
 /**
  * Render one record as 'label: value' lines, values aligned; no trailing newline. A pair's third element marks
- * a key (a host) that is never cut to the width; figures are never cut either.
+ * a key (a host) that is never wrapped to the width; figures are never wrapped either. Other values wrap at
+ * word boundaries under their first line.
  */
 export function renderKeyValue(pairs: [string, unknown, ColumnKind?][], opts: RenderOptions = {}): string {
   const style = opts.style ?? PLAIN;
@@ -194,11 +238,10 @@ export function renderKeyValue(pairs: [string, unknown, ColumnKind?][], opts: Re
   return pairs
     .map(([, value, kind], i) => {
       const cell = toCell(value);
-      const room = opts.width !== undefined && opts.width > 0 ? opts.width - labelWidth - GAP.length : Infinity;
+      const room = opts.width !== undefined && opts.width > 0 ? Math.max(MIN_COLUMN, opts.width - labelWidth - GAP.length) : Infinity;
       const whole = kind === 'key' || kind === 'number' || cell.isNumber;
-      const text = Number.isFinite(room) && !whole ? truncateToWidth(cell.text, Math.max(MIN_COLUMN, room)) : cell.text;
       const label = padToWidth(labels[i]!, labelWidth, 'left', style.dim(labels[i]!));
-      return `${label}${GAP}${showCell({ ...cell, text }, style)}`;
+      return valueLines(label, labelWidth, cell, whole ? Infinity : room, style);
     })
     .join('\n');
 }

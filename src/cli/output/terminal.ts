@@ -3,6 +3,7 @@
 // recolour the screen, retitle the window, plant clickable links or reorder text. So values are made inert
 // here before any renderer pads, truncates or styles them.
 import { Chalk } from 'chalk';
+import { INVISIBLE, visibleText } from '../../domain/safe-text.js';
 
 // Escape sequences, removed outright:
 // - CSI, 7-bit (ESC [) or 8-bit (0x9B): parameters, intermediates, one final byte.
@@ -13,27 +14,17 @@ import { Chalk } from 'chalk';
 const SEQUENCE =
   /(?:\x1b\[|\x9b)[\x30-\x3f]*[\x20-\x2f]*[\x40-\x7e]|(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])[\s\S]*?(?:\x07|\x1b\\|\x9c|$)|\x1b[\x20-\x2f]*[\x30-\x7e]/g;
 
-// Characters shown escaped rather than removed, so a reader can still see something odd was there:
-// C0 controls, DEL, C1 controls, line/paragraph separators (a value is one line) and the bidi embeddings,
-// overrides and isolates that can make "moc.evil" read as "live.com".
-const CONTROL = /[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
-
+// Characters shown rather than removed, so a reader can still see something odd was there, by the one rule
+// of domain/safe-text.ts: a C0 control as its control picture (BEL is ␇), the C1 controls, line and paragraph
+// separators (a value is one line), zero-width characters and the bidi embeddings, overrides and isolates that
+// can make "moc.evil" read as "live.com" as <U+202E>. Never as `\x07`, which reads as part of the value.
 // Cheap pre-check: most values are plain and skip both replacements.
-const ANY_SPECIAL = /[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+const ANY_SPECIAL = new RegExp(INVISIBLE.source);
 
-const NAMED: Record<string, string> = { '\n': '\\n', '\t': '\\t', '\r': '\\r' };
-
-function escapeControl(ch: string): string {
-  const named = NAMED[ch];
-  if (named !== undefined) return named;
-  const code = ch.codePointAt(0) ?? 0;
-  return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u{${code.toString(16)}}`;
-}
-
-/** Make a value safe to print on one terminal line: strip escape sequences, show control characters escaped. */
+/** Make a value safe to print on one terminal line: strip escape sequences, show other controls visibly. */
 export function sanitizeForTerminal(s: string): string {
   if (!ANY_SPECIAL.test(s)) return s;
-  return s.replace(SEQUENCE, '').replace(CONTROL, escapeControl);
+  return visibleText(s.replace(SEQUENCE, ''));
 }
 
 /** Whether to colour output written to `stream`: NO_COLOR, then FORCE_COLOR, then TTY and TERM. */

@@ -43,7 +43,7 @@ export function wrapLine(line: string, columns: number | undefined): string {
     }
     // A part wider than a whole line: its words, packed the same way (its closing separator kept with its
     // last word, so no line starts with one).
-    const words = part.split(' ');
+    const words = bound(part.split(' '));
     if (i < parts.length - 1) words.push(`${words.pop()} ${SEP.trim()}`);
     for (const word of words) {
       const gap = current === '' ? '' : ' ';
@@ -53,6 +53,62 @@ export function wrapLine(line: string, columns: number | undefined): string {
   });
   if (current !== '') flush();
   return out.join('\n');
+}
+
+/**
+ * Words with a lone `/` between them bound into one: `7,208 / 75,000` is one figure of a quota line, and a
+ * break after the first number read as two (a tryout saw `7,208` / `/ 75,000 lookups left`).
+ */
+function bound(words: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < words.length; i++) {
+    const word = words[i] as string;
+    if (word === '/' && out.length > 0 && i + 1 < words.length) out.push(`${out.pop()} / ${words[++i]}`);
+    else out.push(word);
+  }
+  return out;
+}
+
+/**
+ * `text` (one line) as lines of at most `columns` columns for a table cell or a value beside a label: broken
+ * at spaces and after a `;` (CSV's list separator: `Apache;Cloudflare`), a lone `/` binding its neighbours; a
+ * word wider than a whole line is broken where the line ends, the one place a fixed column leaves (nothing is
+ * cut away, and no `…` stands for what was).
+ */
+export function wrapWords(text: string, columns: number): string[] {
+  if (columns <= 0 || width(text) <= columns) return [text];
+  const lines: string[] = [];
+  let current = '';
+  // Each piece, and whether a space stands before it (a piece after a `;` follows it directly).
+  const pieces = bound(text.split(' ')).flatMap((word) => word.split(/(?<=;)(?=.)/).map((piece, i) => ({ piece, spaced: i === 0 })));
+  for (const { piece, spaced } of pieces) {
+    const joined = current === '' ? piece : `${current}${spaced ? ' ' : ''}${piece}`;
+    if (width(joined) <= columns) {
+      current = joined;
+      continue;
+    }
+    if (current !== '') lines.push(current);
+    current = '';
+    let rest = piece;
+    while (width(rest) > columns) {
+      const [head, tail] = splitAt(rest, columns);
+      lines.push(head);
+      rest = tail;
+    }
+    current = rest;
+  }
+  if (current !== '' || lines.length === 0) lines.push(current);
+  return lines;
+}
+
+/** `s` split where `columns` columns end (at least one character goes first, however wide). */
+function splitAt(s: string, columns: number): [string, string] {
+  let head = '';
+  for (const ch of s) {
+    if (head !== '' && width(head + ch) > columns) break;
+    head += ch;
+  }
+  return [head, s.slice(head.length)];
 }
 
 /** Every line of `text` wrapped (see wrapLine). */

@@ -13,7 +13,7 @@ export interface HintFacts {
   keySource: string | null;
   lastQuota: QuotaInfo | null;
   /** The base URL in use and where it came from ('the base URL comes from DOMAIN_INTEL_BASE_URL'); null when not resolved. */
-  baseUrl?: { url: string; source: string } | null;
+  baseUrl?: { url: string; source: string; proxy?: { shown: string; from: string } | null } | null;
   /** The command's -o FILE, when it writes one (not stdout). */
   output?: string | null;
 }
@@ -46,8 +46,11 @@ export function hintFor(err: unknown, facts: HintFacts): string | null {
  * For a service that cannot be reached (the message names the URL): where the base URL came from and how to
  * set it. Null when the base URL was not resolved.
  */
-export function baseUrlHint(baseUrl: { source: string } | null): string | null {
+export function baseUrlHint(baseUrl: { source: string; proxy?: { shown: string; from: string } | null } | null): string | null {
   if (baseUrl === null) return null;
+  // Through a proxy, the proxy is what could not be reached (or refused): where it came from and the ways round it.
+  const proxy = baseUrl.proxy ?? null;
+  if (proxy !== null) return `the proxy comes from ${proxy.from}: --proxy URL sets another; --proxy none, or NO_PROXY, goes direct`;
   const set = baseUrl.source.startsWith('no ') ? 'set one' : 'set another';
   return `${baseUrl.source}: ${set} with \`domain-intel config set base-url URL\`, DOMAIN_INTEL_BASE_URL or --base-url`;
 }

@@ -16,6 +16,7 @@ import type { InputFormat } from '../../input/read.js';
 import type { InputShape, RunKind } from '../../domain/types.js';
 import type { Context } from '../context.js';
 import { isWorkbookName } from '../../input/workbook-sniff.js';
+import { formatByName } from '../output/by-name.js';
 import type { EnrichCommand, Opts } from '../options/table.js';
 import type { InputMeter } from '../report/progress-figures.js';
 
@@ -115,15 +116,10 @@ export function inputReading(o: ReadingOptions, written: readonly string[] = [])
   };
 }
 
-/**
- * The format of a file run's rows: as asked, else as -o's name says (.xlsx, .json, .ndjson or .jsonl), else CSV. Not .xlsm, which is
- * read as a workbook: Excel refuses an .xlsm holding no macro parts, which is what we would write.
- */
+/** The format of a file run's rows: as asked, else as -o's name says (output/by-name.ts), else CSV. */
 export function fileRunFormat(requested: Opts<EnrichCommand>['format'], output: string | undefined): 'csv' | 'json' | 'ndjson' | 'xlsx' | 'table' {
   if (requested !== undefined || output === undefined) return requested ?? 'csv';
-  // The name says what the file is meant to hold: out.json got CSV before (a tryout found it).
-  const ext = /\.([a-z]+)$/i.exec(output)?.[1]?.toLowerCase();
-  return ext === 'xlsx' ? 'xlsx' : ext === 'json' ? 'json' : ext === 'ndjson' || ext === 'jsonl' ? 'ndjson' : 'csv';
+  return formatByName(output);
 }
 
 /**

@@ -57,7 +57,17 @@ describe('createLogger', () => {
   it('sanitises messages to one line', () => {
     const { stream, log } = setup();
     log.warn('bad host \x1b]8;;http://x\x07evil.com\x1b]8;;\x07\nnext');
-    expect(stream.text).toBe('warning: bad host evil.com\\nnext\n');
+    expect(stream.text).toBe('warning: bad host evil.com␊next\n');
+  });
+
+  it('wraps the quota line on a narrow terminal at its separators and words, its figures whole (issue 29)', () => {
+    const stream = Object.assign(new Capture(), { isTTY: true, columns: 30 });
+    const log = createLogger({ stream, style: createStyle(false), quiet: false, debug: false, secrets: [], now: () => Date.UTC(2026, 10, 23) });
+    log.quota({ limit: 75_000, remaining: 7_208, reset: new Date(Date.UTC(2026, 11, 1)), resetRaw: null, seenAt: 0 });
+    const lines = stream.text.trimEnd().split('\n');
+    expect(lines[0]).toBe('quota: 7,208 / 75,000 lookups');
+    for (const line of lines) expect(line.length).toBeLessThanOrEqual(30);
+    expect(lines).toEqual(['quota: 7,208 / 75,000 lookups', '  left ·', '  resets 2026-12-01 (in 8', '  days)']);
   });
 
   it('prints debug only when asked, and quiet hides info and quota', () => {

@@ -38,14 +38,25 @@ describe('renderTable', () => {
   it('sanitises values and headers', () => {
     const out = renderTable([{ h: '\x1b[31mevil\x1b[0m\nline' }], [{ key: 'h', header: 'h\x07' }]);
     expect(out).not.toContain('\x1b');
-    expect(out).toContain('evil\\nline');
-    expect(out).toContain('h\\x07');
+    expect(out).toContain('evil␊line');
+    expect(out).toContain('h␇');
   });
 
   it('styles the header, rule and nulls when colour is on', () => {
     const out = renderTable(rows, columns, { style: createStyle(true) });
     expect(out).toContain('\x1b[2m—\x1b[22m');
     expect(out).toContain('\x1b[1mdomain\x1b[22m');
+  });
+
+  it('draws no rule under a column without a header (the marker of `keys list`)', () => {
+    const out = renderTable(
+      [
+        { active: '*', name: 'work' },
+        { active: '', name: 'home' },
+      ],
+      [{ key: 'active', header: ' ' }, { key: 'name' }],
+    );
+    expect(out.split('\n')).toEqual(['   name', '   ────', '*  work', '   home']);
   });
 
   it('renders just the header for no rows', () => {
@@ -71,9 +82,10 @@ describe('renderKeyValue', () => {
     ]);
   });
 
-  it('truncates values to the width', () => {
-    const out = renderKeyValue([['k', 'v'.repeat(200)]], { width: 30 });
-    expect(displayWidth(out)).toBeLessThanOrEqual(30);
+  it('wraps values to the width, cutting nothing (a word wider than the room breaks where it ends)', () => {
+    const out = renderKeyValue([['k', 'v'.repeat(200)]], { width: 30 }).split('\n');
+    for (const line of out) expect(displayWidth(line)).toBeLessThanOrEqual(30);
+    expect(out.map((l) => l.slice(4)).join('')).toBe('v'.repeat(200));
   });
 
   it('never cuts a key or a figure to the width, only free text (a single lookup at 40 columns)', () => {
@@ -88,7 +100,8 @@ describe('renderKeyValue', () => {
     ).split('\n');
     expect(out[0]).toBe(`host:          ${host}`);
     expect(out[1]).toBe('visits:        40,600,797,123');
-    expect(out[2]).toBe('technologies:  Apache HTTP Server;Cloud…');
+    // Free text wraps at its words and list separators, under its first line: nothing cut, no `…`.
+    expect(out.slice(2)).toEqual(['technologies:  Apache HTTP Server;', '               Cloudflare;HSTS;Next.js']);
   });
 });
 
@@ -120,25 +133,54 @@ describe('renderTable at narrow widths (40, 60, 120 columns)', () => {
     expect(lines.join('\n')).not.toContain('reason');
   });
 
-  it('60: free text shrinks and short headers stand in; hosts and figures whole', () => {
+  // Issue 29: the technologies were cut to `Apach…` at 60 columns, and a reason to `conta…`.
+  it('72: free text wraps within its column at words and list separators, the row taking more lines', () => {
+    const lines = renderTable(hosts, cols, { width: 72 }).split('\n');
+    expect(lines).toEqual([
+      'host                  status   technologies        cc      visits  empl.',
+      '────────────────────  ───────  ──────────────────  ──  ──────────  ─────',
+      'usi.com               found    Apache HTTP         US      14,442      —',
+      '                               Server;Cloudflare;',
+      '                               HSTS',
+      'alzota-cloud.com      found    Cloudflare;jQuery;  FR         308   1–10',
+      "                               Let's Encrypt",
+      'www.alzota-cloud.com  found    —                   IN  40,600,797   1–10',
+      'nothere-xyz.com       missing  —                   —            —      —',
+    ]);
+    for (const line of lines) expect(displayWidth(line)).toBeLessThanOrEqual(72);
+    expect(lines.join('\n')).not.toContain('…');
+  });
+
+  it('60: no column could give free text room to wrap, so it goes under its row, whole; hosts and figures whole', () => {
     const lines = renderTable(hosts, cols, { width: 60 }).split('\n');
     expect(lines).toEqual([
-      'host                  status   techn…  cc      visits  empl.',
-      '────────────────────  ───────  ──────  ──  ──────────  ─────',
-      'usi.com               found    Apach…  US      14,442      —',
-      'alzota-cloud.com      found    Cloud…  FR         308   1–10',
-      'www.alzota-cloud.com  found    —       IN  40,600,797   1–10',
-      'nothere-xyz.com       missing  —       —            —      —',
+      'host                  status   cc      visits  empl.',
+      '────────────────────  ───────  ──  ──────────  ─────',
+      'usi.com               found    US      14,442      —',
+      '  technologies: Apache HTTP Server;Cloudflare;HSTS',
+      'alzota-cloud.com      found    FR         308   1–10',
+      "  technologies: Cloudflare;jQuery;Let's Encrypt",
+      'www.alzota-cloud.com  found    IN  40,600,797   1–10',
+      'nothere-xyz.com       missing  —            —      —',
     ]);
     for (const line of lines) expect(displayWidth(line)).toBeLessThanOrEqual(60);
   });
 
-  it('60 with two free-text columns: the widest goes, the other keeps what room is left', () => {
-    const rows = [...hosts, { host: 'not a host', status: 'invalid', tech: null, cc: null, visits: null, staff: null, reason: 'contains spaces' }];
-    const lines = renderTable(rows, cols, { width: 60 }).split('\n');
-    expect(lines[0]).toBe('host                  status   cc      visits  empl.  reason');
-    expect(lines.at(-1)).toBe('not a host            invalid  —            —      —  conta…');
-    for (const line of lines) expect(displayWidth(line)).toBeLessThanOrEqual(60);
+  it('66 with two free-text columns: the widest goes under its rows, the other wraps in the room left', () => {
+    const reason = 'contains spaces: a placeholder, not a host';
+    const rows = [...hosts, { host: 'not a host', status: 'invalid', tech: null, cc: null, visits: null, staff: null, reason }];
+    const lines = renderTable(rows, cols, { width: 66 }).split('\n');
+    expect(lines.slice(0, 6)).toEqual([
+      'host                  status   technologies  cc      visits  empl.',
+      '────────────────────  ───────  ────────────  ──  ──────────  ─────',
+      'usi.com               found    Apache HTTP   US      14,442      —',
+      '                               Server;',
+      '                               Cloudflare;',
+      '                               HSTS',
+    ]);
+    expect(lines.slice(-2)).toEqual(['not a host            invalid  —             —            —      —', `  reason: ${reason}`]);
+    for (const line of lines) expect(displayWidth(line)).toBeLessThanOrEqual(66);
+    expect(lines.join('\n')).not.toContain('…');
   });
 
   it('40: keys and numbers alone are wider, so each row is a block of label/value lines, nothing of them cut', () => {
@@ -156,7 +198,7 @@ describe('renderTable at narrow widths (40, 60, 120 columns)', () => {
         'employees     1–10',
       ].join('\n'),
     );
-    expect(out.split('\n\n')[0]).toContain('technologies  Apache HTTP Server;Cloudf…');
+    expect(out.split('\n\n')[0]).toContain('technologies  Apache HTTP Server;\n              Cloudflare;HSTS');
   });
 
   it('a key wider than the terminal is still written whole (the line runs over rather than lie)', () => {

@@ -21,26 +21,31 @@ describe('sanitizeForTerminal', () => {
     expect(sanitizeForTerminal('a\x1b]0;unterminated')).toBe('a');
   });
 
-  it('strips 8-bit C1 CSI and escapes a lone C1 control', () => {
+  it('strips 8-bit C1 CSI and shows a lone C1 control as its code point', () => {
     expect(sanitizeForTerminal('x\x9b31my')).toBe('xy');
-    expect(sanitizeForTerminal('x\x85y')).toBe('x\\x85y');
-    expect(sanitizeForTerminal('end\x9b')).toBe('end\\x9b');
+    expect(sanitizeForTerminal('x\x85y')).toBe('x<U+0085>y');
+    expect(sanitizeForTerminal('end\x9b')).toBe('end<U+009B>');
   });
 
-  it('strips other ESC sequences and escapes a trailing lone ESC', () => {
+  it('strips other ESC sequences and shows a trailing lone ESC as ␛', () => {
     expect(sanitizeForTerminal('a\x1b(Bb\x1bcc')).toBe('abc');
-    expect(sanitizeForTerminal('a\x1b')).toBe('a\\x1b');
+    expect(sanitizeForTerminal('a\x1b')).toBe('a␛');
   });
 
-  it('escapes newlines, tabs and other controls so a value stays on one line', () => {
-    expect(sanitizeForTerminal('one\ntwo\tthree\r')).toBe('one\\ntwo\\tthree\\r');
-    expect(sanitizeForTerminal('bell\x07 nul\x00 del\x7f')).toBe('bell\\x07 nul\\x00 del\\x7f');
+  it('shows newlines, tabs and other controls as their control pictures, so a value stays on one line and reads', () => {
+    expect(sanitizeForTerminal('one\ntwo\tthree\r')).toBe('one␊two␉three␍');
+    expect(sanitizeForTerminal('bell\x07 nul\x00 del\x7f')).toBe('bell␇ nul␀ del␡');
+    // Never an escape a reader takes for part of the value.
+    expect(sanitizeForTerminal('Hotjar\x07')).not.toContain('\\');
   });
 
-  it('escapes bidi overrides and isolates', () => {
-    expect(sanitizeForTerminal('abc\u202Emoc.live')).toBe('abc\\u{202e}moc.live');
-    expect(sanitizeForTerminal('\u2066x\u2069')).toBe('\\u{2066}x\\u{2069}');
-    expect(sanitizeForTerminal('a\u2028b')).toBe('a\\u{2028}b');
+  it('shows bidi overrides, isolates, separators and zero-width characters as code points', () => {
+    expect(sanitizeForTerminal('abc\u202Emoc.live')).toBe('abc<U+202E>moc.live');
+    expect(sanitizeForTerminal('\u2066x\u2069')).toBe('<U+2066>x<U+2069>');
+    expect(sanitizeForTerminal('a\u2028b')).toBe('a<U+2028>b');
+    expect(sanitizeForTerminal('pay\u200bpal')).toBe('pay<U+200B>pal');
+    // The zero-width joiner holds an emoji together: left alone.
+    expect(sanitizeForTerminal('👩\u200d💻')).toBe('👩\u200d💻');
   });
 
   it('leaves no ESC byte in any output', () => {

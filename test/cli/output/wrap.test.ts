@@ -1,7 +1,7 @@
 // Lines of `·`-separated parts wrapped to a terminal's width at the separators, never inside a figure (issue 16).
 import { describe, expect, it } from 'vitest';
 import { createStyle } from '../../../src/cli/output/terminal.js';
-import { wrapLine, wrapLines, wrapWidth } from '../../../src/cli/output/wrap.js';
+import { wrapLine, wrapLines, wrapWidth, wrapWords } from '../../../src/cli/output/wrap.js';
 
 const LINE = 'rows 19,646 · valid 18,634 · invalid 1,012 · duplicates 12,205';
 
@@ -49,5 +49,27 @@ describe('wrapLines and wrapWidth', () => {
     expect(wrapWidth({ isTTY: true, columns: 60 })).toBe(60);
     expect(wrapWidth({ isTTY: false, columns: 60 })).toBeUndefined();
     expect(wrapWidth({})).toBeUndefined();
+  });
+});
+
+// Issue 29: the quota line broke between its figures (`7,208` / `/ 75,000 lookups left`).
+describe('a figure of two numbers (`7,208 / 75,000`)', () => {
+  it('is never broken at its slash', () => {
+    const quota = 'quota: 7,208 / 75,000 lookups left · resets 2026-12-01 (in 3 days)';
+    expect(wrapLine(quota, 20).split('\n')).toEqual(['quota:', '  7,208 / 75,000', '  lookups left ·', '  resets 2026-12-01', '  (in 3 days)']);
+    for (const width of [12, 16, 24, 30, 40, 50]) expect(wrapLine(quota, width)).toContain('7,208 / 75,000');
+  });
+});
+
+describe('wrapWords (a table cell, a value beside its label)', () => {
+  it('breaks at spaces and after a list separator, cutting nothing', () => {
+    expect(wrapWords('Apache HTTP Server;Cloudflare;HSTS', 18)).toEqual(['Apache HTTP', 'Server;Cloudflare;', 'HSTS']);
+    expect(wrapWords('Hotjar, Google Analytics, React', 12)).toEqual(['Hotjar,', 'Google', 'Analytics,', 'React']);
+    expect(wrapWords('fits', 10)).toEqual(['fits']);
+  });
+
+  it('breaks a word wider than the column where the column ends, the only place left; nothing is lost', () => {
+    expect(wrapWords('a-very-long-hostname.example x', 10)).toEqual(['a-very-lon', 'g-hostname', '.example x']);
+    expect(wrapWords('日本語のテキスト', 5)).toEqual(['日本', '語の', 'テキ', 'スト']);
   });
 });
