@@ -12,9 +12,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
-    // Most tests wait on a socket or a timer, not the CPU: vitest's default of one worker fewer than the cores
-    // ran this suite one file at a time on a 2-core machine (237 s of files, 5 min 24 s under load). Two more
-    // workers than cores keep both cores busy while files wait.
-    maxWorkers: availableParallelism() + 2,
+    // vitest's default of one worker fewer than the cores ran this suite one file at a time on a 2-core
+    // machine (237 s of files, 5 min 24 s under load). One worker a core: more (4 were tried) starve the
+    // tests that read a real clock (progress lines) while the property tests hold the CPU.
+    maxWorkers: availableParallelism(),
   },
 });
