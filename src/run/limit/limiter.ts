@@ -34,8 +34,6 @@ import type { SlotStore } from '../../store/contract.js';
 import { memorySlots } from '../../store/memory-slots.js';
 import { SAME_RESET_MS, smallestGap } from './resets.js';
 
-export { sleep };
-
 export interface LimiterOptions {
   /** Requests per window; null when unknown (learned from the first 429). */
   limit: number | null;
