@@ -23,7 +23,7 @@ export function statusError(
   status: number,
   parsed: unknown,
   text: string,
-  retryAfter: string | null,
+  headers: Record<string, string | string[] | undefined> | null,
   details: ErrorDetails,
   ctx: { now: number; key: string; windowMs: number },
 ): DomainIntelError {
@@ -49,7 +49,7 @@ export function statusError(
     case 404:
       return new NotFoundError(`${what}: not held by the service (404 not_found)`, d('not_found'));
     case 429: {
-      const resume = rateLimitResume(retryAfter, parsed, ctx.now, ctx.windowMs);
+      const resume = rateLimitResume(headers, parsed, ctx.now, ctx.windowMs);
       const when = resume.announced ? 'resume in' : 'named no reset; guessing';
       const message = `rate limited (429): ${when} ${Math.max(0, resume.at - ctx.now)} ms`;
       return new RateLimitedError(message, d('rate_limited'), resume.at, resume.announced, resume.rounded);

@@ -205,7 +205,7 @@ export class DomainIntelClient {
     let status: number;
     let text: string;
     let quota: QuotaInfo | null;
-    let retryAfter: string | null;
+    let headers: Record<string, string | string[] | undefined>;
     try {
       const url = http.parseURL(this.baseUrl + path);
       const res = await http.request.call(dispatcher, {
@@ -225,8 +225,7 @@ export class DomainIntelClient {
       });
       status = res.statusCode;
       quota = parseQuotaHeaders(res.headers, clock());
-      const ra = res.headers['retry-after'];
-      retryAfter = Array.isArray(ra) ? (ra[0] ?? null) : (ra ?? null);
+      headers = res.headers; // a 429's reset may be in any of them (api/reset.ts)
       text = await readCapped(res.body, this.#options.maxBodyBytes ?? 32 * 1024 * 1024, { ...base, status });
     } catch (err) {
       const proxy = this.#options.dispatcher === undefined && this.#options.proxy ? maskProxy(this.#options.proxy) : null;
@@ -248,7 +247,7 @@ export class DomainIntelClient {
       }
       return { status, body: parsed, quota };
     }
-    throw statusError(status, parsed, text, retryAfter, { ...base, status, quota }, { now: clock(), key, windowMs: this.#options.windowMs ?? 60_000 });
+    throw statusError(status, parsed, text, headers, { ...base, status, quota }, { now: clock(), key, windowMs: this.#options.windowMs ?? 60_000 });
   }
 }
 

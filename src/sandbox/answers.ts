@@ -22,6 +22,12 @@ export function rateLimited(style: ResetStyle, resetAt: number, now: number): { 
       return { body: { error, retry_after: Math.max(0, resetAt - now) / 1000 }, headers: {} };
     case 'retry-after':
       return { body: { error }, headers: { 'retry-after': String(Math.max(1, Math.ceil((resetAt - now) / 1000))) } };
+    case 'resets-in-ms':
+      return { body: { error, resets_in_ms: Math.max(0, resetAt - now) }, headers: {} };
+    case 'ratelimit-reset':
+      return { body: { error }, headers: { 'ratelimit-reset': String(Math.max(1, Math.ceil((resetAt - now) / 1000))) } };
+    case 'x-ratelimit-reset':
+      return { body: { error }, headers: { 'x-ratelimit-reset': String(Math.ceil(resetAt / 1000)) } };
     case 'none':
       return { body: { error }, headers: {} };
   }

@@ -2,8 +2,12 @@
 // take can be played. Pure data and validation, free of node:http, so the CLI's option table can import the
 // choices. The first choice of each is the default: the reading we think most likely, for the reason given.
 
-/** The 429 reset styles that announce a time; `'none'` (a bare 429) is the one more reading (§7). */
-export const RESET_STYLES = ['iso', 'epoch-s', 'epoch-ms', 'seconds', 'retry-after'] as const;
+/**
+ * The 429 reset styles that announce a time; `'none'` (a bare 429) is the one more reading (§7). The last
+ * three use names no list of ours held: a body field `resets_in_ms` (ms to wait), the IETF draft's
+ * `RateLimit-Reset` header (seconds to wait, rounded up) and GitHub's `X-RateLimit-Reset` (epoch seconds).
+ */
+export const RESET_STYLES = ['iso', 'epoch-s', 'epoch-ms', 'seconds', 'retry-after', 'resets-in-ms', 'ratelimit-reset', 'x-ratelimit-reset'] as const;
 
 /** The choices of every enumerated reading, default first. */
 export const READING_CHOICES = {
@@ -45,7 +49,11 @@ export interface Readings {
    * lower-cased, which implies upper case is taken) or 'reject' (400 by rule 2.9's "lower-case", not charged).
    */
   upperCase: Choice<'upperCase'>;
-  /** How a 429 tells its reset: 'iso' (default: the body "carries a reset time", §7), epoch seconds or ms, seconds to wait, a Retry-After header, or 'none'. */
+  /**
+   * How a 429 tells its reset: 'iso' (default: the body "carries a reset time", §7), epoch seconds or ms,
+   * seconds to wait, a Retry-After header, ms to wait under a name of its own (`resets_in_ms`), a
+   * `RateLimit-Reset` or `X-RateLimit-Reset` header, or 'none'.
+   */
   resetStyle: ResetStyle;
   /** Format of X-Quota-Reset (§8.5, not shown): 'iso' datetime (default: the common JSON-API form), ISO 'date', 'epoch-s', or an RFC 7231 'http-date'. */
   quotaResetStyle: Choice<'quotaResetStyle'>;

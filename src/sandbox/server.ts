@@ -149,6 +149,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       hosts: outcome.hosts,
       authorization: req.headers.authorization ?? null,
       fault: outcome.fault,
+      resetAt: outcome.resetAt ?? null,
     });
     const delay = latencyMs + (jitterMs > 0 ? latency.float() * jitterMs : 0) + (outcome.slow ? slowMs : 0);
     if (delay > 0) await sleep(delay);

@@ -33,6 +33,8 @@ export interface Outcome {
   fault: keyof FaultRates | null;
   post: PostFault | null;
   slow: boolean;
+  /** A 429's reset: when the limit frees a request again, whatever the reset style tells of it. */
+  resetAt?: number;
 }
 
 interface Route {
@@ -145,7 +147,7 @@ export class Service {
       const resetAt = this.meter.admit(r.window);
       if (resetAt !== null) {
         const limited = rateLimited(r.resetStyle, resetAt, this.clock());
-        return out(429, limited.body, { headers: { ...quota(), ...limited.headers } });
+        return out(429, limited.body, { headers: { ...quota(), ...limited.headers }, resetAt });
       }
     }
 

@@ -132,6 +132,8 @@ export interface RequestLogEntry {
   authorization: string | null;
   /** The fault injected into this response, if any. */
   fault: keyof FaultRates | null;
+  /** A 429's reset (epoch ms): when the limit frees a request again, however the reset style tells it (or not); else null. */
+  resetAt: number | null;
 }
 
 /** The deterministic data the sandbox serves. Every method returns a fresh copy. */

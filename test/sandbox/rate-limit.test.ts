@@ -18,6 +18,9 @@ const expectedBody: Record<ResetStyle, object> = {
   'epoch-ms': { error: 'rate_limited', reset_ms: WINDOW_END },
   seconds: { error: 'rate_limited', retry_after: 0.75 },
   'retry-after': { error: 'rate_limited' },
+  'resets-in-ms': { error: 'rate_limited', resets_in_ms: 750 },
+  'ratelimit-reset': { error: 'rate_limited' },
+  'x-ratelimit-reset': { error: 'rate_limited' },
   none: { error: 'rate_limited' },
 };
 
@@ -31,6 +34,8 @@ describe('rate limit', () => {
     expect(limited.status).toBe(429);
     expect(limited.json).toEqual(expectedBody[style]);
     expect(limited.headers.get('retry-after')).toBe(style === 'retry-after' ? '1' : null);
+    expect(limited.headers.get('ratelimit-reset')).toBe(style === 'ratelimit-reset' ? '1' : null);
+    expect(limited.headers.get('x-ratelimit-reset')).toBe(style === 'x-ratelimit-reset' ? '10001' : null);
     expect(limited.headers.get('x-quota-remaining')).toBe(String(50_000 - 3));
     expect(sb.charges()).toMatchObject({ total: 3, rateLimited: 1 });
     clock.set(WINDOW_END);

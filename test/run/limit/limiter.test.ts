@@ -279,8 +279,8 @@ const windowEnd = (t: number, w = WINDOW) => Math.floor(t / w) * w + w;
 /** The reset a 429 at `t` announced, as the sandbox writes it in `style` (whole seconds round up). */
 function announced(style: ResetStyle, t: number): number {
   const end = windowEnd(t);
-  if (style === 'retry-after') return t + Math.max(1, Math.ceil((end - t) / 1000)) * 1000;
-  if (style === 'epoch-s') return Math.ceil(end / 1000) * 1000;
+  if (style === 'retry-after' || style === 'ratelimit-reset') return t + Math.max(1, Math.ceil((end - t) / 1000)) * 1000;
+  if (style === 'epoch-s' || style === 'x-ratelimit-reset') return Math.ceil(end / 1000) * 1000;
   return end;
 }
 
@@ -317,7 +317,7 @@ describe.concurrent('RateLimiter against the sandbox (1-2 s windows)', () => {
       expect(resumes).toBeGreaterThan(0);
       // Two resets measured the service's window, and the limit was learned against it.
       // Retry-After counts whole seconds, so each reset it tells may be read up to a second late.
-      expect(Math.abs(limiter.windowMs - WINDOW)).toBeLessThanOrEqual(style === 'retry-after' ? 1000 : 500);
+      expect(Math.abs(limiter.windowMs - WINDOW)).toBeLessThanOrEqual(style === 'retry-after' || style === 'ratelimit-reset' ? 1000 : 500);
       expect(learned.at(-1)?.windowMs).toBe(limiter.windowMs);
       expect(limiter.limit).toBeGreaterThan(0);
     } finally {
