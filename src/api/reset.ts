@@ -61,7 +61,7 @@ interface Reading {
 }
 
 /** The unit a field's name gives, in ms; null when it gives none. `retryAfterMs`, `resets_in_ms`, `wait-secs`. */
-export function unitOfName(name: string): number | null {
+function unitOfName(name: string): number | null {
   const words = name
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
     .toLowerCase()
