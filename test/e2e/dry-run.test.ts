@@ -99,14 +99,19 @@ describe('batch --dry-run', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain('\nquota: 1,500 left (seen 5 minutes ago) · 50,000 a month\n');
     expect(r.stderr).toContain(
-      'warning: this run needs 2,100 lookups but only 1,500 are left (seen 5 minutes ago) · the run asks on a terminal and is refused elsewhere, unless --allow-partial (it then stops when they are spent)\n',
+      'warning: this run needs 2,100 lookups but only 1,500 are left (seen 5 minutes ago) · if its first answer says so too, the run asks on a terminal and is refused elsewhere, unless --allow-partial (it then stops when they are spent)\n',
     );
     expect(r.stderr).not.toContain('a month plan');
-    // The real run refuses with the same figures, grouped as well.
-    const run = await runInProcess(['batch', file, '-o', join(tmpdir(), `di-dry-${process.pid}.csv`), '--rpm', '600'], { env });
+    // The real run asks the service (one host, which it needs anyway) and refuses on what it says, grouped as well.
+    sb.setRemaining(1_500);
+    sb.resetCounters();
+    const runEnv = envOf();
+    await plantMemo(runEnv, 1_500, 5 * 60_000);
+    const run = await runInProcess(['batch', file, '-o', join(tmpdir(), `di-dry-${process.pid}.csv`), '--rpm', '600'], { env: runEnv });
     expect(run.code).toBe(5);
-    expect(run.stderr).toContain('error: this run needs 2,100 lookups but only 1,500 were left 5 minutes ago; add --allow-partial');
-    expect(sb.requests()).toHaveLength(0);
+    expect(run.stderr).toContain('error: this run needs 2,099 lookups but only 1,499 are left; add --allow-partial');
+    expect(sb.charges()).toMatchObject({ requests: 1, total: 1 });
+    sb.setRemaining(50_000);
     const { plan } = await json(env, '--rpm', '600');
     expect(plan).toMatchObject({ quota_remaining: 1500, quota_trusted: true, plan: null, monthly_allowance: 50_000, over_quota: true, over_plan: false });
     expect(Date.now() - Date.parse(plan.quota_seen_at as string)).toBeGreaterThanOrEqual(5 * 60_000);
@@ -154,7 +159,8 @@ describe('batch --dry-run', () => {
       'requests needed 21 · estimated time 1.1s',
       'quota: 1,500 left (seen 5 minutes ago) · plan pro: 2,000 a month',
       'warning: this run needs 2,100 lookups but only 1,500 are left (seen 5 minutes ago) ·',
-      '  the run asks on a terminal and is refused elsewhere, unless --allow-partial (it then stops when they are spent)',
+      '  if its first answer says so too, the run asks on a terminal and is refused elsewhere, unless --allow-partial (it then',
+      '  stops when they are spent)',
       'warning: this run needs 2,100 lookups, more than the 2,000 a month plan pro allows',
     ]);
     // A line of exactly 60 columns fits; a longer one breaks at a separator, else between words.
@@ -166,8 +172,9 @@ describe('batch --dry-run', () => {
       '  plan pro: 2,000 a month',
       'warning: this run needs 2,100 lookups but only 1,500 are',
       '  left (seen 5 minutes ago) ·',
-      '  the run asks on a terminal and is refused elsewhere,',
-      '  unless --allow-partial (it then stops when they are spent)',
+      '  if its first answer says so too, the run asks on a',
+      '  terminal and is refused elsewhere, unless --allow-partial',
+      '  (it then stops when they are spent)',
       'warning: this run needs 2,100 lookups, more than the 2,000 a',
       '  month plan pro allows',
     ]);

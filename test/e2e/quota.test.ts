@@ -1,5 +1,5 @@
-// Quota knowledge that expires (issue 13): the memo per account (base URL and key), trusted to refuse a file
-// run only while fresh; otherwise the run starts and its first answer decides. Every run is in-process
+// Quota knowledge that expires (issue 13): the memo per account (base URL and key), shown by `quota` and
+// `--dry-run` but never refusing a run by itself (issue 26): the run starts and its first answer decides. Every run is in-process
 // against the sandbox; what was spent is what the sandbox charged.
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -47,7 +47,7 @@ async function onTerminal(file: string, env: NodeJS.ProcessEnv, answer: string):
 }
 const paidTwice = (sb: Sandbox) => Object.values(sb.charges().byHost).filter((n) => n > 1).length;
 
-describe('a stale or foreign memo never blocks a run', () => {
+describe('a remembered quota never blocks a run by itself', () => {
   let sb: Sandbox;
   let hosts: string[];
   beforeAll(async () => {
@@ -56,7 +56,7 @@ describe('a stale or foreign memo never blocks a run', () => {
   });
   afterAll(() => sb?.close());
 
-  it('an up-front refusal on a fresh memo exits with the quota code, spends nothing, and says how to go on', async () => {
+  it('a fresh memo too short: the first answer decides; refused, the run has spent one lookup it needed and says how to go on', async () => {
     sb.setRemaining(50);
     sb.resetCounters();
     const env = envOf(sb);
@@ -66,30 +66,34 @@ describe('a stale or foreign memo never blocks a run', () => {
     const file = inputFile('refused.csv', hosts);
     const r = await batch(file, env);
     expect(r.code).toBe(5);
-    expect(r.stderr).toMatch(/this run needs 300 lookups but only 40 were left just now; add --allow-partial to run until the quota is spent/);
-    expect(sb.charges().total).toBe(10);
+    expect(r.stderr).toMatch(
+      /this run needs 299 lookups but only 39 are left; add --allow-partial to run until the quota is spent, or add a pack and run it again/,
+    );
+    // The one host the first request asked about, which the run needed anyway: kept, never bought again.
+    expect(sb.charges().total).toBe(11);
     const json = await runInProcess(['--json', 'batch', file, '--quiet'], { env });
     expect(json.code).toBe(5);
     expect(JSON.parse(json.stderr.trim().split('\n').at(-1) as string)).toMatchObject({ code: 'over_quota', exit: 5, host: null });
-    expect(sb.charges().total).toBe(10);
+    expect(sb.charges().total).toBe(12);
+    expect(paidTwice(sb)).toBe(0);
 
-    // On a terminal it asks: no stops it with the quota code, yes runs until the quota is spent.
+    // On a terminal it asks at the first answer: no stops it with the quota code, yes runs until the quota is spent.
     const no = await onTerminal(file, env, 'n');
     expect(no.code).toBe(5);
-    expect(no.stderr).toMatch(/this run needs 300 lookups but only 40 were left just now\. Run until the quota is spent\? \[y\/N\]/);
-    expect(no.stderr).toMatch(/cancelled; nothing was spent/);
-    expect(sb.charges().total).toBe(10);
+    expect(no.stderr).toMatch(/this run needs 297 lookups but only 37 are left\. Run until the quota is spent\? \[y\/N\]/);
+    expect(sb.charges().total).toBe(13);
     const yes = await onTerminal(file, env, 'y');
     expect(yes.code).toBe(5);
     expect(yes.stderr).toMatch(/stopped by the monthly quota: /);
-    expect(sb.charges().total).toBeGreaterThan(10);
+    expect(sb.charges().total).toBe(50);
     expect(sb.charges().remaining).toBe(0);
+    expect(paidTwice(sb)).toBe(0);
   });
 
-  it('a memo whose reset is years past, or seen over an hour ago, does not block', async () => {
+  it('a memo whose reset is years past, seen over an hour ago, or seen just now: none blocks a run the service can serve', async () => {
     sb.setRemaining(49_000);
     const file = inputFile('stale.csv', hosts);
-    for (const at of [{ reset: new Date('2023-01-01T00:00:00Z') }, { seenAt: Date.now() - 2 * HOUR }]) {
+    for (const at of [{ reset: new Date('2023-01-01T00:00:00Z') }, { seenAt: Date.now() - 2 * HOUR }, {}]) {
       sb.resetCounters();
       const env = envOf(sb);
       await plantMemo(env, sb.baseUrl, sb.key, 5, at);
@@ -97,12 +101,6 @@ describe('a stale or foreign memo never blocks a run', () => {
       expect(r.code, JSON.stringify(at)).toBe(0);
       expect(sb.charges().total).toBe(300);
     }
-    // The same memo, fresh, refuses: what made the difference was its age alone.
-    sb.resetCounters();
-    const env = envOf(sb);
-    await plantMemo(env, sb.baseUrl, sb.key, 5);
-    expect((await batch(file, env)).code).toBe(5);
-    expect(sb.charges().total).toBe(0);
   });
 
   it('a run with another key, or against another base URL, is not refused because that account ran short', async () => {
@@ -142,6 +140,41 @@ describe('after a 402, a pack or a new month needs no flag', () => {
       const second = await batch(file, env);
       expect(second.code).toBe(0);
       expect(sb.charges().total).toBe(300);
+      expect(paidTwice(sb)).toBe(0);
+    } finally {
+      await sb.close();
+    }
+  });
+
+  it('refused, then a pack added: the re-run proceeds at once with no flag and buys only what it had not', async () => {
+    const sb = await startSandbox({ port: 0, rpm: 0, hosts: 2000 });
+    try {
+      const pack = () => fetch(`${sb.url}/__sandbox/pack`, { method: 'POST' }).then((r) => r.json());
+      // Short: 150 left for 500 hosts. The first answer says so; the run stops having bought that one host.
+      sb.setRemaining(150);
+      const env = envOf(sb);
+      const file = inputFile('short-then-pack.csv', sb.hostList().slice(1000, 1500));
+      const first = await batch(file, env);
+      expect(first.code).toBe(5);
+      expect(first.stderr).toMatch(/this run needs 499 lookups but only 149 are left; .*or add a pack and run it again/);
+      expect(sb.charges().total).toBe(1);
+      expect(await pack()).toMatchObject({ ok: true, remaining: 25_149 });
+      // Right away, no flag: the memo (149 left, seen a moment ago) does not refuse it; the service serves it.
+      const second = await batch(file, env);
+      expect(second.code, second.stderr).toBe(0);
+      expect(sb.charges().total).toBe(500);
+      expect(paidTwice(sb)).toBe(0);
+
+      // Nothing left: a 402 (free) stops the run; a pack, and the re-run proceeds.
+      sb.setRemaining(0);
+      sb.resetCounters();
+      const other = inputFile('none-then-pack.csv', sb.hostList().slice(1500, 1700));
+      expect((await batch(other, env)).code).toBe(5);
+      expect(sb.charges().total).toBe(0);
+      await pack();
+      const third = await batch(other, env);
+      expect(third.code, third.stderr).toBe(0);
+      expect(sb.charges().total).toBe(200);
       expect(paidTwice(sb)).toBe(0);
     } finally {
       await sb.close();

@@ -99,7 +99,7 @@ export async function printPlan(ctx: Context<EnrichCommand>, s: RunStats, rpm: n
         ? 'the run stops at its first request unless lookups were added since (a refused request costs nothing)'
         : ctx.opts.allowPartial === true
           ? 'with --allow-partial the run stops when they are spent'
-          : 'the run asks on a terminal and is refused elsewhere, unless --allow-partial (it then stops when they are spent)';
+          : 'if its first answer says so too, the run asks on a terminal and is refused elsewhere, unless --allow-partial (it then stops when they are spent)';
     ctx.logger.warn(`this run needs ${n(p.cost)} lookups but only ${n(p.quota.remaining)} are left (${when}) · ${then}`);
   }
   if (overPlan && p.allowance) {

@@ -110,7 +110,6 @@ export async function runList(ctx: Context<EnrichCommand>, spec: ListSpec): Prom
       progress = await createProgress(drawOn);
     }
   });
-  if (quota.refused !== null) return runEnd(ctx, EXIT.QUOTA, 'over_quota', quota.refused);
   const runOptions = { ...base, ...(quota.gate ? { quotaGate: quota.gate } : {}) };
   const onProgress = (s: Readonly<RunStats>) => {
     seen = s;
@@ -225,7 +224,7 @@ function exitFor(ctx: Context<EnrichCommand>, s: RunStats, short: QuotaShort | n
   if (s.stoppedBy === 'closed') return EXIT.PIPE;
   if (s.stoppedBy === 'short') {
     const what = short ? `this run needs ${n(short.needed)} lookups but only ${n(short.remaining)} are left` : 'the quota left cannot cover this run';
-    return runEnd(ctx, EXIT.QUOTA, 'over_quota', `${what}; add --allow-partial to run until the quota is spent`);
+    return runEnd(ctx, EXIT.QUOTA, 'over_quota', `${what}; add --allow-partial to run until the quota is spent, or add a pack and run it again`);
   }
   if (s.stoppedBy === 'aborted') {
     // Under --no-cache nothing was kept: a re-run pays again for what this one bought.
