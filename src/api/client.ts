@@ -202,6 +202,7 @@ export class DomainIntelClient {
     // undici's proxy files load only with a proxy: a run without one never reads them.
     if (this.#options.proxy && !this.#options.dispatcher) proxyModule ??= await import('./proxy-agent.js');
     const dispatcher = this.#getDispatcher(http, proxyModule ?? null);
+    const sentAt = clock();
     let status: number;
     let text: string;
     let quota: QuotaInfo | null;
@@ -224,7 +225,7 @@ export class DomainIntelClient {
         bodyTimeout: timeoutMs,
       });
       status = res.statusCode;
-      quota = parseQuotaHeaders(res.headers, clock());
+      quota = parseQuotaHeaders(res.headers, clock(), sentAt);
       headers = res.headers; // a 429's reset may be in any of them (api/reset.ts)
       text = await readCapped(res.body, this.#options.maxBodyBytes ?? 32 * 1024 * 1024, { ...base, status });
     } catch (err) {

@@ -16,8 +16,8 @@ function integer(text: string | null): number | null {
   return Number.parseInt(text, 10);
 }
 
-/** Reads the X-Quota-* headers; null when the response carried none of them. */
-export function parseQuotaHeaders(headers: HeaderBag, now: number): QuotaInfo | null {
+/** Reads the X-Quota-* headers, of a request sent at `sentAt` when known; null when the response carried none of them. */
+export function parseQuotaHeaders(headers: HeaderBag, now: number, sentAt?: number): QuotaInfo | null {
   const limitRaw = header(headers, 'x-quota-limit');
   const remainingRaw = header(headers, 'x-quota-remaining');
   const resetRaw = header(headers, 'x-quota-reset');
@@ -31,6 +31,7 @@ export function parseQuotaHeaders(headers: HeaderBag, now: number): QuotaInfo | 
     reset: resetAt === null ? null : new Date(resetAt),
     resetRaw,
     seenAt: now,
+    ...(sentAt === undefined ? {} : { sentAt }),
   };
 }
 
@@ -40,6 +41,9 @@ export interface PeriodMark {
   /** The reset as epoch ms, or null (or NaN) when it could not be read. */
   resetAt: number | null;
   resetRaw: string | null;
+  /** When the figure was seen (for a memo: its newest answer), and when its request was sent, when known. */
+  seenAt?: number;
+  sentAt?: number | undefined;
 }
 
 // Not shown (§8.5): the reset's format. A relative one ("seconds until reset") reads as a slightly different
@@ -55,11 +59,21 @@ export function comparePeriods(a: PeriodMark, b: PeriodMark): -1 | 0 | 1 | null 
     if (Math.abs(ra - rb) >= RESET_TOLERANCE_MS) return ra < rb ? -1 : 1; // a rollover
   } else if (a.resetRaw !== b.resetRaw) return null;
   if (a.limit === b.limit) return 0;
-  // Within one month the limit only grows (a pack adds to it, §8.1): a lower limit is an answer from before
-  // the pack that arrived late.
-  if (a.limit !== null && b.limit !== null) return a.limit < b.limit ? -1 : 1;
-  return null;
+  if (a.limit === null || b.limit === null) return null;
+  // Within one month the limit moves: a pack raises it (§8.1), a plan downgraded or a limit corrected lowers
+  // it. A figure from a request sent after the other was seen is the newer, whichever way it moved (a lower
+  // limit was taken for a late answer, and a downgrade stayed unseen for a month). Otherwise a lower limit
+  // is an answer from before the pack that arrived late.
+  if (a.sentAt !== undefined && b.seenAt !== undefined && a.sentAt >= b.seenAt) return 1;
+  if (b.sentAt !== undefined && a.seenAt !== undefined && b.sentAt >= a.seenAt) return -1;
+  return a.limit < b.limit ? -1 : 1;
 }
 
 /** The period mark of quota headers. */
-export const periodMark = (q: QuotaInfo): PeriodMark => ({ limit: q.limit, resetAt: q.reset?.getTime() ?? null, resetRaw: q.resetRaw });
+export const periodMark = (q: QuotaInfo): PeriodMark => ({
+  limit: q.limit,
+  resetAt: q.reset?.getTime() ?? null,
+  resetRaw: q.resetRaw,
+  seenAt: q.seenAt,
+  sentAt: q.sentAt,
+});

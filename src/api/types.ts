@@ -104,6 +104,11 @@ export interface QuotaInfo {
   resetRaw: string | null;
   /** When this was observed (client clock, epoch ms). */
   seenAt: number;
+  /**
+   * When the request that carried it was sent (client clock), when known: a figure from a request sent after
+   * another was seen is not a straggler from before it (a lower limit then is news: api/quota.ts).
+   */
+  sentAt?: number;
 }
 
 /** A successful answer: the body's `data` plus the quota headers that came with it. */

@@ -84,6 +84,15 @@ export function handleAdmin(controls: AdminControls, method: string, target: str
     controls.revokeKey(key);
     return { status: 200, body: { ok: true } };
   }
+  if (post && name === 'allowance') {
+    const allowance = jsonObject(body)?.allowance;
+    if (typeof allowance !== 'number' || !Number.isInteger(allowance) || allowance < 0) {
+      return bad('body must be {"allowance": <non-negative integer>}');
+    }
+    controls.setAllowance(allowance);
+    const { limit, remaining } = controls.charges();
+    return { status: 200, body: { ok: true, limit, remaining } };
+  }
   if (post && name === 'remaining') {
     const remaining = jsonObject(body)?.remaining;
     if (typeof remaining !== 'number' || !Number.isInteger(remaining) || remaining < 0) {

@@ -38,7 +38,7 @@ function resetText(at: number, style: Readings['quotaResetStyle']): string {
 export class Meter {
   readonly rpm: number;
   readonly windowMs: number;
-  private readonly allowance: number;
+  private allowance: number;
   private readonly clock: () => number;
   private month: number;
   /** Months the account's calendar runs ahead of the clock, one per forced rollover. */
@@ -105,6 +105,16 @@ export class Meter {
   addPack(): void {
     this.rollover();
     this.packs += 1;
+  }
+
+  /**
+   * Sets the plan's monthly allowance from now on, this month included (a plan downgraded, or a limit
+   * corrected): X-Quota-Limit drops, and what was used this month stays used.
+   */
+  setAllowance(n: number): void {
+    if (!Number.isInteger(n) || n < 0) throw new RangeError(`allowance must be a non-negative integer, got ${n}`);
+    this.rollover();
+    this.allowance = n;
   }
 
   setRemaining(n: number): void {

@@ -181,6 +181,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     readings: () => service.readings,
     setReadings: (changes: Partial<Readings>) => service.configure(changes),
     setRemaining: (n: number) => meter.setRemaining(n),
+    setAllowance: (n: number) => meter.setAllowance(n),
     charges: () => meter.report(),
     requests: () => log.map((entry) => ({ ...entry, hosts: [...entry.hosts] })),
     resetCounters: () => {

@@ -175,6 +175,8 @@ export interface Sandbox {
   addPack(): void;
   /** Sets the lookups remaining this month. */
   setRemaining(n: number): void;
+  /** Sets the plan's monthly allowance, this month included (a plan downgraded mid-month): X-Quota-Limit drops, what was used stays used. */
+  setAllowance(n: number): void;
   /** Ends the month now: the allowance renews, packs lapse, X-Quota-Reset moves on a month. */
   rollover(): void;
   /** The readings in force. */

@@ -19,8 +19,8 @@ export interface QuotaMemo {
   seenAt: number;
 }
 
-/** The figures of a memo, without the account. */
-export type QuotaFigures = Omit<QuotaMemo, 'baseUrl' | 'keyFingerprint'>;
+/** The figures of a memo, without the account; `sentAt`: when the request of an answer's figures was sent (not kept). */
+export type QuotaFigures = Omit<QuotaMemo, 'baseUrl' | 'keyFingerprint'> & { sentAt?: number };
 
 const HOUR_MS = 60 * 60 * 1000;
 
@@ -38,16 +38,23 @@ export function quotaMemoTrusted(memo: QuotaMemo, now: number): boolean {
 /** The figures a QuotaInfo (from the headers) stands for. */
 export function figuresOf(q: QuotaInfo): QuotaFigures {
   const reset = q.reset !== null && !Number.isNaN(q.reset.getTime()) ? q.reset.toISOString() : null;
-  return { limit: q.limit, remaining: q.remaining, reset, resetRaw: q.resetRaw, seenAt: q.seenAt };
+  return { limit: q.limit, remaining: q.remaining, reset, resetRaw: q.resetRaw, seenAt: q.seenAt, ...(q.sentAt === undefined ? {} : { sentAt: q.sentAt }) };
 }
 
 /** The period marks of memo figures (comparePeriods, api/quota.ts). */
-const markOf = (f: QuotaFigures) => ({ limit: f.limit, resetAt: f.reset === null ? null : Date.parse(f.reset), resetRaw: f.resetRaw });
+const markOf = (f: QuotaFigures) => ({
+  limit: f.limit,
+  resetAt: f.reset === null ? null : Date.parse(f.reset),
+  resetRaw: f.resetRaw,
+  seenAt: f.seenAt,
+  sentAt: f.sentAt,
+});
 
 /**
  * The memo after an answer reported `next`: within a period the lowest remaining is kept (answers arrive out
- * of order, and the lowest is the truest); a newer period (a pack, a rollover) replaces the figure; a figure
- * from an older period is ignored. Periods that cannot be ordered go by arrival.
+ * of order, and the lowest is the truest); a newer period (a pack, a rollover, a limit lowered: one seen in
+ * an answer to a request sent after the memo's newest) replaces the figure; a figure from an older period is
+ * ignored. Periods that cannot be ordered go by arrival.
  */
 export function mergeFigures(memo: QuotaFigures | null, next: QuotaFigures): QuotaFigures {
   if (memo === null) return next;

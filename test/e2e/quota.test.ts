@@ -202,6 +202,43 @@ describe('after a 402, a pack or a new month needs no flag', () => {
   });
 });
 
+describe('a limit lowered within the month is news', () => {
+  it('a plan downgraded (2,000 where 50,000 was seen): `quota` and --dry-run show the new figure, through a 402 as well', async () => {
+    const sb = await startSandbox({ port: 0, rpm: 0, hosts: 2000 });
+    try {
+      const env = envOf(sb);
+      const lower = (allowance: number) =>
+        fetch(`${sb.url}/__sandbox/allowance`, { method: 'POST', body: JSON.stringify({ allowance }) }).then((r) => r.json());
+      const quota = async () => {
+        const r = await runInProcess(['quota', '--json'], { env });
+        return (JSON.parse(r.stdout) as { accounts: { limit: number; remaining: number }[] }).accounts[0];
+      };
+      const dryRun = async (file: string) => {
+        const r = await runInProcess(['--json', 'batch', file, '--dry-run'], { env });
+        return JSON.parse(r.stdout) as { quota_remaining: number; monthly_allowance: number; over_quota: boolean };
+      };
+      expect((await batch(inputFile('before.csv', sb.hostList().slice(0, 100)), env)).code).toBe(0);
+      expect(await quota()).toMatchObject({ limit: 50_000, remaining: 49_900 });
+      // The plan is lowered mid-month, the same month's reset: the next answers say 2,000.
+      expect(await lower(2000)).toMatchObject({ limit: 2000, remaining: 1900 });
+      expect((await batch(inputFile('after.csv', sb.hostList().slice(100, 150)), env)).code).toBe(0);
+      expect(await quota()).toMatchObject({ limit: 2000, remaining: 1850 });
+      const big = inputFile(
+        'big.csv',
+        Array.from({ length: 1900 }, (_, i) => `made-up-${i}.example.com`),
+      );
+      expect(await dryRun(big)).toMatchObject({ quota_remaining: 1850, monthly_allowance: 2000, over_quota: true });
+      // Lowered again below what was used: the 402 (which spends nothing) carries the figure, and it stands too.
+      expect(await lower(120)).toMatchObject({ limit: 120, remaining: 0 });
+      expect((await batch(inputFile('refused.csv', sb.hostList().slice(150, 160)), env)).code).toBe(5);
+      expect(await quota()).toMatchObject({ limit: 120, remaining: 0 });
+      expect(sb.charges().total).toBe(150);
+    } finally {
+      await sb.close();
+    }
+  });
+});
+
 describe('what a 402 says about the quota', () => {
   it('after a batch refused with 402, the memo is what the service has left', async () => {
     const sb = await startSandbox({ port: 0, rpm: 0, hosts: 200 });

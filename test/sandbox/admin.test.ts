@@ -39,6 +39,11 @@ describe('admin routes', () => {
   it('sets remaining, adds packs, creates and revokes keys', async () => {
     expect((await admin('remaining', { remaining: 5 })).json).toEqual({ ok: true, remaining: 5 });
     expect((await admin('pack')).json).toEqual({ ok: true, limit: 27_000, remaining: 25_005 });
+    // A plan lowered mid-month: the limit drops by the allowance, what was used stays used.
+    expect((await admin('allowance', { allowance: 1000 })).json).toEqual({ ok: true, limit: 26_000, remaining: 24_005 });
+    const limited = await call(sb, 'domain/abc.com');
+    expect(limited.headers.get('x-quota-limit')).toBe('26000');
+    expect((await admin('allowance', { allowance: 2000 })).json).toEqual({ ok: true, limit: 27_000, remaining: 25_005 });
     const key = ((await admin('key')).json as { key: string }).key;
     expect(key).toMatch(/^di_live_[0-9a-f]{48}$/);
     expect((await call(sb, 'meta/technologies', { key })).status).toBe(200);
@@ -48,6 +53,7 @@ describe('admin routes', () => {
 
   it('answers 400 for bad bodies and 404 for unknown routes', async () => {
     expect((await admin('remaining', { remaining: -1 })).status).toBe(400);
+    expect((await admin('allowance', { allowance: 'a lot' })).status).toBe(400);
     expect((await admin('revoke', {})).status).toBe(400);
     expect((await admin('nope')).status).toBe(404);
   });

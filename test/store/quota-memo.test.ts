@@ -49,6 +49,19 @@ describe('the quota memo', () => {
     expect(mergeFigures(rollover, fig(3, 5))).toEqual(rollover);
   });
 
+  it('takes a lower limit from a request sent after the memo was last seen for news (a plan lowered), not a straggler', () => {
+    const before = fig(48_711, 10);
+    // With nothing said of when it was sent, a lower limit is a late answer (from before a pack), as ever.
+    expect(mergeFigures(before, fig(1_950, 12, { limit: 2000 }))).toEqual(before);
+    // Sent before the memo's newest answer was seen: it may be from before a pack, so it is ignored.
+    expect(mergeFigures(before, fig(1_950, 12, { limit: 2000, sentAt: 9 }))).toEqual(before);
+    // Sent after: the limit was lowered (2,000 where 50,000 was seen). The new figure stands.
+    const lowered = mergeFigures(before, fig(1_950, 12, { limit: 2000, sentAt: 11 }));
+    expect(lowered).toMatchObject({ limit: 2000, remaining: 1_950, seenAt: 12 });
+    // A pack on top of the lowered plan is a newer period again.
+    expect(mergeFigures(lowered, fig(26_900, 14, { limit: 27_000, sentAt: 13 })).limit).toBe(27_000);
+  });
+
   it('reads a relative reset that drifts between answers as one period; unreadable resets compare by text', () => {
     const drift = mergeFigures(fig(10, 1), fig(12, 2, { reset: '2026-12-01T00:00:02.000Z', resetRaw: '86398' }));
     expect(drift.remaining).toBe(10);
