@@ -1,11 +1,13 @@
-// Whether the quota left can cover a file run, decided on the first answer of the run itself (a gate the run
-// awaits with one request in flight, about one host: a lookup the run needs anyway, or a 402, which costs
-// nothing). The account's memo never refuses a run by itself, however fresh: a pack added a minute ago, or a
-// figure from a run that was refused, would refuse a run the service would serve (issue 26). A short quota
-// asks on a terminal and refuses elsewhere unless --allow-partial; a pack or a new month needs no flag.
+// Whether the quota left can cover a file run. The account's memo, while it can be trusted (seen under an
+// hour ago, reset not passed), may let a run go at full pace when it covers it, but never refuses one by
+// itself: a pack added a minute ago would be refused (issue 26). Otherwise the first answer of the run
+// decides (a gate the run awaits with one request in flight, about one host: a lookup the run needs anyway,
+// or a 402, which costs nothing). A short quota asks on a terminal and refuses elsewhere unless
+// --allow-partial; a pack or a new month needs no flag.
 import { stat } from 'node:fs/promises';
 import type { QuotaInfo } from '../../api/types.js';
 import { type JobInput, runJob } from '../../run/job.js';
+import { quotaMemoTrusted } from '../../store/quota-memo.js';
 import type { Context } from '../context.js';
 import { groupedNumber as n } from '../output/format.js';
 import type { EnrichCommand } from '../options/table.js';
@@ -26,7 +28,7 @@ export interface QuotaCheck {
 type RunOptions = Parameters<typeof runJob>[2];
 
 /**
- * Weighs the quota against a file run, on the run's first answer.
+ * Weighs the quota against a file run: a trusted memo that covers it lets it run, else the run's first answer decides.
  * `aroundAsk` wraps a question on the terminal (the run's progress line stands aside for it).
  */
 export async function checkQuota(
@@ -47,6 +49,10 @@ export async function checkQuota(
   };
   const onTerminal = ctx.io.stdin.isTTY === true && ctx.io.stderr.isTTY === true;
   const ask = (what: string) => aroundAsk(() => confirm(ctx.io.stdin, ctx.io.stderr, `${what}. Run until the quota is spent?`));
+
+  // A fresh memo that covers the run spares it the gate's one request at a time; one that does not decides nothing.
+  const memo = (await ctx.state()).quota();
+  if (memo?.remaining && quotaMemoTrusted(memo, ctx.io.clock.now()) && (await lookupsNeeded(memo.remaining)) === null) return { short: () => null };
 
   let short: QuotaShort | null = null;
   const gate = async (quota: QuotaInfo): Promise<boolean> => {
