@@ -51,7 +51,7 @@ export async function checkQuota(
   const ask = (what: string) => aroundAsk(() => confirm(ctx.io.stdin, ctx.io.stderr, `${what}. Run until the quota is spent?`));
 
   // A fresh memo that covers the run spares it the gate's one request at a time; one that does not decides nothing.
-  const memo = (await ctx.state()).quota();
+  const memo = await (await ctx.state()).quota();
   if (memo?.remaining && quotaMemoTrusted(memo, ctx.io.clock.now()) && (await lookupsNeeded(memo.remaining)) === null) return { short: () => null };
 
   let short: QuotaShort | null = null;

@@ -290,7 +290,10 @@ async function earlyInWindow(w: number): Promise<void> {
   if (left < w / 3) await new Promise((r) => setTimeout(r, left + 10));
 }
 
-describe.concurrent('RateLimiter against the sandbox (1-2 s windows)', () => {
+// Real time against real windows: a loaded machine can delay a resume past its 1-s mark, so each case gets two
+// more tries (seen failing at load 8 before and after the store became asynchronous). Moving these onto an
+// injected clock shared with the sandbox is the lasting fix (issue 28).
+describe.concurrent('RateLimiter against the sandbox (1-2 s windows)', { retry: 2 }, () => {
   it.each(RESET_STYLES)('with no plan, resumes within 1 s of each announced reset and learns the window (%s)', async (style) => {
     const sb = await startSandbox({ rpm: 5, windowMs: WINDOW, resetStyle: style });
     try {
