@@ -78,3 +78,24 @@ export function exhaustedFigures(memo: QuotaFigures | null, seenAt: number): Quo
     seenAt: Math.max(seenAt, memo?.seenAt ?? 0),
   };
 }
+
+/** A quota memo as both backends' `quota` tables hold it (same columns in SQLite and PostgreSQL). */
+export interface MemoRow {
+  base_url: string;
+  key_fp: string;
+  quota_limit: number | null;
+  remaining: number | null;
+  reset: string | null;
+  reset_raw: string | null;
+  seen_at: number;
+}
+
+export const rowToMemo = (r: MemoRow): QuotaMemo => ({
+  baseUrl: r.base_url,
+  keyFingerprint: r.key_fp,
+  limit: r.quota_limit,
+  remaining: r.remaining,
+  reset: r.reset,
+  resetRaw: r.reset_raw,
+  seenAt: r.seen_at,
+});

@@ -2,32 +2,12 @@
 // lowest remaining of the current period: quota-memo.ts decides, inside a transaction that holds the row),
 // the learned rate, and the limiter's slots (slots.ts).
 import type { QuotaInfo } from '../../api/types.js';
-import { exhaustedFigures, figuresOf, mergeFigures, type QuotaFigures, type QuotaMemo } from '../quota-memo.js';
+import { exhaustedFigures, figuresOf, type MemoRow, mergeFigures, type QuotaFigures, rowToMemo } from '../quota-memo.js';
 import { accountName, keyFingerprint } from '../account.js';
 import type { AccountReads, AccountState, LearnedRate } from '../contract.js';
 import type { Db, Query } from './pool.js';
 import type { Presence } from './presence.js';
 import { postgresSlots } from './slots.js';
-
-interface MemoRow {
-  base_url: string;
-  key_fp: string;
-  quota_limit: number | null;
-  remaining: number | null;
-  reset: string | null;
-  reset_raw: string | null;
-  seen_at: number;
-}
-
-const rowToMemo = (r: MemoRow): QuotaMemo => ({
-  baseUrl: r.base_url,
-  keyFingerprint: r.key_fp,
-  limit: r.quota_limit,
-  remaining: r.remaining,
-  reset: r.reset,
-  resetRaw: r.reset_raw,
-  seenAt: r.seen_at,
-});
 
 const MEMO_COLUMNS = 'base_url, key_fp, quota_limit, remaining, reset, reset_raw, seen_at';
 

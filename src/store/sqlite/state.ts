@@ -8,7 +8,7 @@ import type Database from 'better-sqlite3';
 import { accountName, keyFingerprint } from '../account.js';
 import type { AccountReads, AccountState, LearnedRate, SlotStore } from '../contract.js';
 import { CacheCorruptError, CacheUnavailableError, checkedForDamage } from '../errors.js';
-import { exhaustedFigures, figuresOf, mergeFigures, type QuotaFigures, type QuotaMemo } from '../quota-memo.js';
+import { exhaustedFigures, figuresOf, type MemoRow, mergeFigures, type QuotaFigures, type QuotaMemo, rowToMemo } from '../quota-memo.js';
 import type { CacheLocation } from './schema.js';
 import { openSqlite } from './schema.js';
 import { failoverSlots, SLOTS_SCHEMA, sqliteSlots } from './slots.js';
@@ -19,29 +19,9 @@ const STATE_VERSION = 1;
 /** The full path of the account state file (always state.sqlite in the cache directory). */
 export const stateFile = (where: CacheLocation): string => path.join(where.dir, STATE_FILE);
 
-interface MemoRow {
-  base_url: string;
-  key_fp: string;
-  quota_limit: number | null;
-  remaining: number | null;
-  reset: string | null;
-  reset_raw: string | null;
-  seen_at: number;
-}
-
 const READ_RATE = 'SELECT requests, window_ms FROM learned_rate WHERE account = ?';
 const rateOf = (row: { requests: number; window_ms: number } | undefined): LearnedRate | null =>
   row ? { requests: row.requests, windowMs: row.window_ms } : null;
-
-const rowToMemo = (r: MemoRow): QuotaMemo => ({
-  baseUrl: r.base_url,
-  keyFingerprint: r.key_fp,
-  limit: r.quota_limit,
-  remaining: r.remaining,
-  reset: r.reset,
-  resetRaw: r.reset_raw,
-  seenAt: r.seen_at,
-});
 
 function prepareState(db: Database.Database, file: string): void {
   const version = db.pragma('user_version', { simple: true }) as number;
