@@ -1,4 +1,5 @@
-// Exit codes a cron job can act on; the README's table is written from this one.
+// Exit codes a cron job can act on; the README's table is written from this one. The one map to them: from
+// an error that ended a command (exitCodeFor), and from how a run ended (runExit).
 import { CommanderError } from 'commander';
 import {
   AbortedError,
@@ -12,7 +13,10 @@ import {
   QuotaExhaustedError,
   UsageError,
 } from '../api/errors.js';
+import { type RunStats, stopCause } from '../run/stats.js';
 import { CacheCorruptError, CacheUnavailableError } from '../store/errors.js';
+import { formatReset, groupedNumber } from './output/format.js';
+import { staleAnswers } from './output/summary.js';
 
 export const EXIT = {
   /** Everything done. */
@@ -67,6 +71,93 @@ export function exitCodeFor(err: unknown): ExitCode {
   if (err instanceof CacheCorruptError || err instanceof CacheUnavailableError) return EXIT.CACHE;
   if (err instanceof DomainIntelError) return EXIT.NETWORK; // network, protocol, 5xx after retries
   return EXIT.FAILURE;
+}
+
+/** A run the quota left cannot cover. */
+export interface QuotaShort {
+  needed: number;
+  remaining: number;
+}
+
+/** What a run's end needs beyond its counters to choose its code and say why. */
+export interface RunEndFacts {
+  /** false under --no-cache: nothing bought was kept for a re-run. */
+  cache: boolean;
+  /** --max-lookups, which names a budget stop. */
+  maxLookups: number | null;
+  /** --max-age and --refresh, which name the answers given older than asked for. */
+  maxAgeMs: number;
+  refresh: boolean;
+  strict: boolean;
+  /** What the quota check found short, when it refused the run. */
+  short: QuotaShort | null;
+  /** Where the partial output went, when the quota stopped the run. */
+  partial: string | null;
+  /** Where the base URL came from, said when the service could not be reached. */
+  baseUrlHint: () => string | null;
+}
+
+/** A run's exit code, and what is said with it when it did not end cleanly: the JSON error's code and the line. */
+export interface RunEnd {
+  exit: ExitCode;
+  said: { code: string; message: string } | null;
+}
+
+/** The exit code of a run that ended (its stop reason and counters), with the words that go with it. */
+export function runExit(s: Readonly<RunStats>, f: RunEndFacts): RunEnd {
+  const n = groupedNumber;
+  const said = (exit: ExitCode, code: string, message: string): RunEnd => ({ exit, said: { code, message } });
+  if (s.stoppedBy === 'closed') return { exit: EXIT.PIPE, said: null };
+  if (s.stoppedBy === 'short') {
+    const what = f.short ? `this run needs ${n(f.short.needed)} lookups but only ${n(f.short.remaining)} are left` : 'the quota left cannot cover this run';
+    return said(EXIT.QUOTA, 'over_quota', `${what}; add --allow-partial to run until the quota is spent, or add a pack and run it again`);
+  }
+  if (s.stoppedBy === 'aborted') {
+    // Under --no-cache nothing was kept: a re-run pays again for what this one bought.
+    const kept = f.cache
+      ? 'answers so far are cached; run the same command again to resume'
+      : 'answers so far are not kept (--no-cache); a re-run pays for them again';
+    return said(EXIT.INTERRUPTED, 'interrupted', `interrupted: ${kept}`);
+  }
+  if (s.stoppedBy === 'quota') {
+    const when = s.quota?.reset || s.quota?.resetRaw ? `it renews ${formatReset(s.quota)}, or add a pack` : 'add a pack or wait for the month to roll over';
+    // What the rows the quota stopped became: not looked up, or given an answer older than --max-age.
+    const failed = s.errors - s.notLookedUp;
+    const rest = [
+      s.notLookedUp > 0 ? `${n(s.notLookedUp)} rows not looked up` : '',
+      failed > 0 ? `${n(failed)} rows in error` : '',
+      s.stale > 0 ? `${n(s.stale)} rows given older answers` : '',
+    ].filter(Boolean);
+    const kept = s.errors > 0 && s.found + s.missing > 0 ? `; ${f.partial ?? 'the output'} holds the rest` : '';
+    return said(EXIT.QUOTA, 'quota_exhausted', `stopped by the monthly quota${rest.length > 0 ? `: ${rest.join(', ')}` : ''}${kept}; ${when}`);
+  }
+  if (s.errors > 0) {
+    const unreachable = s.lookupsSpent === 0 && s.found + s.missing === s.cacheHits + s.stale;
+    const code = unreachable && (s.stoppedBy === null || s.stoppedBy === 'unreachable') ? EXIT.NETWORK : EXIT.INCOMPLETE;
+    // The first failed row's reason names the trouble (an outage says what the connection met); rows may
+    // differ after it. Rows a stop left untried are not failures: said apart, with the stop.
+    const failed = s.errors - s.notLookedUp;
+    const why = s.errorCause ? ` (the first: ${s.errorCause})` : '';
+    const untried = s.stoppedBy === null ? '' : ` (${stopCause(s.stoppedBy, f.maxLookups)})`;
+    const what = [failed > 0 ? `${n(failed)} rows in error${why}` : '', s.notLookedUp > 0 ? `${n(s.notLookedUp)} rows not looked up${untried}` : ''];
+    const where = s.stoppedBy === 'unreachable' ? f.baseUrlHint() : null;
+    const message = `${what.filter(Boolean).join(', ')}; ${where ? `${where}; ` : ''}run the same command again to fetch only those`;
+    return said(code, s.stoppedBy === 'budget' ? 'budget' : 'incomplete', message);
+  }
+  if (s.stale > 0) {
+    // Every row has an answer, but some are older than asked for: not complete, and a re-run refreshes them.
+    // Why, in the line --quiet leaves: a night that replaced FILE with older answers names the outage.
+    const why = s.staleCause ? `: ${s.staleCause}` : '';
+    const what = staleAnswers(f.maxAgeMs, f.refresh);
+    return said(EXIT.INCOMPLETE, 'stale', `${n(s.stale)} rows from ${what}${why}; run the same command again to refresh them`);
+  }
+  if (s.notKept > 0) {
+    const cause = s.notKeptCause ?? 'the cache is not writable';
+    const message = `${n(s.notKept)} paid answers are in the output but not in the cache: ${cause}; a re-run will pay for them again (free the cache's disk, or set DOMAIN_INTEL_CACHE_DIR to another directory)`;
+    return said(EXIT.NOT_KEPT, 'not_kept', message);
+  }
+  if (s.invalid > 0 && f.strict) return said(EXIT.INVALID_ROWS, 'invalid_rows', `${n(s.invalid)} invalid rows (--strict)`);
+  return { exit: EXIT.OK, said: null };
 }
 
 /** Rows of the README's exit-code table. */

@@ -45,7 +45,7 @@ beforeAll(() => requireBuild());
 
 describe.concurrent('sandbox faults at rate 1 (batch of fixtures/sample.csv, --retries 1)', () => {
   // Every request fails: rows in error with the reason, nothing found; exit 7 because nothing at all came
-  // back (exitFor in src/cli/run/batch-run.ts: "service unreachable or failing"), 4 when only some rows failed.
+  // back (runExit in src/cli/exit-codes.ts: "service unreachable or failing"), 4 when only some rows failed.
   const broken: [keyof FaultRates, RegExp][] = [
     ['garbage', /not valid JSON/],
     ['truncated', /not valid JSON.*truncated/],

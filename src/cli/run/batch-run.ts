@@ -9,10 +9,10 @@ import { type RunStats, stopCause } from '../../run/stats.js';
 import type { EnrichedRow, InputShape } from '../../domain/types.js';
 import type { Context } from '../context.js';
 import type { EnrichCommand } from '../options/table.js';
-import { EXIT } from '../exit-codes.js';
+import { EXIT, type ExitCode, runExit } from '../exit-codes.js';
 import { baseUrlHint } from '../report/hints.js';
 import { report } from '../report/errors.js';
-import { formatReset, groupedNumber, humanDuration } from '../output/format.js';
+import { humanDuration } from '../output/format.js';
 import { createProgress } from '../output/progress.js';
 import { type InputMeter, liveFigures } from '../report/progress-figures.js';
 import { PROGRESS_INTERVAL_MS } from '../options/progress.js';
@@ -21,7 +21,7 @@ import { endOutput, type OutputEnd, wroteLine } from './output-end.js';
 import { argsFormat } from '../output/render.js';
 import { renderSummary, staleAnswers } from '../output/summary.js';
 import { wrapWidth } from '../output/wrap.js';
-import { checkQuota, type QuotaShort } from './quota-check.js';
+import { checkQuota } from './quota-check.js';
 import { renderRowsTable, terminalCells } from '../output/rows.js';
 import { fileRunFormat, type ListSpec, noteRead, openRunStore, openSource } from './inputs.js';
 
@@ -191,7 +191,18 @@ export async function runList(ctx: Context<EnrichCommand>, spec: ListSpec): Prom
 
   // A table went to stdout as a whole, once every row was in.
   summarize(ctx, stats, format === 'table' ? { line: null, wrote: wroteLine(stats, 'stdout') } : ended, format);
-  return exitFor(ctx, stats, quota.short(), ended.partial);
+  // The exit code and the words said with it come from the one map (exit-codes.ts); saying them is the CLI's.
+  const end = runExit(stats, {
+    cache: o.cache !== false,
+    maxLookups: o.maxLookups ?? null,
+    maxAgeMs: o.maxAge,
+    refresh: o.refresh === true,
+    strict: o.strict === true,
+    short: quota.short(),
+    partial: ended.partial,
+    baseUrlHint: () => baseUrlHint(ctx.baseUrl),
+  });
+  return end.said === null ? end.exit : runEnd(ctx, end.exit, end.said.code, end.said.message);
 }
 
 /** What the reader found out about the input (ragged rows, an encoding guessed, the host column), said once the run has read it. */
@@ -219,63 +230,7 @@ function summarize(ctx: Context<EnrichCommand>, stats: Readonly<RunStats>, end: 
   ctx.io.stderr.write(`${renderSummary(summary, ctx.style, wrapWidth(ctx.io.stderr))}\n`);
 }
 
-function exitFor(ctx: Context<EnrichCommand>, s: RunStats, short: QuotaShort | null, partial: string | null): number {
-  const n = groupedNumber;
-  if (s.stoppedBy === 'closed') return EXIT.PIPE;
-  if (s.stoppedBy === 'short') {
-    const what = short ? `this run needs ${n(short.needed)} lookups but only ${n(short.remaining)} are left` : 'the quota left cannot cover this run';
-    return runEnd(ctx, EXIT.QUOTA, 'over_quota', `${what}; add --allow-partial to run until the quota is spent, or add a pack and run it again`);
-  }
-  if (s.stoppedBy === 'aborted') {
-    // Under --no-cache nothing was kept: a re-run pays again for what this one bought.
-    const kept =
-      ctx.opts.cache === false
-        ? 'answers so far are not kept (--no-cache); a re-run pays for them again'
-        : 'answers so far are cached; run the same command again to resume';
-    return runEnd(ctx, EXIT.INTERRUPTED, 'interrupted', `interrupted: ${kept}`);
-  }
-  if (s.stoppedBy === 'quota') {
-    const when = s.quota?.reset || s.quota?.resetRaw ? `it renews ${formatReset(s.quota)}, or add a pack` : 'add a pack or wait for the month to roll over';
-    // What the rows the quota stopped became: not looked up, or given an answer older than --max-age.
-    const failed = s.errors - s.notLookedUp;
-    const rest = [
-      s.notLookedUp > 0 ? `${n(s.notLookedUp)} rows not looked up` : '',
-      failed > 0 ? `${n(failed)} rows in error` : '',
-      s.stale > 0 ? `${n(s.stale)} rows given older answers` : '',
-    ].filter(Boolean);
-    const kept = s.errors > 0 && s.found + s.missing > 0 ? `; ${partial ?? 'the output'} holds the rest` : '';
-    return runEnd(ctx, EXIT.QUOTA, 'quota_exhausted', `stopped by the monthly quota${rest.length > 0 ? `: ${rest.join(', ')}` : ''}${kept}; ${when}`);
-  }
-  if (s.errors > 0) {
-    const unreachable = s.lookupsSpent === 0 && s.found + s.missing === s.cacheHits + s.stale;
-    const code = unreachable && (s.stoppedBy === null || s.stoppedBy === 'unreachable') ? EXIT.NETWORK : EXIT.INCOMPLETE;
-    // The first failed row's reason names the trouble (an outage says what the connection met); rows may
-    // differ after it. Rows a stop left untried are not failures: said apart, with the stop.
-    const failed = s.errors - s.notLookedUp;
-    const why = s.errorCause ? ` (the first: ${s.errorCause})` : '';
-    const untried = s.stoppedBy === null ? '' : ` (${stopCause(s.stoppedBy, ctx.opts.maxLookups ?? null)})`;
-    const what = [failed > 0 ? `${n(failed)} rows in error${why}` : '', s.notLookedUp > 0 ? `${n(s.notLookedUp)} rows not looked up${untried}` : ''];
-    const where = s.stoppedBy === 'unreachable' ? baseUrlHint(ctx.baseUrl) : null; // where the base URL came from
-    const message = `${what.filter(Boolean).join(', ')}; ${where ? `${where}; ` : ''}run the same command again to fetch only those`;
-    return runEnd(ctx, code, s.stoppedBy === 'budget' ? 'budget' : 'incomplete', message);
-  }
-  if (s.stale > 0) {
-    // Every row has an answer, but some are older than asked for: not complete, and a re-run refreshes them.
-    const what = staleAnswers(ctx.opts.maxAge, ctx.opts.refresh === true);
-    // Why, in the line --quiet leaves: a night that replaced FILE with older answers names the outage.
-    const why = s.staleCause ? `: ${s.staleCause}` : '';
-    return runEnd(ctx, EXIT.INCOMPLETE, 'stale', `${n(s.stale)} rows from ${what}${why}; run the same command again to refresh them`);
-  }
-  if (s.notKept > 0) {
-    const cause = s.notKeptCause ?? 'the cache is not writable';
-    const message = `${n(s.notKept)} paid answers are in the output but not in the cache: ${cause}; a re-run will pay for them again (free the cache's disk, or set DOMAIN_INTEL_CACHE_DIR to another directory)`;
-    return runEnd(ctx, EXIT.NOT_KEPT, 'not_kept', message);
-  }
-  if (s.invalid > 0 && ctx.opts.strict) return runEnd(ctx, EXIT.INVALID_ROWS, 'invalid_rows', `${n(s.invalid)} invalid rows (--strict)`);
-  return EXIT.OK;
-}
-
 /** How a run that did not end cleanly says so: a warning (an error when the quota stopped it), or the JSON object. */
-function runEnd(ctx: Context, exit: number, code: string, message: string): number {
+function runEnd(ctx: Context, exit: ExitCode, code: string, message: string): number {
   return report(ctx, { message, code, host: null, exit, level: exit === EXIT.QUOTA ? 'error' : 'warn' });
 }

@@ -12,12 +12,7 @@ import type { Context } from '../context.js';
 import { groupedNumber as n } from '../output/format.js';
 import type { EnrichCommand } from '../options/table.js';
 import { confirm } from '../prompt.js';
-
-/** A run the quota left cannot cover. */
-export interface QuotaShort {
-  needed: number;
-  remaining: number;
-}
+import type { QuotaShort } from '../exit-codes.js';
 
 /** How the run is checked: `gate` (when set) is the run's quotaGate, and `short()` says why it stopped the run, if it did. */
 export interface QuotaCheck {
