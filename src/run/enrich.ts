@@ -156,13 +156,13 @@ export function enrich<K extends RunKind>(records: RecordSource, o: EnrichOption
     clock,
   });
   const target: PlanTarget = {
-    settled: (record, status, host, reason, data, cached, fetchedAt, change) => {
-      const slot = buffer.add(record, status, host, reason, data, cached, false, fetchedAt);
-      if (change !== undefined) slot.row.change = change;
+    settled: (record, row) => {
+      const slot = buffer.add(record, row);
+      if (row.change !== undefined) slot.row.change = row.change;
     },
     waiting: (key) => waiting.has(key),
     pending: (key, record, host, old) => {
-      dispatcher.enqueue(key, buffer.add(record, 'found', host, null, null, false, true));
+      dispatcher.enqueue(key, buffer.addPending(record, host));
       if (old !== undefined) waiting.holdOld(key, old);
     },
     failure: (key) => waiting.failure(key),

@@ -1,31 +1,24 @@
 // A whole job as a library call: read an input stream, enrich it, write the rows to an output stream.
 // The CLI wraps this with files, progress and exit codes; other programs can call it directly.
 import type { Writable } from 'node:stream';
-import type { Delimiter, Encoding } from '../domain/input-forms.js';
 import { EmptyInputError, InputError, InvalidKeyError, UsageError } from '../api/errors.js';
 import { requireRows } from './empty.js';
-import { openInput, type InputFormat } from '../input/read.js';
+import { type OpenInputOptions, openInput } from '../input/read.js';
+import type { XlsxInputOptions } from '../input/workbook.js';
 import { enrich, type EnrichOptions, type RecordSource } from './enrich.js';
 import type { RunStats } from './stats.js';
 import type { InputRecord, InputShape, RunKind } from '../domain/types.js';
-import { createRowWriter } from '../output/write.js';
+import { createRowWriter, type RowWriterOptions } from '../output/write.js';
 import { sniffWorkbook } from '../input/workbook-sniff.js';
 
-export interface JobInput {
+/**
+ * What a job reads: the text reader's options (input/read.ts) and the workbook reader's sheet (input/workbook.ts),
+ * passed on as given (an option left out, or undefined, is one the reader decides).
+ */
+export interface JobInput extends OpenInputOptions, Pick<XlsxInputOptions, 'sheet'> {
   /** An input stream (file or stdin), or records already in hand (e.g. hosts from the command line). */
   stream?: NodeJS.ReadableStream;
   records?: InputRecord[];
-  /** Name used in error messages. */
-  fileName: string;
-  column?: string;
-  format?: InputFormat;
-  /** The input's delimiter and encoding, when the user said them (read.ts sniffs and detects otherwise). */
-  delimiter?: Delimiter;
-  encoding?: Encoding;
-  /** Column lists an earlier run of ours may have appended, dropped on reading (read.ts, input/own-columns.ts). */
-  earlier?: readonly (readonly string[])[];
-  /** The sheet of an .xlsx input to read (the first when absent). */
-  sheet?: string;
   /**
    * Refuse an input without a data row (EmptyInputError) before anything is read on or written (empty.ts); a
    * function is asked once the input is found empty (false: run it, as when a stop ended the read).
@@ -33,19 +26,13 @@ export interface JobInput {
   refuseEmpty?: boolean | (() => boolean);
 }
 
-export interface JobOutput {
+/**
+ * Where and how a job writes: the writers' options (output/write.ts), less what the run itself knows. `changes`
+ * appends the --changes columns: pass `changes` to the run too, or they stay empty.
+ */
+export interface JobOutput extends Omit<RowWriterOptions, 'format' | 'kind' | 'shape'> {
   stream: Writable;
-  format: 'csv' | 'json' | 'ndjson' | 'xlsx';
-  prefix?: string;
-  fields?: string[];
-  raw?: boolean;
-  /** Neutralise formulas in the input's own cells too (by default only the columns we add). */
-  neutraliseInput?: boolean;
-  /** Start CSV output with a UTF-8 BOM; one the input had is kept anyway. */
-  bom?: boolean;
-  cleanCell?: (cell: string) => string;
-  /** Append the --changes columns (pass `changes` to the run too, or they stay empty). */
-  changes?: boolean;
+  format: RowWriterOptions['format'] | 'xlsx';
 }
 
 export interface JobResult {
@@ -69,14 +56,7 @@ async function openAny(input: JobInput): Promise<{ shape: InputShape; records: R
   const { workbook, stream } = await sniffWorkbook(input.stream, input.fileName);
   if (workbook) return openWorkbook(input, stream);
   if (input.sheet !== undefined) throw new UsageError(`${input.fileName}: --sheet applies to an .xlsx workbook; this input is text`);
-  const opened = await openInput(stream, {
-    fileName: input.fileName,
-    ...(input.column === undefined ? {} : { column: input.column }),
-    ...(input.format === undefined ? {} : { format: input.format }),
-    ...(input.delimiter === undefined ? {} : { delimiter: input.delimiter }),
-    ...(input.encoding === undefined ? {} : { encoding: input.encoding }),
-    ...(input.earlier === undefined ? {} : { earlier: input.earlier }),
-  });
+  const opened = await openInput(stream, input);
   return { shape: opened.shape, records: opened.chunks ?? opened.records };
 }
 
@@ -90,12 +70,7 @@ async function openWorkbook(input: JobInput, stream: NodeJS.ReadableStream): Pro
   if (given.length > 0)
     throw new UsageError(`${input.fileName}: is an .xlsx workbook; ${given.join(' and ')} ${given.length === 1 ? 'applies' : 'apply'} only to text input`);
   const { openXlsxInput } = await import('../input/workbook.js');
-  const opened = await openXlsxInput(stream, {
-    fileName: input.fileName,
-    ...(input.column === undefined ? {} : { column: input.column }),
-    ...(input.sheet === undefined ? {} : { sheet: input.sheet }),
-    ...(input.earlier === undefined ? {} : { earlier: input.earlier }),
-  });
+  const opened = await openXlsxInput(stream, input);
   return { shape: opened.shape, records: opened.records };
 }
 
@@ -109,22 +84,11 @@ export async function runJob<K extends RunKind>(input: JobInput, output: JobOutp
     }
     return { shape, stats: run.stats };
   }
-  const writerOptions = {
-    kind: options.kind,
-    shape,
-    ...(output.prefix === undefined ? {} : { prefix: output.prefix }),
-    ...(output.fields === undefined ? {} : { fields: output.fields }),
-    ...(output.raw === undefined ? {} : { raw: output.raw }),
-    ...(output.neutraliseInput === undefined ? {} : { neutraliseInput: output.neutraliseInput }),
-    ...(output.bom === undefined ? {} : { bom: output.bom }),
-    ...(output.cleanCell === undefined ? {} : { cleanCell: output.cleanCell }),
-    ...(output.changes === undefined ? {} : { changes: output.changes }),
-  };
+  const { stream, format, ...given } = output;
+  const writerOptions = { ...given, kind: options.kind, shape };
   // The spreadsheet writer (and exceljs) loads only when a run writes xlsx.
   const writer =
-    output.format === 'xlsx'
-      ? (await import('../output/workbook.js')).createXlsxWriter(output.stream, writerOptions)
-      : createRowWriter(output.stream, { ...writerOptions, format: output.format });
+    format === 'xlsx' ? (await import('../output/workbook.js')).createXlsxWriter(stream, writerOptions) : createRowWriter(stream, { ...writerOptions, format });
   try {
     for await (const batch of run.batches()) for (const row of batch) await writer.write(row);
   } catch (err) {

@@ -20,6 +20,24 @@ export interface Slot<K extends RunKind> {
   done: boolean;
 }
 
+/** What became of a row; what is left out is null (`cached`: false). */
+export interface RowOutcome {
+  status: RowStatus;
+  /** Why a row is invalid or in error. */
+  reason?: string | null;
+  /** The answer's data for this row (found). */
+  data?: unknown;
+  /** The cache gave it: another process's answer, one of the age wanted, or an older one standing in. */
+  cached?: boolean;
+  /** When its answer was fetched. */
+  fetchedAt?: number | null;
+}
+
+/** A row entering the buffer: its outcome, and the host its value named (null when invalid). */
+export interface NewRow extends RowOutcome {
+  host: string | null;
+}
+
 export interface OrderedBufferOptions {
   kind: RunKind;
   /** Rows held (not yet handed out) past which `full` is true. */
@@ -42,17 +60,19 @@ export class OrderedBuffer<K extends RunKind> {
     this.#o = o;
   }
 
-  /** Appends a row; settled now unless `pending` (its status is then set by `settle`). */
-  add(
-    record: InputRecord,
-    status: RowStatus,
-    host: string | null,
-    reason: string | null,
-    data: unknown,
-    cached: boolean,
-    pending = false,
-    fetchedAt: number | null = null,
-  ): Slot<K> {
+  /** Appends a row whose outcome is known now. */
+  add(record: InputRecord, row: NewRow): Slot<K> {
+    const slot = this.#slot(record, row, true);
+    this.#count(row.status, row.reason ?? null);
+    return slot;
+  }
+
+  /** Appends a row that waits for the lookup of `host`: `settle` gives it its outcome. */
+  addPending(record: InputRecord, host: string): Slot<K> {
+    return this.#slot(record, { status: 'found', host }, false);
+  }
+
+  #slot(record: InputRecord, row: NewRow, done: boolean): Slot<K> {
     const slot: Slot<K> = {
       row: {
         kind: this.#o.kind as K,
@@ -60,32 +80,29 @@ export class OrderedBuffer<K extends RunKind> {
         cells: record.cells,
         typed: record.typed,
         value: record.value,
-        status,
-        host,
-        reason,
-        data: data as ResultByKind[K] | null,
-        cached,
-        fetchedAt: toSecond(fetchedAt),
+        status: row.status,
+        host: row.host,
+        reason: row.reason ?? null,
+        data: (row.data ?? null) as ResultByKind[K] | null,
+        cached: row.cached ?? false,
+        fetchedAt: toSecond(row.fetchedAt ?? null),
       },
-      done: !pending,
+      done,
     };
-    if (!pending) this.#count(status, reason);
     if (this.#o.keep) this.#fifo.push(slot);
     return slot;
   }
 
-  /**
-   * Gives a pending row its outcome; `cached` when the cache gave it (another process's answer, or an older
-   * one standing in for an answer that could not be had), `fetchedAt` when the answer was fetched.
-   */
-  settle(slot: Slot<K>, status: RowStatus, reason: string | null, data: unknown, cached = false, fetchedAt: number | null = null): void {
-    slot.row.status = status;
-    slot.row.cached = cached;
-    slot.row.fetchedAt = toSecond(fetchedAt);
-    slot.row.reason = reason;
-    slot.row.data = data as ResultByKind[K] | null;
+  /** Gives a pending row its outcome. */
+  settle(slot: Slot<K>, outcome: RowOutcome): void {
+    const { row } = slot;
+    row.status = outcome.status;
+    row.cached = outcome.cached ?? false;
+    row.fetchedAt = toSecond(outcome.fetchedAt ?? null);
+    row.reason = outcome.reason ?? null;
+    row.data = (outcome.data ?? null) as ResultByKind[K] | null;
     slot.done = true;
-    this.#count(status, reason);
+    this.#count(row.status, row.reason);
   }
 
   #count(status: RowStatus, reason: string | null): void {

@@ -14,24 +14,16 @@ import type { SeenSet } from './seen-keys.js';
 import type { StaleUse } from './stale-answers.js';
 import { quoteSpanReason } from '../input/quote-span.js';
 import type { RunStats } from './stats.js';
-import type { InputRecord, RowChange, RowStatus } from '../domain/types.js';
+import type { InputRecord, RowChange } from '../domain/types.js';
+import type { NewRow } from './ordered-buffer.js';
 
 /** Rows planned at once: one cache read (awaited) and one seen-set pass per chunk, not per row. */
 export const PLAN_CHUNK = 256;
 
 /** Where the planner's decisions go (the run wires them to the ordered buffer and the dispatcher). */
 export interface PlanTarget {
-  /** A row whose outcome is known now; `fetchedAt` when its answer was fetched; `change` under --changes. */
-  settled(
-    record: InputRecord,
-    status: RowStatus,
-    host: string | null,
-    reason: string | null,
-    data: unknown,
-    cached: boolean,
-    fetchedAt: number | null,
-    change?: RowChange,
-  ): void;
+  /** A row whose outcome is known now; `change` under --changes. */
+  settled(record: InputRecord, row: NewRow & { change?: RowChange }): void;
   /** True when a lookup of `key` is queued or in flight. */
   waiting(key: string): boolean;
   /**
@@ -114,7 +106,7 @@ export class Planner {
       for (const c of record.cells) stats.inputChars += c.length + 1;
       if (!n.ok || key === null) {
         stats.invalid++;
-        to.settled(record, 'invalid', null, n.ok ? 'no registrable domain' : (quoteSpanReason(record) ?? n.reason), null, false, null);
+        to.settled(record, { status: 'invalid', host: null, reason: n.ok ? 'no registrable domain' : (quoteSpanReason(record) ?? n.reason) });
         continue;
       }
       stats.valid++;
@@ -129,7 +121,7 @@ export class Planner {
       const missingSince = knownMissing[j] ?? null;
       if (missingSince !== null) {
         const change = changes?.fromStore(key, host, { status: 'missing', body: null, fetchedAt: missingSince });
-        to.settled(record, 'missing', host, null, null, true, missingSince, change);
+        to.settled(record, { status: 'missing', host, cached: true, fetchedAt: missingSince, change });
         continue;
       }
       const hit = cached.get(key);
@@ -146,7 +138,7 @@ export class Planner {
       const old = stale === null ? undefined : hit;
       const cannot = failed ?? (dryRun ? null : to.stopped());
       if (cannot !== null) {
-        if (old === undefined) to.settled(record, 'error', host, cannot, null, false, null);
+        if (old === undefined) to.settled(record, { status: 'error', host, reason: cannot });
         else {
           stale?.used(1, isNew ? 1 : 0, undefined, cannot);
           this.#fromStore(to, record, host, old, key, changes);
@@ -230,6 +222,6 @@ export class Planner {
   /** Settles a row with an answer the store holds (of the age wanted, or an older one standing in). */
   #fromStore(to: PlanTarget, record: InputRecord, host: string, answer: StoredAnswer, key: string, changes: ChangeTracker | null): void {
     const data = answer.status === 'found' ? this.#o.spec.fanOut(answer.body, host) : null;
-    to.settled(record, answer.status, host, null, data, true, answer.fetchedAt, changes?.fromStore(key, host, answer));
+    to.settled(record, { status: answer.status, host, data, cached: true, fetchedAt: answer.fetchedAt, change: changes?.fromStore(key, host, answer) });
   }
 }

@@ -119,7 +119,8 @@ export class Waiting<K extends RunKind> {
     }
     for (const slot of slots) {
       if (change !== undefined) slot.row.change = change;
-      this.#buffer.settle(slot, status, reason, status === 'found' && slot.row.host !== null ? this.#spec.fanOut(data, slot.row.host) : null, cached, at);
+      const rowData = status === 'found' && slot.row.host !== null ? this.#spec.fanOut(data, slot.row.host) : null;
+      this.#buffer.settle(slot, { status, reason, data: rowData, cached, fetchedAt: at });
     }
   }
 }

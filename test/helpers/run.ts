@@ -105,7 +105,7 @@ export function dispatchStage<K extends RunKind>(
     /** Adds a row for `host` waiting on its key, as planning does. */
     want(host: string): void {
       line++;
-      dispatcher.enqueue(spec.keyOf(host), buffer.add({ line, cells: [host], value: host }, 'found', host, null, null, false, true));
+      dispatcher.enqueue(spec.keyOf(host), buffer.addPending({ line, cells: [host], value: host }, host));
     },
     /** Waits until nothing is in flight; returns the rows settled so far, in order. */
     async settled(): Promise<EnrichedRow<K>[]> {

@@ -18,7 +18,7 @@ function setup(records: RecordSource, opts: { maxBuffered?: number; settle?: boo
     dispatcher.partials++;
     // What a partial batch does in a real run: answers come back, rows leave, the reader is woken.
     setImmediate(() => {
-      for (const slot of pending.splice(0)) buffer.settle(slot, 'missing', null, null);
+      for (const slot of pending.splice(0)) buffer.settle(slot, { status: 'missing' });
       buffer.take();
       buffer.notify();
     });
@@ -26,7 +26,7 @@ function setup(records: RecordSource, opts: { maxBuffered?: number; settle?: boo
   const plan = (chunk: InputRecord[]) => {
     chunks.push(chunk);
     for (const r of chunk) {
-      const slot = buffer.add(r, 'found', r.value, null, null, false, !opts.settle);
+      const slot = opts.settle ? buffer.add(r, { status: 'found', host: r.value }) : buffer.addPending(r, r.value);
       if (!slot.done) pending.push(slot);
     }
   };

@@ -13,14 +13,14 @@ function buffer(maxBuffered = 3, keep = true) {
 describe('OrderedBuffer', () => {
   it('hands rows out in input order, as many as are ready, whatever order they settle in', () => {
     const { buf } = buffer(100);
-    const a = buf.add(rec(1), 'found', 'h1.example', null, null, false, true);
-    buf.add(rec(2), 'invalid', null, 'empty value', null, false);
-    const c = buf.add(rec(3), 'found', 'h3.example', null, null, false, true);
+    const a = buf.addPending(rec(1), 'h1.example');
+    buf.add(rec(2), { status: 'invalid', host: null, reason: 'empty value' });
+    const c = buf.addPending(rec(3), 'h3.example');
     expect(buf.take()).toEqual([]); // row 1 still waits
     expect(buf.blocked).toBe(true);
-    buf.settle(c, 'missing', null, null);
+    buf.settle(c, { status: 'missing' });
     expect(buf.take()).toEqual([]);
-    buf.settle(a, 'found', null, { domain: 'h1.example' });
+    buf.settle(a, { status: 'found', data: { domain: 'h1.example' } });
     expect(buf.take().map((r) => [r.line, r.status])).toEqual([
       [1, 'found'],
       [2, 'invalid'],
@@ -32,7 +32,7 @@ describe('OrderedBuffer', () => {
 
   it('is full past maxBuffered rows not yet handed out, and not once they are taken', () => {
     const { buf } = buffer(3);
-    for (let i = 1; i <= 4; i++) buf.add(rec(i), 'invalid', null, 'x', null, false);
+    for (let i = 1; i <= 4; i++) buf.add(rec(i), { status: 'invalid', host: null, reason: 'x' });
     expect(buf.full).toBe(true);
     expect(buf.take().length).toBe(4);
     expect(buf.full).toBe(false);
@@ -40,18 +40,18 @@ describe('OrderedBuffer', () => {
 
   it('counts found, missing and error rows once each, whether settled at once or later', () => {
     const { buf, stats } = buffer(100);
-    buf.add(rec(1), 'found', 'h1.example', null, {}, true);
-    const later = buf.add(rec(2), 'found', 'h2.example', null, null, false, true);
-    buf.add(rec(3), 'error', 'h3.example', 'boom', null, false);
-    buf.add(rec(4), 'invalid', null, 'bad', null, false);
+    buf.add(rec(1), { status: 'found', host: 'h1.example', data: {}, cached: true });
+    const later = buf.addPending(rec(2), 'h2.example');
+    buf.add(rec(3), { status: 'error', host: 'h3.example', reason: 'boom' });
+    buf.add(rec(4), { status: 'invalid', host: null, reason: 'bad' });
     expect(stats).toMatchObject({ found: 1, missing: 0, errors: 1 });
-    buf.settle(later, 'missing', null, null);
+    buf.settle(later, { status: 'missing' });
     expect(stats).toMatchObject({ found: 1, missing: 1, errors: 1 });
   });
 
   it('keeps nothing under a dry run, but still counts', () => {
     const { buf, stats } = buffer(1, false);
-    for (let i = 1; i <= 5; i++) buf.add(rec(i), 'missing', `h${i}.example`, null, null, true);
+    for (let i = 1; i <= 5; i++) buf.add(rec(i), { status: 'missing', host: `h${i}.example`, cached: true });
     expect(buf.take()).toEqual([]);
     expect(buf.full).toBe(false);
     expect(stats.missing).toBe(5);
@@ -61,7 +61,7 @@ describe('OrderedBuffer', () => {
     const { buf } = buffer(100_000);
     const lines: number[] = [];
     for (let i = 1; i <= 10_000; i++) {
-      buf.add(rec(i), 'invalid', null, 'x', null, false);
+      buf.add(rec(i), { status: 'invalid', host: null, reason: 'x' });
       if (i % 777 === 0) lines.push(...buf.take().map((r) => r.line));
     }
     lines.push(...buf.take().map((r) => r.line));

@@ -23,7 +23,7 @@ function setup(kind: RunKind, opts: { store?: AnswerStore; dryRun?: boolean; ref
   const failed = new Map<string, string>();
   let stopped: string | null = null;
   const target: PlanTarget = {
-    settled: (record, status, _host, reason) => void decisions.push([record.line, status, reason]),
+    settled: (record, row) => void decisions.push([record.line, row.status, row.reason ?? null]),
     waiting: (key) => queued.has(key),
     pending: (key, record) => {
       decisions.push([record.line, queued.has(key) ? 'joins' : 'lookup', key]);

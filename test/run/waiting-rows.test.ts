@@ -11,7 +11,7 @@ function setup() {
   const seen = openSeenSet();
   const waiting = new Waiting(buffer, KINDS.employees, seen);
   let line = 0;
-  const add = (key: string, host: string) => waiting.add(key, buffer.add({ line: ++line, cells: [host], value: host }, 'found', host, null, null, false, true));
+  const add = (key: string, host: string) => waiting.add(key, buffer.addPending({ line: ++line, cells: [host], value: host }, host));
   return { stats, buffer, seen, waiting, add };
 }
 
