@@ -1,30 +1,34 @@
 // Driving a RateLimiter against the sandbox the way the dispatcher does (acquire, one call, settle, a 429's
-// reset to rateLimit), with a few workers and real time, without the rest of the pipeline.
+// reset to rateLimit), with a few workers, without the rest of the pipeline: on virtual time shared with the
+// sandbox and the limiter (test/helpers/virtual-time.ts), or on the real clock where another's clock rules.
 import { DomainIntelClient } from '../../src/api/client.js';
 import { RateLimitedError } from '../../src/api/errors.js';
 import type { RateLimiter } from '../../src/run/limit/limiter.js';
 import type { Sandbox } from '../../src/sandbox/index.js';
 import type { RequestLogEntry } from '../../src/sandbox/types.js';
+import { realTime, type Time } from './virtual-time.js';
 
 export interface DriveResult {
   sent: number;
   limited: number;
 }
 
-/** Sends single lookups through `limiter` with `workers` workers until `until` (epoch ms). */
-export async function drive(sb: Sandbox, limiter: RateLimiter, opts: { until: number; workers?: number; key?: string }): Promise<DriveResult> {
-  const client = new DomainIntelClient({ baseUrl: sb.baseUrl, apiKey: opts.key ?? sb.key });
+/** Sends single lookups through `limiter` with `workers` workers until `until` (epoch ms on `time`, default the real clock). */
+export async function drive(sb: Sandbox, limiter: RateLimiter, opts: { until: number; workers?: number; key?: string; time?: Time }): Promise<DriveResult> {
+  const time = opts.time ?? realTime;
+  const client = new DomainIntelClient({ baseUrl: sb.baseUrl, apiKey: opts.key ?? sb.key, clock: time.now });
   const hosts = sb.hostList();
   const result: DriveResult = { sent: 0, limited: 0 };
-  const stop = AbortSignal.timeout(Math.max(1, opts.until - Date.now()));
+  const stop = time.signalAt(opts.until);
   const worker = async () => {
     for (;;) {
       const ticket = await limiter.acquire(stop).catch(() => null);
       if (ticket === null) return;
-      if (Date.now() >= opts.until) return await limiter.release(ticket);
+      if (time.now() >= opts.until) return await limiter.release(ticket);
       result.sent++;
       try {
-        await client.domain(hosts[result.sent % hosts.length] as string);
+        const host = hosts[result.sent % hosts.length] as string;
+        await time.busy(() => client.domain(host));
         await limiter.settle(ticket, true);
       } catch (err) {
         const limited = err instanceof RateLimitedError;

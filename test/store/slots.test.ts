@@ -8,6 +8,7 @@ import { memorySlots } from '../../src/store/memory-slots.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { SLOTS_SCHEMA, sqliteSlots } from '../../src/store/sqlite/slots.js';
 import { drive, requestsByTime } from '../helpers/limiter.js';
+import { virtualTime } from '../helpers/virtual-time.js';
 import { tempDir } from './helpers.js';
 
 /** A connection to the state file as STATE opens it: WAL, a busy timeout, the slot tables. Two look like two processes. */
@@ -148,14 +149,20 @@ describe('sqliteSlots', () => {
   it('paces two limiters of one account together: no 429, the rate split, then all of it for the one left', async () => {
     const W = 1000;
     const rpm = 10;
-    const sb = await startSandbox({ rpm, windowMs: W });
+    // One virtual clock for the sandbox, both limiters and their slots (test/helpers/virtual-time.ts).
+    const t = virtualTime(1_700_000_000_000);
+    const sb = await startSandbox({ rpm, windowMs: W, clock: t.now });
     const file = path.join(tempDir(), 'state.sqlite');
     try {
-      const limiter = () => new RateLimiter({ limit: rpm, windowMs: W, given: true, slots: sqliteSlots(connect(file), ACCOUNT) });
-      const start = Date.now();
+      const limiter = () =>
+        new RateLimiter({ limit: rpm, windowMs: W, given: true, slots: sqliteSlots(connect(file), ACCOUNT, t.now), clock: t.now, sleep: t.sleep });
+      const start = t.now();
       const firstEnd = start + 3 * W;
       const secondEnd = start + 7 * W;
-      const [a, b] = await Promise.all([drive(sb, limiter(), { until: firstEnd, key: sb.key }), drive(sb, limiter(), { until: secondEnd, key: sb.newKey() })]);
+      const [a, b] = await Promise.all([
+        drive(sb, limiter(), { until: firstEnd, key: sb.key, time: t }),
+        drive(sb, limiter(), { until: secondEnd, key: sb.newKey(), time: t }),
+      ]);
       const log = requestsByTime(sb);
       expect(log.filter((r) => r.status === 429)).toEqual([]);
       expect(a.limited + b.limited).toBe(0);

@@ -3,6 +3,7 @@ import { DomainIntelClient } from '../../../src/api/client.js';
 import { RateLimiter } from '../../../src/run/limit/limiter.js';
 import { RESET_STYLES, type ResetStyle, startSandbox } from '../../../src/sandbox/index.js';
 import { drive, requestsByTime } from '../../helpers/limiter.js';
+import { virtualTime as idleTime } from '../../helpers/virtual-time.js';
 
 /** A virtual clock: sleeping advances time instantly, so a minute of limiting runs in microseconds. */
 function virtualTime(start = 1_000_000) {
@@ -284,26 +285,23 @@ function announced(style: ResetStyle, t: number): number {
   return end;
 }
 
-/** Waits for the start of a window when the current one is nearly over, so a run's first window is a real one. */
-async function earlyInWindow(w: number): Promise<void> {
-  const left = windowEnd(Date.now(), w) - Date.now();
-  if (left < w / 3) await new Promise((r) => setTimeout(r, left + 10));
-}
+/** Virtual time shared by the sandbox, the client and the limiter, starting a tenth into a window. */
+const sharedTime = () => idleTime(1_700_000_000_000 + 200);
 
-// Real time against real windows: a loaded machine can delay a resume past its 1-s mark, so each case gets two
-// more tries (seen failing at load 8 before and after the store became asynchronous). Moving these onto an
-// injected clock shared with the sandbox is the lasting fix (issue 28).
-describe.concurrent('RateLimiter against the sandbox (1-2 s windows)', { retry: 2 }, () => {
+// On virtual time (test/helpers/virtual-time.ts): the sandbox's windows, the resets it announces and the
+// limiter's waits all read one clock that moves only when every worker sleeps, so a resume is exactly as late as
+// the limiter chose, on any machine, and two windows take milliseconds.
+describe.concurrent('RateLimiter against the sandbox (1-2 s windows)', () => {
   it.each(RESET_STYLES)('with no plan, resumes within 1 s of each announced reset and learns the window (%s)', async (style) => {
-    const sb = await startSandbox({ rpm: 5, windowMs: WINDOW, resetStyle: style });
+    const t = sharedTime();
+    const sb = await startSandbox({ rpm: 5, windowMs: WINDOW, resetStyle: style, clock: t.now });
     try {
       const learned: { requests: number; windowMs: number }[] = [];
       // No plan: the configured window is the one-minute default, thirty times the service's.
-      const limiter = new RateLimiter({ limit: null, windowMs: 60_000, given: false, onLearn: (r) => learned.push(r) });
+      const limiter = new RateLimiter({ limit: null, windowMs: 60_000, given: false, onLearn: (r) => learned.push(r), clock: t.now, sleep: t.sleep });
       // A 429 in this window and in the next (the second measures the window), then a resume.
-      await earlyInWindow(WINDOW);
-      const end = windowEnd(Date.now()) + WINDOW + 1200;
-      const { limited } = await drive(sb, limiter, { until: end });
+      const end = windowEnd(t.now()) + WINDOW + 1200;
+      const { limited } = await drive(sb, limiter, { until: end, time: t });
       const log = requestsByTime(sb);
       const refused = log.filter((r) => r.status === 429);
       expect(limited).toBeGreaterThanOrEqual(2);
@@ -329,14 +327,14 @@ describe.concurrent('RateLimiter against the sandbox (1-2 s windows)', { retry: 
   });
 
   it('with a 429 that names no reset, resumes at the next boundary of its window and learns the limit at once', async () => {
-    const sb = await startSandbox({ rpm: 5, windowMs: WINDOW, resetStyle: 'none' });
+    const t = sharedTime();
+    const sb = await startSandbox({ rpm: 5, windowMs: WINDOW, resetStyle: 'none', clock: t.now });
     try {
       const learned: { requests: number; windowMs: number }[] = [];
       // No limit known, but the window given (a library caller, or a rate learned before): the best estimate.
-      const limiter = new RateLimiter({ limit: null, windowMs: WINDOW, given: false, onLearn: (r) => learned.push(r) });
-      await earlyInWindow(WINDOW);
-      const end = Math.max(windowEnd(Date.now()), Date.now() + WINDOW + 100) + 1000;
-      await drive(sb, limiter, { until: end });
+      const limiter = new RateLimiter({ limit: null, windowMs: WINDOW, given: false, onLearn: (r) => learned.push(r), clock: t.now, sleep: t.sleep });
+      const end = Math.max(windowEnd(t.now()), t.now() + WINDOW + 100) + 1000;
+      await drive(sb, limiter, { until: end, time: t });
       const log = requestsByTime(sb);
       const first = log.find((r) => r.status === 429);
       expect(first).toBeDefined();
@@ -352,13 +350,14 @@ describe.concurrent('RateLimiter against the sandbox (1-2 s windows)', { retry: 
   });
 
   it('in a sliding window: a known limit meets no 429, and with none known each resume follows its announced reset', async () => {
-    const known = await startSandbox({ rpm: 5, windowMs: WINDOW, window: 'sliding' });
-    const unknown = await startSandbox({ rpm: 5, windowMs: WINDOW, window: 'sliding' });
+    const t = sharedTime();
+    const known = await startSandbox({ rpm: 5, windowMs: WINDOW, window: 'sliding', clock: t.now });
+    const unknown = await startSandbox({ rpm: 5, windowMs: WINDOW, window: 'sliding', clock: t.now });
     try {
-      const end = Date.now() + 2 * WINDOW + 500;
-      const paced = new RateLimiter({ limit: 5, windowMs: WINDOW, given: true });
-      const learner = new RateLimiter({ limit: null, windowMs: 60_000, given: false });
-      const [a, b] = await Promise.all([drive(known, paced, { until: end }), drive(unknown, learner, { until: end })]);
+      const end = t.now() + 2 * WINDOW + 500;
+      const paced = new RateLimiter({ limit: 5, windowMs: WINDOW, given: true, clock: t.now, sleep: t.sleep });
+      const learner = new RateLimiter({ limit: null, windowMs: 60_000, given: false, clock: t.now, sleep: t.sleep });
+      const [a, b] = await Promise.all([drive(known, paced, { until: end, time: t }), drive(unknown, learner, { until: end, time: t })]);
       expect(a.limited).toBe(0);
       expect(a.sent).toBeGreaterThanOrEqual(10);
       expect(b.limited).toBeGreaterThan(0);
@@ -377,16 +376,16 @@ describe.concurrent('RateLimiter against the sandbox (1-2 s windows)', { retry: 
   });
 
   it('keeps a given limit when a second key on the account causes a 429, and resumes at the reset', async () => {
-    const sb = await startSandbox({ rpm: 6, windowMs: WINDOW });
+    const t = sharedTime();
+    const sb = await startSandbox({ rpm: 6, windowMs: WINDOW, clock: t.now });
     try {
       const learned: unknown[] = [];
-      const limiter = new RateLimiter({ limit: 6, windowMs: WINDOW, given: true, onLearn: (r) => learned.push(r) });
-      const other = new DomainIntelClient({ baseUrl: sb.baseUrl, apiKey: sb.newKey() });
+      const limiter = new RateLimiter({ limit: 6, windowMs: WINDOW, given: true, onLearn: (r) => learned.push(r), clock: t.now, sleep: t.sleep });
+      const other = new DomainIntelClient({ baseUrl: sb.baseUrl, apiKey: sb.newKey(), clock: t.now });
       // The other key spends half of this window: this limiter's own pacing cannot see it.
-      await earlyInWindow(WINDOW);
       for (const host of sb.hostList().slice(0, 3)) await other.domain(host);
       await other.close();
-      const result = await drive(sb, limiter, { until: windowEnd(Date.now()) + 1000 });
+      const result = await drive(sb, limiter, { until: windowEnd(t.now()) + 1000, time: t });
       expect(result.limited).toBeGreaterThanOrEqual(1);
       expect(limiter.limit).toBe(6);
       expect(limiter.windowMs).toBe(WINDOW);
@@ -401,13 +400,13 @@ describe.concurrent('RateLimiter against the sandbox (1-2 s windows)', { retry: 
   });
 
   it('lowers a learned limit that the service refuses', async () => {
-    const sb = await startSandbox({ rpm: 6, windowMs: WINDOW });
+    const t = sharedTime();
+    const sb = await startSandbox({ rpm: 6, windowMs: WINDOW, clock: t.now });
     try {
       const learned: number[] = [];
       // A stored learned rate, too high: the service allows 6.
-      const limiter = new RateLimiter({ limit: 12, windowMs: WINDOW, given: false, onLearn: (r) => learned.push(r.requests) });
-      await earlyInWindow(WINDOW);
-      await drive(sb, limiter, { until: Date.now() + 500 });
+      const limiter = new RateLimiter({ limit: 12, windowMs: WINDOW, given: false, onLearn: (r) => learned.push(r.requests), clock: t.now, sleep: t.sleep });
+      await drive(sb, limiter, { until: t.now() + 500, time: t });
       expect(learned.length).toBeGreaterThan(0);
       expect(learned[0]).toBeLessThanOrEqual(6);
       expect(limiter.limit).toBeLessThanOrEqual(6);
@@ -417,12 +416,13 @@ describe.concurrent('RateLimiter against the sandbox (1-2 s windows)', { retry: 
   });
 
   it('raises a learned limit that is too low, up to what the service accepts', async () => {
-    const sb = await startSandbox({ rpm: 6, windowMs: 1000 });
+    const t = sharedTime();
+    const sb = await startSandbox({ rpm: 6, windowMs: 1000, clock: t.now });
     try {
       const learned: number[] = [];
-      const limiter = new RateLimiter({ limit: 3, windowMs: 1000, given: false, onLearn: (r) => learned.push(r.requests) });
+      const limiter = new RateLimiter({ limit: 3, windowMs: 1000, given: false, onLearn: (r) => learned.push(r.requests), clock: t.now, sleep: t.sleep });
       // Four whole windows at the cap with no 429, then a quarter more.
-      await drive(sb, limiter, { until: Date.now() + 5500 });
+      await drive(sb, limiter, { until: t.now() + 5500, time: t });
       // A probe's try is not something the service said: nothing is told to be stored.
       expect(learned).toEqual([]);
       expect(limiter.limit).toBeGreaterThan(3);
