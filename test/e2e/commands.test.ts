@@ -18,7 +18,7 @@ const PKG_VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')
 let tempRoot: string;
 beforeAll(() => {
   if (!existsSync(join(ROOT, 'dist', 'cli.js'))) {
-    throw new Error('dist/cli.js is missing: run `npm run build` first (`npm test` builds before running the tests)');
+    throw new Error('dist/cli.js is missing: run `npm run build:js` first (`npm test` bundles before running the tests)');
   }
   tempRoot = mkdtempSync(join(tmpdir(), 'di-commands-'));
 });

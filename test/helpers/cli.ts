@@ -16,7 +16,7 @@ export const BIN = join(ROOT, 'bin', 'domain-intel.js');
 
 /** Fails clearly when the bundle is missing (npm test builds it first). */
 export function assertBuilt(): void {
-  if (!existsSync(join(ROOT, 'dist', 'cli.js'))) throw new Error('dist/cli.js is missing: run `npm run build` (npm test does it)');
+  if (!existsSync(join(ROOT, 'dist', 'cli.js'))) throw new Error('dist/cli.js is missing: run `npm run build:js` (npm test does it)');
 }
 
 /** A fresh environment: temp config and cache dirs, no inherited key, base URL or proxy, no colour. */

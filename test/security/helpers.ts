@@ -16,7 +16,7 @@ export const SAMPLE_CSV = join(ROOT, 'fixtures', 'sample.csv');
 
 /** Fails with a clear message when `npm run build` has not been run (the e2e tests spawn dist/). */
 export function requireBuild(): void {
-  if (!existsSync(join(ROOT, 'dist', 'cli.js'))) throw new Error('dist/cli.js is missing: run `npm run build` first (npm test does)');
+  if (!existsSync(join(ROOT, 'dist', 'cli.js'))) throw new Error('dist/cli.js is missing: run `npm run build:js` first (npm test does)');
 }
 
 export interface CliResult {
