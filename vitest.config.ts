@@ -4,22 +4,37 @@ import { configDefaults, defineConfig } from 'vitest/config';
 /** The packed-tarball install test (minutes: npm pack, a global install): `npm run test:pack`, not `npm test`. */
 export const PACK_TEST = 'test/e2e/pack.test.ts';
 
+/**
+ * Test files that run each in a fresh process: the store's (PostgreSQL helpers hold a pool per file, and one
+ * test asserts the process prints no warning at all, which another file's garbage could break).
+ */
+const ISOLATED = 'test/store/**/*.test.ts';
+
+/** What every run of the tests shares (`npm test`, and `npm run test:pack` in vitest.pack.config.ts). */
+export const common = {
+  testTimeout: 30_000,
+  hookTimeout: 30_000,
+  pool: 'forks',
+  // vitest's default of one worker fewer than the cores ran this suite one file at a time on a 2-core
+  // machine (237 s of files, 5 min 24 s under load). One worker a core: more (4 were tried) starve the
+  // tests that read a real clock (progress lines) while the property tests hold the CPU.
+  maxWorkers: availableParallelism(),
+} as const;
+
 export default defineConfig({
   define: { __VERSION__: JSON.stringify('0.0.0-test') },
   test: {
-    include: ['test/**/*.test.ts'],
-    exclude: [...configDefaults.exclude, PACK_TEST],
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
-    pool: 'forks',
-    // vitest's default of one worker fewer than the cores ran this suite one file at a time on a 2-core
-    // machine (237 s of files, 5 min 24 s under load). One worker a core: more (4 were tried) starve the
-    // tests that read a real clock (progress lines) while the property tests hold the CPU.
-    maxWorkers: availableParallelism(),
-    // A worker keeps its modules from one file to the next: importing the CLI, the sandbox and their
-    // dependencies afresh for each of ~145 files cost about a fifth of the suite (66 s of imports summed). No
-    // test relies on a fresh module: none mocks a module, and those that touch process-wide state (fake
-    // timers, signal and warning listeners, environment variables) put it back after themselves.
-    isolate: false,
+    ...common,
+    projects: [
+      {
+        extends: true,
+        // A worker keeps its modules from one file to the next: importing the CLI, the sandbox and their
+        // dependencies afresh for each of ~145 files cost 66 s of imports summed. None of these files mocks a
+        // module, and those that touch process-wide state (fake timers, signal listeners, environment
+        // variables) put it back after themselves.
+        test: { name: 'shared', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, PACK_TEST, ISOLATED], isolate: false },
+      },
+      { extends: true, test: { name: 'isolated', include: [ISOLATED], isolate: true } },
+    ],
   },
 });

@@ -51,6 +51,14 @@ describe('npm pack', () => {
     expect(files).toContain('dist/types/index.d.ts');
   });
 
+  it('ships type declarations for its exports', () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { exports: { '.': { types: string } } };
+    expect(files).toContain(pkg.exports['.'].types.replace(/^\.\//, ''));
+    const types = readFileSync(join(ROOT, pkg.exports['.'].types), 'utf8');
+    expect(types).toMatch(/DomainIntelClient/);
+    expect(types).toMatch(/enrich/);
+  });
+
   it('packs no sources, tests, benchmarks, fixtures or source maps', () => {
     const unwanted = files.filter((f) => /^(src|test|bench|fixtures|scripts)\//.test(f) || f.endsWith('.map') || f.startsWith('node_modules/'));
     expect(unwanted).toEqual([]);
