@@ -64,14 +64,16 @@ afterAll(async () => {
 });
 
 /**
- * COMPREPLY after bash's completion function runs on `words` (the last one is being completed), the script
- * loaded as docs/setup.md says: `source <(domain-intel completion bash)` in a bash with no startup files.
+ * COMPREPLY after bash's completion function runs on `words` (the last one is being completed), in a bash with
+ * no startup files. The script is the one `domain-intel completion bash` printed (saved in beforeAll): sourced
+ * from that file rather than printed again for each of some forty calls (a node start-up each). Loading it as
+ * docs/setup.md says, `source <(domain-intel completion bash)`, is tested in the interactive bash below.
  */
 async function bashComplete(...words: string[]): Promise<string[]> {
   const script =
     // biome-ignore lint/suspicious/noTemplateCurlyInString: shell code, expanded by the shell
-    'source <(domain-intel completion bash); COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); COMPREPLY=(); _domain_intel; printf "%s\\0" "${COMPREPLY[@]}"';
-  const { stdout } = await exec('bash', ['--norc', '--noprofile', '-c', script, 'bash', 'domain-intel', ...words], { env });
+    'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); COMPREPLY=(); _domain_intel; printf "%s\\0" "${COMPREPLY[@]}"';
+  const { stdout } = await exec('bash', ['--norc', '--noprofile', '-c', script, 'bash', scripts.bash as string, 'domain-intel', ...words], { env });
   return stdout.split('\0').filter((w) => w !== '');
 }
 
