@@ -16,6 +16,7 @@ import type { EnrichedRow, InputRecord, RunKind } from '../../src/domain/types.j
 import { Waiting } from '../../src/run/waiting-rows.js';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/index.js';
 import { openCache, type AnswerCache } from '../../src/store/sqlite/cache.js';
+import { busyWhileCalling, type Time } from './virtual-time.js';
 
 export interface Harness {
   sb: Sandbox;
@@ -35,10 +36,14 @@ function records(values: string[]): InputRecord[] {
   return values.map((value, i) => ({ line: i + 1, cells: [value], value }));
 }
 
-/** Starts a sandbox and everything a run needs; `close` tears it all down. */
-export async function harness(options: SandboxOptions = {}): Promise<Harness> {
-  const sb = await startSandbox({ port: 0, ...options });
-  const client = new DomainIntelClient({ baseUrl: sb.baseUrl, apiKey: sb.key, windowMs: options.windowMs ?? 60_000 });
+/**
+ * Starts a sandbox and everything a run needs; `close` tears it all down. `time`: one clock for the sandbox,
+ * the client, the limiter and the run (test/helpers/virtual-time.ts), the client's requests holding it.
+ */
+export async function harness(options: SandboxOptions = {}, time?: Time): Promise<Harness> {
+  const sb = await startSandbox({ port: 0, ...options, ...(time ? { clock: time.now } : {}) });
+  const own = new DomainIntelClient({ baseUrl: sb.baseUrl, apiKey: sb.key, windowMs: options.windowMs ?? 60_000, ...(time ? { clock: time.now } : {}) });
+  const client = time ? busyWhileCalling(own, time) : own;
   const dir = mkdtempSync(join(tmpdir(), 'di-run-'));
   const cache = await openCache({ dir });
   return {
@@ -48,8 +53,9 @@ export async function harness(options: SandboxOptions = {}): Promise<Harness> {
     dir,
     async run(kind, values, opts = {}) {
       const { limit, windowMs, ...rest } = opts;
-      const limiter = new RateLimiter({ limit: limit ?? null, windowMs: windowMs ?? options.windowMs ?? 60_000, given: limit != null });
-      const r = enrich(records(values), { kind, client, store: cache, limiter, random: () => 0.01, ...rest });
+      const clocked = time ? { clock: time.now, sleep: time.sleep } : {};
+      const limiter = new RateLimiter({ limit: limit ?? null, windowMs: windowMs ?? options.windowMs ?? 60_000, given: limit != null, ...clocked });
+      const r = enrich(records(values), { kind, client, store: cache, limiter, random: () => 0.01, ...clocked, ...rest });
       const rows = [];
       for await (const row of r.rows()) rows.push(row);
       return { rows, stats: r.stats };

@@ -121,3 +121,17 @@ export function virtualTime(start: number): Time & { sleepers(): number } {
     sleepers: () => sleepers.length,
   };
 }
+
+/** `target` with every method that returns a promise run as `time.busy`: a client whose requests hold virtual time. */
+export function busyWhileCalling<T extends object>(target: T, time: Time): T {
+  return new Proxy(target, {
+    get(obj, prop) {
+      const value = Reflect.get(obj, prop, obj) as unknown;
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        const result = (value as (...a: unknown[]) => unknown).apply(obj, args);
+        return result instanceof Promise ? time.busy(() => result) : result;
+      };
+    },
+  });
+}

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { enrich } from '../../src/run/enrich.js';
 import { harness, type Harness } from '../helpers/run.js';
+import { virtualTime } from '../helpers/virtual-time.js';
 
 let h: Harness;
 afterEach(async () => {
@@ -232,11 +233,13 @@ describe('enrich (profile) against the sandbox', () => {
 
 describe('rate limiting with a compressed window', () => {
   it('keeps a known plan free of 429s while using the limit', async () => {
-    h = await harness({ rpm: 8, windowMs: 250 });
+    // On virtual time shared by the sandbox, the client, the limiter and the run (test/helpers/virtual-time.ts).
+    const t = virtualTime(1_700_000_000_000);
+    h = await harness({ rpm: 8, windowMs: 250 }, t);
     const values = h.sb.hostList().slice(0, 40);
-    const started = Date.now();
+    const started = t.now();
     const { rows, stats } = await h.run('traffic', values, { limit: 8, windowMs: 250, concurrency: 4 });
-    const elapsed = Date.now() - started;
+    const elapsed = t.now() - started;
     expect(h.sb.charges().rateLimited).toBe(0);
     expect(stats.rateLimited).toBe(0);
     expect(rows.every((r) => r.status === 'found' || r.status === 'missing')).toBe(true);
@@ -245,7 +248,7 @@ describe('rate limiting with a compressed window', () => {
   });
 
   it('recovers when the plan is unknown: pauses on the 429, learns the limit, loses no row', async () => {
-    h = await harness({ rpm: 6, windowMs: 300 });
+    h = await harness({ rpm: 6, windowMs: 300 }, virtualTime(1_700_000_000_000));
     const values = h.sb.hostList().slice(0, 30);
     const { rows, stats } = await h.run('traffic', values, { limit: null, windowMs: 300, concurrency: 3 });
     expect(rows.every((r) => r.status === 'found' || r.status === 'missing')).toBe(true);
