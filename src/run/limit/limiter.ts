@@ -7,32 +7,25 @@
 // (store/sqlite/slots.ts) so every process of one account on this machine paces against the same slots.
 //
 // A 429 pauses every user of the slots until the reset. The service's word on time beats our guess: when the
-// 429 announced its reset, slots answered before it are free at it (they were counted in the window that
-// ends there), so the run resumes at the reset and not a local window after its last answer. A 429 that
-// named no reset pauses until our best estimate of the window's next boundary, but frees no slot early: a
-// wrong guess would otherwise meet a 429 in every window.
+// 429 announced its reset, the slots it frees (the refused, and the oldest accepted: window-bounds.ts says why)
+// are free at it, so the run resumes at the reset. A 429 that named no reset pauses until our best estimate
+// of the window's next boundary, but frees no slot early: a wrong guess would otherwise meet a 429 in every
+// window.
 //
 // A limit the user gave (plan, --rpm, --rate) is never changed: a 429 under it means another client shares
-// the account, so we wait for the reset and keep the limit. With no limit given the limiter learns:
-// - the window: the smallest positive gap between distinct announced resets (the first of each pause), once
-//   two are seen (a reset read to whole seconds may come a second late, so resets less than a second, or a
-//   third of the window, apart are one reset read at its earliest); until then the configured window, or,
-//   when that is only a default (no limit known), no more than the first reset's distance from the first
-//   request it may have counted (see rateLimit).
-// - the limit, at each 429 with a reset R: the requests accepted (by every process sharing the slots) that
-//   started in the window ending at R. That lowers and raises alike.
-// - the raise: a limit that is too low never meets a 429 and so is never re-measured (it happens when a
-//   client we cannot see, another key or machine, shared the account while we measured, then stopped; or
-//   when answers still in flight at the 429 were not counted). After PROBE_WINDOWS whole windows with no
-//   429 and no change while demand waits at the cap, the limit is raised by a quarter (at least one); the
-//   next 429 measures the true figure. A probe that the next 429 proves useless (it measures no more than
-//   the limit before the raise) doubles the wait before the following one, up to MAX_PROBE_WINDOWS, so a
-//   right limit costs one 429 (per worker in flight) every 64 windows, and a low one climbs back in a few.
+// the account, so we wait for the reset and keep the limit. With no limit given the limiter learns the window
+// and the limit from each 429 (window-bounds.ts), and raises the limit when it may be too low: a limit that is
+// too low never meets a 429 and so is never re-measured (a client we cannot see shared the account while we
+// measured, then stopped). After PROBE_WINDOWS whole windows with no 429 and no change while demand waits at
+// the cap, the limit is raised by a quarter (at least one); the next 429 measures the true figure. A probe
+// that the next 429 proves useless (it measures no more than the limit before the raise) doubles the wait
+// before the following one, up to MAX_PROBE_WINDOWS, so a right limit costs one 429 (per worker in flight)
+// every 64 windows, and a low one climbs back in a few.
 import { nextBoundary } from '../../api/reset.js';
 import { sleep } from '../../api/sleep.js';
 import type { SlotStore } from '../../store/contract.js';
 import { memorySlots } from '../../store/memory-slots.js';
-import { SAME_RESET_MS, smallestGap } from './resets.js';
+import { LONGEST_WINDOW_MS, WindowBounds } from './window-bounds.js';
 
 export interface LimiterOptions {
   /** Requests per window; null when unknown (learned from the first 429). */
@@ -84,8 +77,8 @@ export class RateLimiter {
   #probeWindows = PROBE_WINDOWS;
   /** The limit before the last probe raised it, until a 429 tells whether the raise held. */
   #probedFrom: number | null = null;
-  /** False while the window is only the configured default: no limit was given or learned before. */
-  #windowKnown: boolean;
+  /** What the resets showed of the window; `known` false while it is only the configured default or a bound. */
+  readonly #bounds: WindowBounds;
   /** The latest announced reset: where the service's windows begin, for a guess when a 429 names none. */
   #lastReset: number | null = null;
   /** The configured window is only a default (nothing known of the service's): see rateLimit. */
@@ -103,7 +96,7 @@ export class RateLimiter {
     this.#limit = o.limit !== null && o.limit > 0 ? o.limit : null;
     this.#windowMs = o.windowMs;
     this.#given = o.given && this.#limit !== null;
-    this.#windowKnown = this.#limit !== null;
+    this.#bounds = new WindowBounds(this.#limit !== null);
     this.#windowGuessed = o.windowGuessed === true;
     this.#slots = o.slots ?? memorySlots();
     this.#marginOption = o.marginMs;
@@ -200,7 +193,9 @@ export class RateLimiter {
     const at = this.#clock();
     ticket.answeredAt = at;
     if (accepted) this.#blind = 0;
-    await this.#slots.answer(ticket.id, at, accepted, at + this.#holdMs).finally(() => this.#woken());
+    // Kept for the longest window we believe unless the window was given: a window widened later holds it too.
+    const keep = this.#given ? this.#holdMs : Math.max(this.#holdMs, LONGEST_WINDOW_MS);
+    await this.#slots.answer(ticket.id, at, accepted, at + keep).finally(() => this.#woken());
   }
 
   /** Gives back a slot whose request was never sent. */
@@ -230,41 +225,41 @@ export class RateLimiter {
     const announced = resumeAt !== null;
     // The first 429 after a resume opens a pause; those of requests already in flight belong to it.
     const fresh = now >= (await this.#slots.pausedUntil());
-    if (!announced && !this.#windowKnown && this.#windowGuessed) {
+    if (!announced && !this.#bounds.known && this.#windowGuessed) {
       // A bare 429 and no window known (the configured one is only a default): nothing to learn from, and
       // waiting out a default minute against a service whose window may be two seconds would stall the run.
       // A 429 costs no lookup (§8.6), so look again after 1 s, 2 s, 4 s... never later than our guess.
       if (fresh) this.#blind++;
-      await this.#slots.pause(Math.min(now + 1000 * 2 ** (this.#blind - 1), this.#guessReset(now)), false);
+      await this.#slots.pause(Math.min(now + 1000 * 2 ** (this.#blind - 1), this.#guessReset(now)), false, now, this.#holdMs);
       this.#quietSince = now;
       return;
     }
     const until = resumeAt ?? this.#guessReset(now);
-    await this.#slots.pause(until, announced);
+    // Learnt first: what the reset frees is held by the window it shows (no other worker takes a slot meanwhile).
+    if (!this.#given) await this.#learn(now, until, announced, fresh);
+    await this.#slots.pause(until, announced, now, this.#holdMs);
     this.#quietSince = now;
-    if (this.#given) return;
-    const margin = this.#holdMs - this.#windowMs;
-    let windowMs = this.#windowMs;
-    if (announced) {
-      this.#lastReset = until;
-      const measured = fresh ? smallestGap(await this.#slots.noteReset(until), Math.min(SAME_RESET_MS, windowMs / 3)) : null;
-      if (measured !== null) [windowMs, this.#windowKnown] = [measured, true];
-      else if (!this.#windowKnown) {
-        // One reset and a default window, perhaps far longer than the service's: a limit held against it
-        // would stall the run after the first resume, with no second 429 to correct it. The window cannot be
-        // longer than the reset's distance from the first request it may have counted, so that is the
-        // estimate; too short, it only lets the next window meet a 429, whose reset then measures the window.
-        const first = (await this.#slots.acceptedBetween(until - windowMs - margin, until)).first;
-        if (first !== null) windowMs = Math.min(windowMs, Math.max(until - now, until - first));
-      }
-    }
-    const seen = (await this.#slots.acceptedBetween(until - windowMs - margin, until)).count;
-    const requests = seen > 0 ? seen : this.#limit;
-    if (this.#probedFrom !== null && requests !== null && requests <= this.#probedFrom) {
+  }
+
+  async #learn(now: number, until: number, announced: boolean, fresh: boolean): Promise<void> {
+    if (announced) this.#lastReset = until;
+    const marginMs = this.#holdMs - this.#windowMs;
+    const probedFrom = this.#probedFrom;
+    const { windowMs, requests, confirmed } = await this.#bounds.learn(this.#slots, {
+      until,
+      announced,
+      now,
+      fresh,
+      windowMs: this.#windowMs,
+      limit: this.#limit,
+      probedFrom,
+      marginMs,
+    });
+    if (probedFrom !== null && requests !== null && requests <= probedFrom) {
       this.#probeWindows = Math.min(MAX_PROBE_WINDOWS, this.#probeWindows * 2);
     }
     this.#probedFrom = null;
-    this.#adopt(requests, windowMs);
+    this.#adopt(requests, windowMs, true, confirmed);
   }
 
   /** Our estimate of when the service's window ends: the next boundary after the last announced reset, else of the clock. */
@@ -289,11 +284,11 @@ export class RateLimiter {
    * before two resets measured the window; nor anything measured from resets given in whole seconds (a
    * window read from them was seen at 1.0 s and 9.7 s against a 2-s service).
    */
-  #adopt(requests: number | null, windowMs: number, measured = true): void {
-    if (requests === null || (requests === this.#limit && windowMs === this.#windowMs)) return;
+  #adopt(requests: number | null, windowMs: number, measured = true, confirmed = false): void {
+    if (requests === null || (requests === this.#limit && windowMs === this.#windowMs && !confirmed)) return;
     this.#limit = requests;
     this.#windowMs = windowMs;
     this.#quietSince = this.#clock();
-    if (measured && !this.#rounded && (this.#windowKnown || !this.#windowGuessed)) this.#onLearn?.({ requests, windowMs });
+    if (measured && !this.#rounded && (this.#bounds.known || !this.#windowGuessed)) this.#onLearn?.({ requests, windowMs });
   }
 }
