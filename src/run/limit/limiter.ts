@@ -6,21 +6,20 @@
 // never meets a 429 from this run. The slots live in a SlotStore: in memory for one run, or in SQLite
 // (store/sqlite/slots.ts) so every process of one account on this machine paces against the same slots.
 //
-// A 429 pauses every user of the slots until the reset. The service's word on time beats our guess: when the
-// 429 announced its reset, the slots it frees (the refused, and the oldest accepted: window-bounds.ts says why)
-// are free at it, so the run resumes at the reset. A 429 that named no reset pauses until our best estimate
-// of the window's next boundary, but frees no slot early: a wrong guess would otherwise meet a 429 in every
-// window.
+// A 429 pauses every user of the slots until the reset, which frees the refused slots and the oldest accepted
+// one (window-bounds.ts says why). A 429 that named no reset pauses until our best estimate of the window's
+// next boundary, but frees no slot early: a wrong guess would otherwise meet a 429 in every window.
 //
 // A limit the user gave (plan, --rpm, --rate) is never changed: a 429 under it means another client shares
 // the account, so we wait for the reset and keep the limit. With no limit given the limiter learns the window
 // and the limit from each 429 (window-bounds.ts), and raises the limit when it may be too low: a limit that is
 // too low never meets a 429 and so is never re-measured (a client we cannot see shared the account while we
 // measured, then stopped). After PROBE_WINDOWS whole windows with no 429 and no change while demand waits at
-// the cap, the limit is raised by a quarter (at least one); the next 429 measures the true figure. A probe
-// that the next 429 proves useless (it measures no more than the limit before the raise) doubles the wait
-// before the following one, up to MAX_PROBE_WINDOWS, so a right limit costs one 429 (per worker in flight)
-// every 64 windows, and a low one climbs back in a few.
+// the cap, the limit is raised by one, or by a quarter when the raise before held (no 429 came since); the
+// next 429 measures the true figure. A probe that the next 429 proves useless doubles the wait before the
+// following one, up to MAX_PROBE_WINDOWS, so a right limit costs one 429 every 64 windows, and a low one climbs
+// back in a few. For a window after a 429 or a raise, requests go one at a time: a window or limit guessed
+// wrong then meets one 429, not one per worker in flight.
 import { nextBoundary } from '../../api/reset.js';
 import { sleep } from '../../api/sleep.js';
 import type { SlotStore } from '../../store/contract.js';
@@ -91,6 +90,9 @@ export class RateLimiter {
   #pausedUntil = 0;
   /** 429s being taken, whole and one at a time (null: none); no slot is taken meanwhile: the pause comes first. */
   #rateLimits: Promise<void> | null = null;
+  /** Tickets not yet settled or released, and until when they go one at a time (see the top of the file). */
+  #inFlight = 0;
+  #trialUntil = 0;
 
   constructor(o: LimiterOptions) {
     this.#limit = o.limit !== null && o.limit > 0 ? o.limit : null;
@@ -140,8 +142,15 @@ export class RateLimiter {
       if (signal?.aborted) throw signal.reason ?? new Error('aborted');
       if (this.#rateLimits !== null) await this.#rateLimits;
       const now = this.#clock();
+      if (this.#inFlight > 0 && now < this.#trialUntil) {
+        await this.#nextChange(signal);
+        continue;
+      }
       const got = await this.#slots.take(now, this.#limit, this.#holdMs);
-      if ('id' in got) return { id: got.id, startedAt: now, answeredAt: null };
+      if ('id' in got) {
+        this.#inFlight++;
+        return { id: got.id, startedAt: now, answeredAt: null };
+      }
       if (got.paused) this.#pausedUntil = Math.max(this.#pausedUntil, got.retryAt ?? 0);
       // A pause (perhaps another process's 429) is not a quiet window: no probe right after it.
       if (got.paused) this.#quietSince = Math.max(this.#quietSince, got.retryAt ?? now);
@@ -192,6 +201,7 @@ export class RateLimiter {
   async settle(ticket: Ticket, accepted: boolean): Promise<void> {
     const at = this.#clock();
     ticket.answeredAt = at;
+    this.#inFlight--;
     if (accepted) this.#blind = 0;
     // Kept for the longest window we believe unless the window was given: a window widened later holds it too.
     const keep = this.#given ? this.#holdMs : Math.max(this.#holdMs, LONGEST_WINDOW_MS);
@@ -200,6 +210,7 @@ export class RateLimiter {
 
   /** Gives back a slot whose request was never sent. */
   async release(ticket: Ticket): Promise<void> {
+    this.#inFlight--;
     await this.#slots.release(ticket.id).finally(() => this.#woken());
   }
 
@@ -239,22 +250,15 @@ export class RateLimiter {
     if (!this.#given) await this.#learn(now, until, announced, fresh);
     await this.#slots.pause(until, announced, now, this.#holdMs);
     this.#quietSince = now;
+    // One request at a time for a window after the resume (see the top of the file).
+    if (fresh && !this.#given) this.#trialUntil = until + this.#holdMs;
   }
 
   async #learn(now: number, until: number, announced: boolean, fresh: boolean): Promise<void> {
     if (announced) this.#lastReset = until;
-    const marginMs = this.#holdMs - this.#windowMs;
     const probedFrom = this.#probedFrom;
-    const { windowMs, requests, confirmed } = await this.#bounds.learn(this.#slots, {
-      until,
-      announced,
-      now,
-      fresh,
-      windowMs: this.#windowMs,
-      limit: this.#limit,
-      probedFrom,
-      marginMs,
-    });
+    const r = { until, announced, now, fresh, probedFrom, marginMs: this.#holdMs - this.#windowMs, windowMs: this.#windowMs, limit: this.#limit };
+    const { windowMs, requests, confirmed } = await this.#bounds.learn(this.#slots, r);
     if (probedFrom !== null && requests !== null && requests <= probedFrom) {
       this.#probeWindows = Math.min(MAX_PROBE_WINDOWS, this.#probeWindows * 2);
     }
@@ -264,17 +268,19 @@ export class RateLimiter {
 
   /** Our estimate of when the service's window ends: the next boundary after the last announced reset, else of the clock. */
   #guessReset(now: number): number {
-    const w = this.#windowMs;
-    if (this.#lastReset === null) return nextBoundary(now, w);
-    return this.#lastReset + Math.max(1, Math.ceil((now - this.#lastReset) / w)) * w;
+    const [w, last] = [this.#windowMs, this.#lastReset];
+    return last === null ? nextBoundary(now, w) : last + Math.max(1, Math.ceil((now - last) / w)) * w;
   }
 
   /** The raise: after whole windows at the cap with no 429, try a quarter more (see the top of the file). */
   #probe(now: number): boolean {
     const limit = this.#limit;
     if (this.#given || limit === null || now - this.#quietSince < this.#probeWindows * this.#windowMs) return false;
+    // The raise before held (no 429 took it back): the limit was too low, so climb faster.
+    const step = this.#probedFrom === null ? 1 : Math.max(1, Math.ceil(limit / 4));
     this.#probedFrom = limit;
-    this.#adopt(limit + Math.max(1, Math.ceil(limit / 4)), this.#windowMs, false);
+    this.#adopt(limit + step, this.#windowMs, false);
+    this.#trialUntil = now + this.#holdMs; // the raise tried one request at a time for a window
     return true;
   }
 

@@ -10,9 +10,6 @@ import type { RequestLogEntry } from '../../../src/sandbox/types.js';
 import { driveSim, requestsByTime, simTime } from '../../helpers/limiter.js';
 
 const WINDOW = 2000;
-const RPM = 3;
-/** Each way: a request reaches the service LATENCY after it is sent, and its answer the client LATENCY later. */
-const LATENCY = 10;
 const RUN = 15 * WINDOW;
 
 /** The reset a 429 announced, as the client reads it in `style`: whole seconds are rounded up. */
@@ -23,16 +20,36 @@ function announced(style: ResetStyle, r: RequestLogEntry): number {
   return reset;
 }
 
-const cases = RESET_STYLES.flatMap((style) =>
-  (['sliding', 'fixed'] as const).flatMap((window) => [
-    { style, window, before: false },
-    // Another client's request, 1247 ms before the run: the first reset is 753 ms from the run's first request.
-    { style, window, before: true },
-  ]),
-);
+/** latency: each way (a request reaches the service that long after it is sent, its answer the client as long after). */
+const base = { rpm: 3, workers: 4, latency: 10, perWindow: 1 };
+const cases = [
+  ...RESET_STYLES.flatMap((style) =>
+    (['sliding', 'fixed'] as const).flatMap((window) => [
+      { ...base, style, window, before: false },
+      // Another client's request, 1247 ms before the run: the first reset is 753 ms from the run's first request.
+      { ...base, style, window, before: true },
+    ]),
+  ),
+  // A higher limit, more workers than it, and slow answers. Here a request may still be sent while another's 429 is
+  // on its way back: after a first reset far short of the window (fixed), or when a raise that held while tried
+  // one request at a time meets a crowded moment later (sliding: one 429 per request sent at that moment). So
+  // the bound is two or three 429s in a window, and few in all (issue 26 asks for one: not reached here).
+  ...(['sliding', 'fixed'] as const).flatMap((window) =>
+    (['iso', 'resets-in-ms'] as const).map((style) => ({
+      style,
+      window,
+      before: true,
+      rpm: 10,
+      workers: 12,
+      latency: 150,
+      perWindow: window === 'sliding' ? 3 : 2,
+    })),
+  ),
+];
 
 describe('the limiter with no plan, against the sandbox on simulated time', () => {
-  it.each(cases)('$window window, reset as $style, another client first: $before', async ({ style, window, before }) => {
+  it.each(cases)('$window window, reset as $style, another client first: $before, $rpm per window, latency $latency', async (c) => {
+    const { style, window, before, rpm: RPM, latency: LATENCY } = c;
     // 137 ms into a second: fixed windows end off the whole seconds, so epoch seconds round up.
     const sim = simTime(Date.UTC(2026, 10, 27, 12, 0, 0, 137));
     const sb = await startSandbox({ rpm: RPM, windowMs: WINDOW, resetStyle: style, window, clock: sim.clock });
@@ -46,7 +63,7 @@ describe('the limiter with no plan, against the sandbox on simulated time', () =
       // As the CLI with no rate said: the one-minute default is only a guess, thirty times the service's window.
       const limiter = new RateLimiter({ limit: null, windowMs: 60_000, given: false, windowGuessed: true, clock: sim.clock, sleep: sim.sleep });
       const start = sim.clock();
-      await driveSim(sb, limiter, sim, { until: start + RUN, workers: 4, latencyMs: LATENCY });
+      await driveSim(sb, limiter, sim, { until: start + RUN, workers: c.workers, latencyMs: LATENCY });
 
       const log = requestsByTime(sb).filter((r) => r.authorization === `Bearer ${sb.key}`);
       const refused = log.filter((r) => r.status === 429);
@@ -60,12 +77,13 @@ describe('the limiter with no plan, against the sandbox on simulated time', () =
           `sent before the reset announced by the 429 at ${r.time - start}`,
         ).toEqual([]);
       }
-      // After the first window (which ends at the first reset), at most one 429 in any window.
+      // After the first window (which ends at the first reset), at most one 429 (perWindow) in any window.
       const firstReset = announced(style, refused[0] as RequestLogEntry);
       const later = refused.filter((r) => r.time >= firstReset).map((r) => r.time - start);
-      for (let i = 1; i < later.length; i++) {
-        expect((later[i] as number) - (later[i - 1] as number), `429s at ${later.join(', ')}`).toBeGreaterThanOrEqual(WINDOW);
+      for (let i = c.perWindow; i < later.length; i++) {
+        expect((later[i] as number) - (later[i - c.perWindow] as number), `429s at ${later.join(', ')}`).toBeGreaterThanOrEqual(WINDOW);
       }
+      expect(later.length).toBeLessThanOrEqual(RUN / WINDOW / 3);
       // And the run used the rate: at least three quarters of what the service allows after the first window.
       const admitted = log.filter((r) => r.status !== 429 && r.time >= firstReset).length;
       expect(admitted).toBeGreaterThanOrEqual(Math.floor(0.75 * RPM * ((start + RUN - firstReset) / WINDOW)));
