@@ -206,9 +206,10 @@ export interface SlotStore {
   /**
    * The slot's request was answered at `at` (accepted: anything but a 429); held until `freeAt` (or, for the
    * taker, one `holdMs` after `at` if that is sooner). A refused slot answered during an announced pause frees
-   * at its end (a refused request is not counted: see run/limit/window-bounds.ts).
+   * at its end (a refused request is not counted: see run/limit/window-bounds.ts). `sentAt`: when the request
+   * was sent, if later than the slot was taken (the slot's start is then moved to it).
    */
-  answer(id: number, at: number, accepted: boolean, freeAt: number): Promise<void>;
+  answer(id: number, at: number, accepted: boolean, freeAt: number, sentAt?: number): Promise<void>;
   /** The slot was not used (nothing was sent): it is free at once. */
   release(id: number): Promise<void>;
   /**

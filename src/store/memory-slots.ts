@@ -60,9 +60,10 @@ export function memorySlots(): SlotStore {
       byId.set(slot.id, slot);
       return { id: slot.id };
     },
-    async answer(id, at, accepted, freeAt) {
+    async answer(id, at, accepted, freeAt, sentAt) {
       const slot = byId.get(id);
       if (!slot) return;
+      if (sentAt !== undefined) slot.startedAt = sentAt;
       slot.answeredAt = at;
       slot.accepted = accepted;
       slot.freeAt = !accepted && announced && at < pausedUntil ? Math.min(freeAt, pausedUntil) : freeAt;

@@ -128,6 +128,7 @@ export async function driveSim(
       if (sim.clock() >= opts.until) return await limiter.release(ticket);
       result.sent++;
       const host = hosts[result.sent % hosts.length] as string;
+      limiter.sent(ticket);
       await sim.sleep(latency);
       const outcome = await sim.io(() =>
         client.domain(host).then(

@@ -349,8 +349,9 @@ export function storeContract(b: ContractBackend): void {
         // Answered in an order other than sent: the oldest is the first sent, not the first answered.
         await s.answer(b2, t + 40, true, t + 60_040);
         await s.answer(a, t + 50, true, t + 60_050);
-        await s.answer(c, t + 60, true, t + 60_060);
-        expect(await s.recentAccepted(t + 1000, 1)).toBe(t + 20);
+        // c's request went 5 ms after its slot was granted: its start is when it was sent.
+        await s.answer(c, t + 60, true, t + 60_060, t + 25);
+        expect(await s.recentAccepted(t + 1000, 1)).toBe(t + 25);
         expect(await s.recentAccepted(t + 1000, 3)).toBe(t);
         expect(await s.recentAccepted(t + 1000, 4)).toBeNull();
         expect(await s.recentAccepted(t + 15, 1)).toBe(t + 10);

@@ -24,36 +24,10 @@ import { nextBoundary } from '../../api/reset.js';
 import { sleep } from '../../api/sleep.js';
 import type { SlotStore } from '../../store/contract.js';
 import { memorySlots } from '../../store/memory-slots.js';
+import type { LimiterOptions, Ticket } from './ticket.js';
 import { LONGEST_WINDOW_MS, WindowBounds } from './window-bounds.js';
 
-export interface LimiterOptions {
-  /** Requests per window; null when unknown (learned from the first 429). */
-  limit: number | null;
-  /** The window in force (given, or the best estimate). */
-  windowMs: number;
-  /** True when a plan/--rpm/--rate set the limit: learning never changes it. */
-  given: boolean;
-  /**
-   * True when `windowMs` is only a default, nothing known of the service's (no rate given or learned): a 429
-   * that names no reset is then looked past at 1 s, 2 s, 4 s... rather than waited out for a default window.
-   */
-  windowGuessed?: boolean;
-  /** Default memorySlots(). */
-  slots?: SlotStore;
-  /** Extra spacing against latency skew between our clock and the service's; default 1% of the window, 5..250 ms. */
-  marginMs?: number;
-  clock?: () => number;
-  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
-  /** Called on each change of the learned limit or window; never when the limit was given. */
-  onLearn?: (rate: { requests: number; windowMs: number }) => void;
-}
-
-/** One request's hold on the limiter. */
-export interface Ticket {
-  id: number;
-  startedAt: number;
-  answeredAt: number | null;
-}
+export type { LimiterOptions, Ticket } from './ticket.js';
 
 const PROBE_WINDOWS = 4;
 const MAX_PROBE_WINDOWS = 64;
@@ -197,6 +171,11 @@ export class RateLimiter {
     wake?.();
   }
 
+  /** The request behind `ticket` goes now: the window is bounded by when requests were sent (window-bounds.ts). */
+  sent(ticket: Ticket): void {
+    ticket.sentAt = this.#clock();
+  }
+
   /** Reports that the request behind `ticket` was answered (accepted: anything but a 429). */
   async settle(ticket: Ticket, accepted: boolean): Promise<void> {
     const at = this.#clock();
@@ -205,7 +184,7 @@ export class RateLimiter {
     if (accepted) this.#blind = 0;
     // Kept for the longest window we believe unless the window was given: a window widened later holds it too.
     const keep = this.#given ? this.#holdMs : Math.max(this.#holdMs, LONGEST_WINDOW_MS);
-    await this.#slots.answer(ticket.id, at, accepted, at + keep).finally(() => this.#woken());
+    await this.#slots.answer(ticket.id, at, accepted, at + keep, ticket.sentAt).finally(() => this.#woken());
   }
 
   /** Gives back a slot whose request was never sent. */

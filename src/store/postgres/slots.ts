@@ -47,8 +47,9 @@ export function postgresSlots(db: Db, s: string, account: string, presence: Pres
       if (r?.slot_id !== null && r?.slot_id !== undefined) return { id: r.slot_id };
       return { retryAt: r?.retry_at ?? null, paused: r?.paused === true };
     },
-    async answer(id, at, accepted, freeAt) {
-      await call('slot_answer', [account, id, given(at), fixed, accepted, Math.round(freeAt - at)]);
+    async answer(id, at, accepted, freeAt, sentAt) {
+      const sent = sentAt === undefined ? null : Math.round(sentAt);
+      await call('slot_answer', [account, id, given(at), fixed, accepted, Math.round(freeAt - at), sent === null ? null : sent - Math.round(at)]);
     },
     async release(id) {
       await call('slot_release', [account, id]);

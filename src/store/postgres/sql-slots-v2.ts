@@ -1,4 +1,5 @@
-// Version 2 of the accounts' slot steps (version 1: sql-account.ts): what an announced reset frees. Version 1
+// Version 2 of the accounts' slot steps (version 1: sql-account.ts): what an announced reset frees, and when a
+// slot's request was sent (a little after its slot was taken: the store is asked first). Version 1
 // freed at the reset every slot answered before it, right under a fixed window only; under a sliding window
 // only the oldest request leaves the window at the reset, and the rest met a 429 in every window. Now, as
 // store/contract.ts says and memory-slots.ts and sqlite/slots.ts do: a refused slot frees at the reset (it
@@ -7,12 +8,14 @@
 
 /** The slot steps version 2 replaces or adds, in schema `s`. */
 export const slotsV2Schema = (s: string): string => `
-  CREATE OR REPLACE FUNCTION ${s}.slot_answer(p_account text, p_id bigint, p_client bigint, p_fixed boolean, p_accepted boolean, p_hold bigint)
+  -- p_sent: when the request was sent, relative to p_client (negative), if later than the slot was taken.
+  DROP FUNCTION ${s}.slot_answer(text, bigint, bigint, boolean, boolean, bigint);
+  CREATE FUNCTION ${s}.slot_answer(p_account text, p_id bigint, p_client bigint, p_fixed boolean, p_accepted boolean, p_hold bigint, p_sent bigint)
   RETURNS void LANGUAGE plpgsql AS $$
   DECLARE v_now bigint; v_off bigint;
   BEGIN
     SELECT t.v_now, t.v_off INTO v_now, v_off FROM ${s}.slot_step(p_account, p_client, p_fixed) t;
-    UPDATE ${s}.limiter_slots SET answered_at = v_now, accepted = p_accepted, free_at = COALESCE(
+    UPDATE ${s}.limiter_slots SET answered_at = v_now, accepted = p_accepted, started_at = COALESCE(v_now + p_sent, started_at), free_at = COALESCE(
       (SELECT LEAST(v_now + p_hold, paused_until) FROM ${s}.limiter_pause
         WHERE account = p_account AND announced AND v_now < paused_until AND NOT p_accepted), v_now + p_hold)
      WHERE id = p_id AND account = p_account;

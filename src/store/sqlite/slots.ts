@@ -69,8 +69,8 @@ export function sqliteSlots(db: Database.Database, account: string, clock: () =>
     expire: db.prepare<[number, number, number]>('UPDATE limiter_slots SET answered_at = ?, free_at = ? WHERE id = ? AND answered_at IS NULL'),
     insert: db.prepare<[string, number, number, number]>('INSERT INTO limiter_slots (account, pid, started_at, free_at) VALUES (?, ?, ?, ?)'),
     // Refused before an announced reset still to come: never counted, so free at it.
-    answer: db.prepare<{ id: number; at: number; accepted: number; freeAt: number; account: string }>(`
-      UPDATE limiter_slots SET answered_at = :at, accepted = :accepted, free_at = COALESCE(
+    answer: db.prepare<{ id: number; at: number; accepted: number; freeAt: number; account: string; sent: number | null }>(`
+      UPDATE limiter_slots SET answered_at = :at, accepted = :accepted, started_at = COALESCE(:sent, started_at), free_at = COALESCE(
         (SELECT MIN(:freeAt, paused_until) FROM limiter_pause WHERE account = :account AND announced = 1 AND :at < paused_until AND :accepted = 0), :freeAt)
       WHERE id = :id`),
     release: db.prepare<[number]>('DELETE FROM limiter_slots WHERE id = ?'),
@@ -146,8 +146,8 @@ export function sqliteSlots(db: Database.Database, account: string, clock: () =>
   return {
     shared: true,
     take: async (now, limit, holdMs) => take.immediate(now, limit, holdMs),
-    async answer(id, at, accepted, freeAt) {
-      q.answer.run({ id, at, accepted: accepted ? 1 : 0, freeAt, account });
+    async answer(id, at, accepted, freeAt, sentAt) {
+      q.answer.run({ id, at, accepted: accepted ? 1 : 0, freeAt, account, sent: sentAt ?? null });
     },
     async release(id) {
       q.release.run(id);
@@ -200,7 +200,7 @@ export function failoverSlots(shared: SlotStore, onTrouble: (trouble: string) =>
         if (s === local && 'id' in got) localIds.add(got.id);
         return got;
       }),
-    answer: (id, at, accepted, freeAt) => mine(id, (s) => s.answer(id, at, accepted, freeAt)),
+    answer: (id, at, accepted, freeAt, sentAt) => mine(id, (s) => s.answer(id, at, accepted, freeAt, sentAt)),
     release: (id) => mine(id, (s) => s.release(id)),
     pause: (until, announced, now, holdMs) => both((s) => s.pause(until, announced, now, holdMs)),
     pausedUntil: () => both((s) => s.pausedUntil()),
