@@ -201,6 +201,7 @@ export class Dispatcher<K extends RunKind> {
       }
       stats.requests++;
       state ??= firstAttempt(this.#o.clock(), this.#o.limits);
+      limiter.sent(ticket);
       let answer: Answer;
       try {
         answer = await spec.call(this.#o.client, keys, (key) => this.#o.waiting.hostOf(key), { patience: state.patience });

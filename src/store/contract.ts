@@ -203,16 +203,29 @@ export interface SlotStore {
    * ago than twice that are forgotten, and in-flight slots of a run that died count as answered now.
    */
   take(now: number, limit: number | null, holdMs: number): Promise<TakeResult>;
-  /** The slot's request was answered at `at` (accepted: anything but a 429); held until `freeAt`, or an announced reset before it. */
-  answer(id: number, at: number, accepted: boolean, freeAt: number): Promise<void>;
+  /**
+   * The slot's request was answered at `at` (accepted: anything but a 429); held until `freeAt` (or, for the
+   * taker, one `holdMs` after `at` if that is sooner). A refused slot answered during an announced pause frees
+   * at its end (a refused request is not counted: see run/limit/window-bounds.ts). `sentAt`: when the request
+   * was sent, if later than the slot was taken (the slot's start is then moved to it).
+   */
+  answer(id: number, at: number, accepted: boolean, freeAt: number, sentAt?: number): Promise<void>;
   /** The slot was not used (nothing was sent): it is free at once. */
   release(id: number): Promise<void>;
-  /** A 429: nobody takes a slot before `until`; an announced reset also frees, at `until`, the slots answered before it. */
-  pause(until: number, announced: boolean): Promise<void>;
+  /**
+   * A 429 at `now`: nobody takes a slot before `until`. An announced reset frees at `until` the refused slots
+   * answered before it and, when it opens a pause (no pause held at `now`), the oldest accepted slot answered
+   * before it and held past it (by `holdMs` after its answer, as `take`): under a sliding window only the
+   * oldest request leaves the window at the reset, so that rule is right under every reading
+   * (run/limit/window-bounds.ts).
+   */
+  pause(until: number, announced: boolean, now: number, holdMs: number): Promise<void>;
   /** When the current pause ends, or 0. */
   pausedUntil(): Promise<number>;
   /** Accepted requests that started in [from, to), by every user of the store, and the start of the first. */
   acceptedBetween(from: number, to: number): Promise<{ count: number; first: number | null }>;
+  /** The start of the `n`-th most recent accepted request started before `before` (by every user of the store), or null. */
+  recentAccepted(before: number, n: number): Promise<number | null>;
   /** Records an announced reset; resolves to those recorded lately, oldest first. */
   noteReset(at: number): Promise<number[]>;
 }

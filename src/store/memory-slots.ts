@@ -1,5 +1,7 @@
 // The rate limiter's slots (run/limit/limiter.ts) for one run, in memory: the default for library callers. The
-// SQLite store (sqlite/slots.ts) keeps the same slots in a file that every process of an account shares.
+// SQLite store (sqlite/slots.ts) keeps the same slots in a file that every process of an account shares, and
+// PostgreSQL (postgres/sql-account*.ts) in a database every machine shares: the three follow one rule for what
+// a pause frees (contract.ts; why: run/limit/window-bounds.ts).
 import type { SlotStore, TakeResult } from './contract.js';
 
 interface Slot {
@@ -45,8 +47,10 @@ export function memorySlots(): SlotStore {
         let held = 0;
         let soonest: number | null = null;
         for (const s of slots) {
-          if (s.freeAt !== null && s.freeAt <= now) continue;
-          if (s.freeAt !== null) soonest = soonest === null ? s.freeAt : Math.min(soonest, s.freeAt);
+          // Answered slots are held by the taker's window too, as in sqlite/slots.ts: whichever frees first.
+          const freeAt = s.freeAt === null || s.answeredAt === null ? s.freeAt : Math.min(s.freeAt, s.answeredAt + holdMs);
+          if (freeAt !== null && freeAt <= now) continue;
+          if (freeAt !== null) soonest = soonest === null ? freeAt : Math.min(soonest, freeAt);
           held++;
         }
         if (held >= limit) return { retryAt: soonest, paused: false };
@@ -56,12 +60,13 @@ export function memorySlots(): SlotStore {
       byId.set(slot.id, slot);
       return { id: slot.id };
     },
-    async answer(id, at, accepted, freeAt) {
+    async answer(id, at, accepted, freeAt, sentAt) {
       const slot = byId.get(id);
       if (!slot) return;
+      if (sentAt !== undefined) slot.startedAt = sentAt;
       slot.answeredAt = at;
       slot.accepted = accepted;
-      slot.freeAt = announced && at < pausedUntil ? Math.min(freeAt, pausedUntil) : freeAt;
+      slot.freeAt = !accepted && announced && at < pausedUntil ? Math.min(freeAt, pausedUntil) : freeAt;
     },
     async release(id) {
       const slot = byId.get(id);
@@ -69,10 +74,17 @@ export function memorySlots(): SlotStore {
       byId.delete(id);
       slots.splice(slots.indexOf(slot), 1);
     },
-    async pause(until, isAnnounced) {
+    async pause(until, isAnnounced, now, holdMs) {
+      const opens = now >= pausedUntil;
       if (until > pausedUntil) [pausedUntil, announced] = [until, isAnnounced];
       if (!isAnnounced) return;
-      for (const s of slots) if (s.freeAt !== null && s.answeredAt !== null && s.answeredAt < until) s.freeAt = Math.min(s.freeAt, until);
+      let oldest: Slot | null = null;
+      for (const s of slots) {
+        if (s.freeAt === null || s.answeredAt === null || s.answeredAt >= until || Math.min(s.freeAt, s.answeredAt + holdMs) <= until) continue;
+        if (!s.accepted) s.freeAt = until;
+        else if (opens && (oldest === null || s.startedAt < oldest.startedAt)) oldest = s;
+      }
+      if (oldest !== null) oldest.freeAt = until;
     },
     pausedUntil: async () => pausedUntil,
     async acceptedBetween(from, to) {
@@ -84,6 +96,10 @@ export function memorySlots(): SlotStore {
         first = first === null ? s.startedAt : Math.min(first, s.startedAt);
       }
       return { count, first };
+    },
+    async recentAccepted(before, n) {
+      const starts = slots.filter((s) => s.accepted && s.startedAt < before).map((s) => s.startedAt);
+      return starts.sort((a, b) => b - a)[n - 1] ?? null;
     },
     async noteReset(at) {
       if (resets.includes(at)) return [...resets];

@@ -53,3 +53,106 @@ export async function drive(sb: Sandbox, limiter: RateLimiter, opts: { until: nu
 export function requestsByTime(sb: Sandbox): RequestLogEntry[] {
   return sb.requests().sort((a, b) => a.time - b.time);
 }
+
+/**
+ * Simulated time for a limiter and a sandbox that share its clock: a sleep is a timer on that clock, and the
+ * clock moves to the earliest timer only when nothing is in flight (`io`) and every other step has run, so a
+ * window of seconds runs in milliseconds and each request happens at a time the test controls.
+ */
+export function simTime(start: number) {
+  let now = start;
+  let busy = 0;
+  let seq = 0;
+  let queued = false;
+  const timers: { at: number; seq: number; fire: () => void }[] = [];
+  const step = () => {
+    queued = false;
+    if (busy > 0 || timers.length === 0) return;
+    timers.sort((a, b) => a.at - b.at || a.seq - b.seq);
+    const next = timers.shift() as (typeof timers)[number];
+    now = Math.max(now, next.at);
+    next.fire();
+    kick();
+  };
+  // setImmediate runs once every promise step queued before it has run: the simulation is idle.
+  const kick = () => {
+    if (queued) return;
+    queued = true;
+    setImmediate(step);
+  };
+  const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
+    new Promise((resolve) => {
+      if (signal?.aborted) return resolve();
+      const timer = { at: now + Math.max(0, ms), seq: seq++, fire: resolve };
+      timers.push(timer);
+      signal?.addEventListener(
+        'abort',
+        () => {
+          const i = timers.indexOf(timer);
+          if (i >= 0) timers.splice(i, 1);
+          resolve();
+          kick();
+        },
+        { once: true },
+      );
+      kick();
+    });
+  const io = async <T>(work: () => Promise<T>): Promise<T> => {
+    busy++;
+    try {
+      return await work();
+    } finally {
+      busy--;
+      kick();
+    }
+  };
+  return { clock: () => now, sleep, io };
+}
+
+/**
+ * As `drive`, on simulated time (`sim`, which the sandbox and the limiter use too): each request takes
+ * `latencyMs` there and as long back, so the service counts it after it was sent and before its answer.
+ */
+export async function driveSim(
+  sb: Sandbox,
+  limiter: RateLimiter,
+  sim: ReturnType<typeof simTime>,
+  opts: { until: number; workers?: number; latencyMs?: number },
+): Promise<DriveResult> {
+  const client = new DomainIntelClient({ baseUrl: sb.baseUrl, apiKey: sb.key, clock: sim.clock });
+  const hosts = sb.hostList();
+  const result: DriveResult = { sent: 0, limited: 0 };
+  const stop = new AbortController();
+  void sim.sleep(opts.until - sim.clock()).then(() => stop.abort());
+  const latency = opts.latencyMs ?? 10;
+  const worker = async () => {
+    for (;;) {
+      const ticket = await limiter.acquire(stop.signal).catch(() => null);
+      if (ticket === null) return;
+      if (sim.clock() >= opts.until) return await limiter.release(ticket);
+      result.sent++;
+      const host = hosts[result.sent % hosts.length] as string;
+      limiter.sent(ticket);
+      await sim.sleep(latency);
+      const outcome = await sim.io(() =>
+        client.domain(host).then(
+          () => null,
+          (err: unknown) => err,
+        ),
+      );
+      await sim.sleep(latency);
+      const limited = outcome instanceof RateLimitedError;
+      const paused = limited ? limiter.rateLimit(outcome.resetAnnounced ? outcome.resumeAt : null, outcome.resetRounded) : null;
+      await limiter.settle(ticket, !limited);
+      if (!limited) continue;
+      result.limited++;
+      await paused;
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: opts.workers ?? 4 }, worker));
+  } finally {
+    await client.close();
+  }
+  return result;
+}

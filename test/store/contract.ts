@@ -323,12 +323,57 @@ export function storeContract(b: ContractBackend): void {
         expect(await s.acceptedBetween(t, t + 1000)).toEqual({ count: 1, first: t });
         expect(await s.acceptedBetween(t + 1, t + 1000)).toEqual({ count: 0, first: null });
         const other = (await o.account(A, KEY)).slots;
-        await other.pause(t + 3000, false);
+        await other.pause(t + 3000, false, t + 1100, 1000);
         expect(await s.pausedUntil()).toBe(t + 3000);
         expect(await s.take(t + 2000, null, 1000)).toEqual({ retryAt: t + 3000, paused: true });
         await s.noteReset(5000);
         expect(sorted(await other.noteReset(4000))).toEqual([4000, 5000]);
         expect(sorted(await other.noteReset(4000))).toEqual([4000, 5000]); // each once
+      });
+
+      // Issue 26: freeing every slot at a reset is right for a fixed window only; under a sliding one only the
+      // oldest request leaves it there, and the rest of the slots met a 429 in every window.
+      it('slots: an announced reset frees the refused slots and the oldest accepted one, once per pause; the rest one window after their answer', async () => {
+        const o = await open();
+        const s = (await o.account(A, KEY)).slots;
+        const other = (await o.account(A, KEY)).slots;
+        const t = clock.now;
+        const HOLD = 2000;
+        const ids: number[] = [];
+        for (const at of [t, t + 10, t + 20, t + 30]) {
+          const got = await s.take(at, 4, HOLD);
+          if (!('id' in got)) throw new Error('a slot was refused under the limit');
+          ids.push(got.id);
+        }
+        const [a, b2, c, d] = ids as [number, number, number, number];
+        // Answered in an order other than sent: the oldest is the first sent, not the first answered.
+        await s.answer(b2, t + 40, true, t + 60_040);
+        await s.answer(a, t + 50, true, t + 60_050);
+        // c's request went 5 ms after its slot was granted: its start is when it was sent.
+        await s.answer(c, t + 60, true, t + 60_060, t + 25);
+        expect(await s.recentAccepted(t + 1000, 1)).toBe(t + 25);
+        expect(await s.recentAccepted(t + 1000, 3)).toBe(t);
+        expect(await s.recentAccepted(t + 1000, 4)).toBeNull();
+        expect(await s.recentAccepted(t + 15, 1)).toBe(t + 10);
+        const reset = t + 1500;
+        await s.pause(reset, true, t + 70, HOLD);
+        // The 429 of d lands during the pause, and a second 429 of the same pause: it frees no other slot.
+        await s.answer(d, t + 80, false, t + 60_080);
+        await other.pause(reset + 400, true, t + 90, HOLD);
+        expect(await s.pausedUntil()).toBe(reset + 400);
+        // At the end of the pause: a (oldest) and d (refused) are free; b2 and c are held a window after their answers.
+        expect(await s.take(reset + 400, 4, HOLD)).toMatchObject({ id: expect.any(Number) });
+        expect(await s.take(reset + 400, 4, HOLD)).toMatchObject({ id: expect.any(Number) });
+        expect(await s.take(reset + 400, 4, HOLD)).toEqual({ retryAt: t + 40 + HOLD, paused: false });
+        // A bare 429's pause frees nothing early.
+        const next = t + 5000;
+        for (const at of [next, next + 10]) {
+          const got = await s.take(at, 6, HOLD);
+          if ('id' in got) await s.answer(got.id, at + 5, true, at + 60_005);
+        }
+        await s.pause(next + 1000, false, next + 20, HOLD);
+        expect(await s.take(next + 1000, 6, HOLD)).toMatchObject({ id: expect.any(Number) });
+        expect(await s.take(next + 1001, 4, HOLD)).toEqual({ retryAt: next + 5 + HOLD, paused: false });
       });
     });
   });

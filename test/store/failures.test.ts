@@ -164,7 +164,7 @@ describe("the limiter's shared slots", () => {
     expect(troubles).toEqual(['disk full']);
     // The same id, answered by the ticket from the file: ignored, so the memory slot stays in flight.
     await slots.answer(1, 2, true, 2);
-    await slots.pause(5, false);
+    await slots.pause(5, false, 2, 1000);
     expect(await slots.take(3, 1, 1000)).toEqual({ retryAt: 5, paused: true });
     expect(troubles).toHaveLength(1);
   });

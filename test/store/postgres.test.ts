@@ -6,6 +6,8 @@ import type { Store } from '../../src/store/contract.js';
 import { openPostgresAccount, openPostgresStore, postgresAccountReads } from '../../src/store/postgres/backend.js';
 import { StoreUnavailableError } from '../../src/store/errors.js';
 import { SCHEMA_VERSION } from '../../src/store/postgres/schema.js';
+import { accountSchema } from '../../src/store/postgres/sql-account.js';
+import { answersSchema } from '../../src/store/postgres/sql-answers.js';
 import { DAY, profile } from './cache-helpers.js';
 import { admin, freshSchema, PG_URL, roundTrips, sql, urlOf } from './postgres-helpers.js';
 
@@ -24,7 +26,9 @@ describe.skipIf(PG_URL === null)('PostgreSQL store: schema', () => {
   it('migrates a new schema once when several open it at the same instant, and opens an up-to-date one without writing', async () => {
     const schema = freshSchema();
     const stores = await Promise.all(Array.from({ length: 4 }, (_, i) => openPostgresStore(urlOf(schema, i))));
-    expect(await sql(`SELECT version FROM ${schema}.schema_version`)).toEqual([{ version: SCHEMA_VERSION }]);
+    expect(await sql(`SELECT version FROM ${schema}.schema_version ORDER BY version`)).toEqual(
+      Array.from({ length: SCHEMA_VERSION }, (_, i) => ({ version: i + 1 })),
+    );
     const tables = await sql<{ t: string }>(`SELECT table_name AS t FROM information_schema.tables WHERE table_schema = $1 ORDER BY 1`, [schema]);
     expect(tables.map((r) => r.t)).toEqual(
       expect.arrayContaining(['answers', 'claims', 'history', 'learned_rate', 'limiter_slots', 'profiles', 'quota', 'runs', 'schema_version']),
@@ -34,6 +38,32 @@ describe.skipIf(PG_URL === null)('PostgreSQL store: schema', () => {
     const { value: again, n } = await roundTrips(() => openPostgresStore(urlOf(schema)));
     expect(n).toBe(1);
     await again.close();
+  });
+
+  it('brings a store of version 1 up to date: the slot steps of version 2 replace the old ones (issue 26)', async () => {
+    const schema = freshSchema();
+    await sql(`CREATE SCHEMA ${schema}`);
+    await sql(`CREATE TABLE ${schema}.schema_version (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT clock_timestamp(), by_build text)`);
+    await sql(`${answersSchema(schema)}\n${accountSchema(schema)}`);
+    await sql(`INSERT INTO ${schema}.schema_version (version) VALUES (1)`);
+    const account = await openPostgresAccount(urlOf(schema), { baseUrl: 'http://x/api/v1', key: 'k', clock: () => 0 });
+    expect((await sql<{ v: number }>(`SELECT MAX(version) AS v FROM ${schema}.schema_version`))[0]?.v).toBe(SCHEMA_VERSION);
+    const args = await sql<{ a: string }>(
+      `SELECT pg_get_function_identity_arguments(p.oid) AS a FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = $1 AND p.proname = 'slot_pause'`,
+      [schema],
+    );
+    expect(args.map((r) => r.a)).toEqual([expect.stringContaining('p_hold bigint')]);
+    const s = account.slots;
+    const [a, b] = [await s.take(0, 2, 1000), await s.take(0, 2, 1000)];
+    if (!('id' in a) || !('id' in b)) throw new Error('a slot was refused under the limit');
+    await s.answer(a.id, 10, true, 60_010);
+    await s.answer(b.id, 20, true, 60_020);
+    await s.pause(500, true, 30, 1000);
+    // The oldest freed at the reset, the other held a window after its answer.
+    expect(await s.take(500, 2, 1000)).toMatchObject({ id: expect.any(Number) });
+    expect(await s.take(500, 2, 1000)).toEqual({ retryAt: 1020, paused: false });
+    expect(await s.recentAccepted(500, 1)).toBe(0);
+    await account.close();
   });
 
   it('refuses a schema written by a newer build with one line naming the store, its password masked', async () => {

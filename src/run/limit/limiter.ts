@@ -6,62 +6,28 @@
 // never meets a 429 from this run. The slots live in a SlotStore: in memory for one run, or in SQLite
 // (store/sqlite/slots.ts) so every process of one account on this machine paces against the same slots.
 //
-// A 429 pauses every user of the slots until the reset. The service's word on time beats our guess: when the
-// 429 announced its reset, slots answered before it are free at it (they were counted in the window that
-// ends there), so the run resumes at the reset and not a local window after its last answer. A 429 that
-// named no reset pauses until our best estimate of the window's next boundary, but frees no slot early: a
-// wrong guess would otherwise meet a 429 in every window.
+// A 429 pauses every user of the slots until the reset, which frees the refused slots and the oldest accepted
+// one (window-bounds.ts says why). A 429 that named no reset pauses until our best estimate of the window's
+// next boundary, but frees no slot early: a wrong guess would otherwise meet a 429 in every window.
 //
 // A limit the user gave (plan, --rpm, --rate) is never changed: a 429 under it means another client shares
-// the account, so we wait for the reset and keep the limit. With no limit given the limiter learns:
-// - the window: the smallest positive gap between distinct announced resets (the first of each pause), once
-//   two are seen (a reset read to whole seconds may come a second late, so resets less than a second, or a
-//   third of the window, apart are one reset read at its earliest); until then the configured window, or,
-//   when that is only a default (no limit known), no more than the first reset's distance from the first
-//   request it may have counted (see rateLimit).
-// - the limit, at each 429 with a reset R: the requests accepted (by every process sharing the slots) that
-//   started in the window ending at R. That lowers and raises alike.
-// - the raise: a limit that is too low never meets a 429 and so is never re-measured (it happens when a
-//   client we cannot see, another key or machine, shared the account while we measured, then stopped; or
-//   when answers still in flight at the 429 were not counted). After PROBE_WINDOWS whole windows with no
-//   429 and no change while demand waits at the cap, the limit is raised by a quarter (at least one); the
-//   next 429 measures the true figure. A probe that the next 429 proves useless (it measures no more than
-//   the limit before the raise) doubles the wait before the following one, up to MAX_PROBE_WINDOWS, so a
-//   right limit costs one 429 (per worker in flight) every 64 windows, and a low one climbs back in a few.
+// the account, so we wait for the reset and keep the limit. With no limit given the limiter learns the window
+// and the limit from each 429 (window-bounds.ts), and raises the limit when it may be too low: a limit that is
+// too low never meets a 429 and so is never re-measured (a client we cannot see shared the account while we
+// measured, then stopped). After PROBE_WINDOWS whole windows with no 429 and no change while demand waits at
+// the cap, the limit is raised by one, or by a quarter when the raise before held (no 429 came since); the
+// next 429 measures the true figure. A probe that the next 429 proves useless doubles the wait before the
+// following one, up to MAX_PROBE_WINDOWS, so a right limit costs one 429 every 64 windows, and a low one climbs
+// back in a few. For a window after a 429 or a raise, requests go one at a time: a window or limit guessed
+// wrong then meets one 429, not one per worker in flight.
 import { nextBoundary } from '../../api/reset.js';
 import { sleep } from '../../api/sleep.js';
 import type { SlotStore } from '../../store/contract.js';
 import { memorySlots } from '../../store/memory-slots.js';
-import { SAME_RESET_MS, smallestGap } from './resets.js';
+import type { LimiterOptions, Ticket } from './ticket.js';
+import { LONGEST_WINDOW_MS, WindowBounds } from './window-bounds.js';
 
-export interface LimiterOptions {
-  /** Requests per window; null when unknown (learned from the first 429). */
-  limit: number | null;
-  /** The window in force (given, or the best estimate). */
-  windowMs: number;
-  /** True when a plan/--rpm/--rate set the limit: learning never changes it. */
-  given: boolean;
-  /**
-   * True when `windowMs` is only a default, nothing known of the service's (no rate given or learned): a 429
-   * that names no reset is then looked past at 1 s, 2 s, 4 s... rather than waited out for a default window.
-   */
-  windowGuessed?: boolean;
-  /** Default memorySlots(). */
-  slots?: SlotStore;
-  /** Extra spacing against latency skew between our clock and the service's; default 1% of the window, 5..250 ms. */
-  marginMs?: number;
-  clock?: () => number;
-  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
-  /** Called on each change of the learned limit or window; never when the limit was given. */
-  onLearn?: (rate: { requests: number; windowMs: number }) => void;
-}
-
-/** One request's hold on the limiter. */
-export interface Ticket {
-  id: number;
-  startedAt: number;
-  answeredAt: number | null;
-}
+export type { LimiterOptions, Ticket } from './ticket.js';
 
 const PROBE_WINDOWS = 4;
 const MAX_PROBE_WINDOWS = 64;
@@ -84,8 +50,8 @@ export class RateLimiter {
   #probeWindows = PROBE_WINDOWS;
   /** The limit before the last probe raised it, until a 429 tells whether the raise held. */
   #probedFrom: number | null = null;
-  /** False while the window is only the configured default: no limit was given or learned before. */
-  #windowKnown: boolean;
+  /** What the resets showed of the window; `known` false while it is only the configured default or a bound. */
+  readonly #bounds: WindowBounds;
   /** The latest announced reset: where the service's windows begin, for a guess when a 429 names none. */
   #lastReset: number | null = null;
   /** The configured window is only a default (nothing known of the service's): see rateLimit. */
@@ -98,12 +64,15 @@ export class RateLimiter {
   #pausedUntil = 0;
   /** 429s being taken, whole and one at a time (null: none); no slot is taken meanwhile: the pause comes first. */
   #rateLimits: Promise<void> | null = null;
+  /** Tickets not yet settled or released, and until when they go one at a time (see the top of the file). */
+  #inFlight = 0;
+  #trialUntil = 0;
 
   constructor(o: LimiterOptions) {
     this.#limit = o.limit !== null && o.limit > 0 ? o.limit : null;
     this.#windowMs = o.windowMs;
     this.#given = o.given && this.#limit !== null;
-    this.#windowKnown = this.#limit !== null;
+    this.#bounds = new WindowBounds(this.#limit !== null);
     this.#windowGuessed = o.windowGuessed === true;
     this.#slots = o.slots ?? memorySlots();
     this.#marginOption = o.marginMs;
@@ -147,8 +116,15 @@ export class RateLimiter {
       if (signal?.aborted) throw signal.reason ?? new Error('aborted');
       if (this.#rateLimits !== null) await this.#rateLimits;
       const now = this.#clock();
+      if (this.#inFlight > 0 && now < this.#trialUntil) {
+        await this.#nextChange(signal);
+        continue;
+      }
       const got = await this.#slots.take(now, this.#limit, this.#holdMs);
-      if ('id' in got) return { id: got.id, startedAt: now, answeredAt: null };
+      if ('id' in got) {
+        this.#inFlight++;
+        return { id: got.id, startedAt: now, answeredAt: null };
+      }
       if (got.paused) this.#pausedUntil = Math.max(this.#pausedUntil, got.retryAt ?? 0);
       // A pause (perhaps another process's 429) is not a quiet window: no probe right after it.
       if (got.paused) this.#quietSince = Math.max(this.#quietSince, got.retryAt ?? now);
@@ -195,16 +171,25 @@ export class RateLimiter {
     wake?.();
   }
 
+  /** The request behind `ticket` goes now: the window is bounded by when requests were sent (window-bounds.ts). */
+  sent(ticket: Ticket): void {
+    ticket.sentAt = this.#clock();
+  }
+
   /** Reports that the request behind `ticket` was answered (accepted: anything but a 429). */
   async settle(ticket: Ticket, accepted: boolean): Promise<void> {
     const at = this.#clock();
     ticket.answeredAt = at;
+    this.#inFlight--;
     if (accepted) this.#blind = 0;
-    await this.#slots.answer(ticket.id, at, accepted, at + this.#holdMs).finally(() => this.#woken());
+    // Kept for the longest window we believe unless the window was given: a window widened later holds it too.
+    const keep = this.#given ? this.#holdMs : Math.max(this.#holdMs, LONGEST_WINDOW_MS);
+    await this.#slots.answer(ticket.id, at, accepted, at + keep, ticket.sentAt).finally(() => this.#woken());
   }
 
   /** Gives back a slot whose request was never sent. */
   async release(ticket: Ticket): Promise<void> {
+    this.#inFlight--;
     await this.#slots.release(ticket.id).finally(() => this.#woken());
   }
 
@@ -230,56 +215,51 @@ export class RateLimiter {
     const announced = resumeAt !== null;
     // The first 429 after a resume opens a pause; those of requests already in flight belong to it.
     const fresh = now >= (await this.#slots.pausedUntil());
-    if (!announced && !this.#windowKnown && this.#windowGuessed) {
+    if (!announced && !this.#bounds.known && this.#windowGuessed) {
       // A bare 429 and no window known (the configured one is only a default): nothing to learn from, and
       // waiting out a default minute against a service whose window may be two seconds would stall the run.
       // A 429 costs no lookup (§8.6), so look again after 1 s, 2 s, 4 s... never later than our guess.
       if (fresh) this.#blind++;
-      await this.#slots.pause(Math.min(now + 1000 * 2 ** (this.#blind - 1), this.#guessReset(now)), false);
+      await this.#slots.pause(Math.min(now + 1000 * 2 ** (this.#blind - 1), this.#guessReset(now)), false, now, this.#holdMs);
       this.#quietSince = now;
       return;
     }
     const until = resumeAt ?? this.#guessReset(now);
-    await this.#slots.pause(until, announced);
+    // Learnt first: what the reset frees is held by the window it shows (no other worker takes a slot meanwhile).
+    if (!this.#given) await this.#learn(now, until, announced, fresh);
+    await this.#slots.pause(until, announced, now, this.#holdMs);
     this.#quietSince = now;
-    if (this.#given) return;
-    const margin = this.#holdMs - this.#windowMs;
-    let windowMs = this.#windowMs;
-    if (announced) {
-      this.#lastReset = until;
-      const measured = fresh ? smallestGap(await this.#slots.noteReset(until), Math.min(SAME_RESET_MS, windowMs / 3)) : null;
-      if (measured !== null) [windowMs, this.#windowKnown] = [measured, true];
-      else if (!this.#windowKnown) {
-        // One reset and a default window, perhaps far longer than the service's: a limit held against it
-        // would stall the run after the first resume, with no second 429 to correct it. The window cannot be
-        // longer than the reset's distance from the first request it may have counted, so that is the
-        // estimate; too short, it only lets the next window meet a 429, whose reset then measures the window.
-        const first = (await this.#slots.acceptedBetween(until - windowMs - margin, until)).first;
-        if (first !== null) windowMs = Math.min(windowMs, Math.max(until - now, until - first));
-      }
-    }
-    const seen = (await this.#slots.acceptedBetween(until - windowMs - margin, until)).count;
-    const requests = seen > 0 ? seen : this.#limit;
-    if (this.#probedFrom !== null && requests !== null && requests <= this.#probedFrom) {
+    // One request at a time for a window after the resume (see the top of the file).
+    if (fresh && !this.#given) this.#trialUntil = until + this.#holdMs;
+  }
+
+  async #learn(now: number, until: number, announced: boolean, fresh: boolean): Promise<void> {
+    if (announced) this.#lastReset = until;
+    const probedFrom = this.#probedFrom;
+    const r = { until, announced, now, fresh, probedFrom, marginMs: this.#holdMs - this.#windowMs, windowMs: this.#windowMs, limit: this.#limit };
+    const { windowMs, requests, confirmed } = await this.#bounds.learn(this.#slots, r);
+    if (probedFrom !== null && requests !== null && requests <= probedFrom) {
       this.#probeWindows = Math.min(MAX_PROBE_WINDOWS, this.#probeWindows * 2);
     }
     this.#probedFrom = null;
-    this.#adopt(requests, windowMs);
+    this.#adopt(requests, windowMs, true, confirmed);
   }
 
   /** Our estimate of when the service's window ends: the next boundary after the last announced reset, else of the clock. */
   #guessReset(now: number): number {
-    const w = this.#windowMs;
-    if (this.#lastReset === null) return nextBoundary(now, w);
-    return this.#lastReset + Math.max(1, Math.ceil((now - this.#lastReset) / w)) * w;
+    const [w, last] = [this.#windowMs, this.#lastReset];
+    return last === null ? nextBoundary(now, w) : last + Math.max(1, Math.ceil((now - last) / w)) * w;
   }
 
   /** The raise: after whole windows at the cap with no 429, try a quarter more (see the top of the file). */
   #probe(now: number): boolean {
     const limit = this.#limit;
     if (this.#given || limit === null || now - this.#quietSince < this.#probeWindows * this.#windowMs) return false;
+    // The raise before held (no 429 took it back): the limit was too low, so climb faster.
+    const step = this.#probedFrom === null ? 1 : Math.max(1, Math.ceil(limit / 4));
     this.#probedFrom = limit;
-    this.#adopt(limit + Math.max(1, Math.ceil(limit / 4)), this.#windowMs, false);
+    this.#adopt(limit + step, this.#windowMs, false);
+    this.#trialUntil = now + this.#holdMs; // the raise tried one request at a time for a window
     return true;
   }
 
@@ -289,11 +269,11 @@ export class RateLimiter {
    * before two resets measured the window; nor anything measured from resets given in whole seconds (a
    * window read from them was seen at 1.0 s and 9.7 s against a 2-s service).
    */
-  #adopt(requests: number | null, windowMs: number, measured = true): void {
-    if (requests === null || (requests === this.#limit && windowMs === this.#windowMs)) return;
+  #adopt(requests: number | null, windowMs: number, measured = true, confirmed = false): void {
+    if (requests === null || (requests === this.#limit && windowMs === this.#windowMs && !confirmed)) return;
     this.#limit = requests;
     this.#windowMs = windowMs;
     this.#quietSince = this.#clock();
-    if (measured && !this.#rounded && (this.#windowKnown || !this.#windowGuessed)) this.#onLearn?.({ requests, windowMs });
+    if (measured && !this.#rounded && (this.#bounds.known || !this.#windowGuessed)) this.#onLearn?.({ requests, windowMs });
   }
 }

@@ -47,14 +47,15 @@ export function postgresSlots(db: Db, s: string, account: string, presence: Pres
       if (r?.slot_id !== null && r?.slot_id !== undefined) return { id: r.slot_id };
       return { retryAt: r?.retry_at ?? null, paused: r?.paused === true };
     },
-    async answer(id, at, accepted, freeAt) {
-      await call('slot_answer', [account, id, given(at), fixed, accepted, Math.round(freeAt - at)]);
+    async answer(id, at, accepted, freeAt, sentAt) {
+      const sent = sentAt === undefined ? null : Math.round(sentAt);
+      await call('slot_answer', [account, id, given(at), fixed, accepted, Math.round(freeAt - at), sent === null ? null : sent - Math.round(at)]);
     },
     async release(id) {
       await call('slot_release', [account, id]);
     },
-    async pause(until, announced) {
-      await call('slot_pause', [account, limiterNow(), fixed, Math.round(until), announced]);
+    async pause(until, announced, now, holdMs) {
+      await call('slot_pause', [account, given(now), fixed, Math.round(until), announced, Math.round(holdMs)]);
     },
     async pausedUntil() {
       const [r] = await call<{ slot_paused_until: number }>('slot_paused_until', [account, limiterNow(), fixed]);
@@ -63,6 +64,10 @@ export function postgresSlots(db: Db, s: string, account: string, presence: Pres
     async acceptedBetween(from, to) {
       const [r] = await call<{ count: number; first: number | null }>('slot_accepted', [account, limiterNow(), fixed, Math.round(from), Math.round(to)]);
       return { count: r?.count ?? 0, first: r?.first ?? null };
+    },
+    async recentAccepted(before, n) {
+      const [r] = await call<{ slot_recent_accepted: number | null }>('slot_recent_accepted', [account, limiterNow(), fixed, Math.round(before), n]);
+      return r?.slot_recent_accepted ?? null;
     },
     async noteReset(at) {
       const rows = await call<{ slot_note_reset: number }>('slot_note_reset', [account, limiterNow(), fixed, Math.round(at)]);

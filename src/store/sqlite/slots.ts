@@ -68,18 +68,26 @@ export function sqliteSlots(db: Database.Database, account: string, clock: () =>
     ),
     expire: db.prepare<[number, number, number]>('UPDATE limiter_slots SET answered_at = ?, free_at = ? WHERE id = ? AND answered_at IS NULL'),
     insert: db.prepare<[string, number, number, number]>('INSERT INTO limiter_slots (account, pid, started_at, free_at) VALUES (?, ?, ?, ?)'),
-    // Answered before an announced reset still to come: counted in the window that ends there, so free at it.
-    answer: db.prepare<{ id: number; at: number; accepted: number; freeAt: number; account: string }>(`
-      UPDATE limiter_slots SET answered_at = :at, accepted = :accepted, free_at = COALESCE(
-        (SELECT MIN(:freeAt, paused_until) FROM limiter_pause WHERE account = :account AND announced = 1 AND :at < paused_until), :freeAt)
+    // Refused before an announced reset still to come: never counted, so free at it.
+    answer: db.prepare<{ id: number; at: number; accepted: number; freeAt: number; account: string; sent: number | null }>(`
+      UPDATE limiter_slots SET answered_at = :at, accepted = :accepted, started_at = COALESCE(:sent, started_at), free_at = COALESCE(
+        (SELECT MIN(:freeAt, paused_until) FROM limiter_pause WHERE account = :account AND announced = 1 AND :at < paused_until AND :accepted = 0), :freeAt)
       WHERE id = :id`),
     release: db.prepare<[number]>('DELETE FROM limiter_slots WHERE id = ?'),
     pause: db.prepare<[string, number, number]>(`
       INSERT INTO limiter_pause (account, paused_until, announced) VALUES (?, ?, ?)
       ON CONFLICT (account) DO UPDATE SET paused_until = excluded.paused_until, announced = excluded.announced
       WHERE excluded.paused_until > limiter_pause.paused_until`),
-    freeAtReset: db.prepare<{ account: string; until: number }>(
-      'UPDATE limiter_slots SET free_at = :until WHERE account = :account AND free_at > :until AND answered_at < :until',
+    // What an announced reset frees (contract.ts): the refused slots, and the oldest accepted one held past it.
+    refusedAtReset: db.prepare<{ account: string; until: number }>(
+      'UPDATE limiter_slots SET free_at = :until WHERE account = :account AND accepted = 0 AND free_at > :until AND answered_at < :until',
+    ),
+    oldestAtReset: db.prepare<{ account: string; until: number; hold: number }>(`
+      UPDATE limiter_slots SET free_at = :until WHERE id = (
+        SELECT id FROM limiter_slots WHERE account = :account AND accepted = 1 AND answered_at < :until
+          AND MIN(free_at, answered_at + :hold) > :until ORDER BY started_at, id LIMIT 1)`),
+    recent: db.prepare<[string, number, number], { started_at: number }>(
+      'SELECT started_at FROM limiter_slots WHERE account = ? AND accepted = 1 AND started_at < ? ORDER BY started_at DESC LIMIT 1 OFFSET ?',
     ),
     accepted: db.prepare<[string, number, number], { count: number; first: number | null }>(
       'SELECT COUNT(*) AS count, MIN(started_at) AS first FROM limiter_slots WHERE account = ? AND accepted = 1 AND started_at >= ? AND started_at < ?',
@@ -120,9 +128,12 @@ export function sqliteSlots(db: Database.Database, account: string, clock: () =>
     return { id: Number(q.insert.run(account, process.pid, now, IN_FLIGHT).lastInsertRowid) };
   });
 
-  const pause = db.transaction((until: number, announced: boolean) => {
+  const pause = db.transaction((until: number, announced: boolean, now: number, hold: number) => {
+    const opens = now >= (q.paused.get(account)?.paused_until ?? 0);
     q.pause.run(account, until, announced ? 1 : 0);
-    if (announced) q.freeAtReset.run({ account, until });
+    if (!announced) return;
+    q.refusedAtReset.run({ account, until });
+    if (opens) q.oldestAtReset.run({ account, until, hold });
   });
 
   const noteReset = db.transaction((at: number): number[] => {
@@ -135,15 +146,16 @@ export function sqliteSlots(db: Database.Database, account: string, clock: () =>
   return {
     shared: true,
     take: async (now, limit, holdMs) => take.immediate(now, limit, holdMs),
-    async answer(id, at, accepted, freeAt) {
-      q.answer.run({ id, at, accepted: accepted ? 1 : 0, freeAt, account });
+    async answer(id, at, accepted, freeAt, sentAt) {
+      q.answer.run({ id, at, accepted: accepted ? 1 : 0, freeAt, account, sent: sentAt ?? null });
     },
     async release(id) {
       q.release.run(id);
     },
-    pause: async (until, announced) => pause.immediate(until, announced),
+    pause: async (until, announced, now, holdMs) => pause.immediate(until, announced, now, holdMs),
     pausedUntil: async () => q.paused.get(account)?.paused_until ?? 0,
     acceptedBetween: async (from, to) => q.accepted.get(account, from, to) ?? { count: 0, first: null },
+    recentAccepted: async (before, n) => q.recent.get(account, before, Math.max(0, n - 1))?.started_at ?? null,
     noteReset: async (at) => noteReset.immediate(at),
   };
 }
@@ -188,11 +200,12 @@ export function failoverSlots(shared: SlotStore, onTrouble: (trouble: string) =>
         if (s === local && 'id' in got) localIds.add(got.id);
         return got;
       }),
-    answer: (id, at, accepted, freeAt) => mine(id, (s) => s.answer(id, at, accepted, freeAt)),
+    answer: (id, at, accepted, freeAt, sentAt) => mine(id, (s) => s.answer(id, at, accepted, freeAt, sentAt)),
     release: (id) => mine(id, (s) => s.release(id)),
-    pause: (until, announced) => both((s) => s.pause(until, announced)),
+    pause: (until, announced, now, holdMs) => both((s) => s.pause(until, announced, now, holdMs)),
     pausedUntil: () => both((s) => s.pausedUntil()),
     acceptedBetween: (from, to) => both((s) => s.acceptedBetween(from, to)),
+    recentAccepted: (before, n) => both((s) => s.recentAccepted(before, n)),
     noteReset: (at) => both((s) => s.noteReset(at)),
   };
 }

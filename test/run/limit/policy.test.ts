@@ -59,12 +59,12 @@ describe('the pacing policy', () => {
     const learned: unknown[] = [];
     const limiter = await pacedLimiter({ rate: null, account, windowMs: 60_000, onLearn: (r) => learned.push(r), ...virtualTime() });
     expect(limiter.limit).toBeNull();
-    // Two resets measure the window; the second window counted 2: learned, for this run only.
+    // Two resets a window apart measure the window, each after 3 requests: learned, for this run only.
     for (let i = 0; i < 3; i++) await limiter.settle(await limiter.acquire(), true);
     await limiter.rateLimit(1000);
-    for (let i = 0; i < 2; i++) await limiter.settle(await limiter.acquire(), true);
+    for (let i = 0; i < 3; i++) await limiter.settle(await limiter.acquire(), true);
     await limiter.rateLimit(2000);
-    expect(learned).toEqual([{ requests: 2, windowMs: 1000 }]);
+    expect(learned).toEqual([{ requests: 3, windowMs: 1000 }]);
     expect(await account.learnedRate()).toEqual({ requests: 7, windowMs: 1000 });
   });
 

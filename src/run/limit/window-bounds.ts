@@ -1,0 +1,91 @@
+// What the limiter (limiter.ts) learns of the service's window from a 429, when no rate was given. The
+// spec says only "requests per minute" (§8); where a window starts, whether it is fixed or sliding, and
+// whether a refused request counts are not shown. The readings, and what one rule makes of each:
+//
+// | reading                       | a 429's reset R is               | at R the service frees   | one reset tells of the window W  |
+// | ----------------------------- | -------------------------------- | ------------------------ | -------------------------------- |
+// | fixed windows on the clock    | the end of the current window    | every request counted    | W ≥ R − (start of the oldest     |
+// |                               |                                  |                          | request it counted); resets are  |
+// |                               |                                  |                          | W apart (or a multiple)          |
+// | sliding, over the last W      | when the oldest counted request  | that one request only    | W = R − (count time of the       |
+// |                               | leaves the window                |                          | oldest counted); resets are any  |
+// |                               |                                  |                          | distance apart                   |
+// | either, refused not counted   | (as above)                       | (refused: never held)    |                                  |
+// | (the sandbox's, our choice)   |                                  |                          |                                  |
+//
+// The rules, right under every reading:
+// - What a reset frees (store/contract.ts `pause`): the refused slots, and the oldest accepted slot (one
+//   request's worth); every other slot frees one window after its answer. Freeing all at R (right for fixed
+//   windows only) met 16 to 23 429s in every window of a sliding one.
+// - The window: one reset gives a lower bound, never its length: the n requests the service counted last,
+//   n the limit, all began within the window that ends at R, so W ≥ R − (start of the n-th most recent).
+//   The bound only grows; the window in force never goes below it. A first reset replaces the configured
+//   default by the bound; a later one widens the window to its bound. Two resets a window apart (the gap no
+//   shorter than the bound and under half as long again) confirm it under the fixed reading: only then is
+//   what was learned told to be kept.
+// - The limit: the requests accepted that began in the window ending at R. A 429 never raises the limit in
+//   force (a probe's try excluded: its 429 shows the raise was refused), unless its reset widened the window:
+//   the limit swung between 3 and 4 where the service allows 3.
+// Answered slots are kept in the store for the longest window we believe (a minute, or the window if longer),
+// and each taker holds them by its own window (store/contract.ts `take`), so a window widened later also
+// holds the slots answered before it.
+import type { SlotStore } from '../../store/contract.js';
+import { SAME_RESET_MS, smallestGap } from './resets.js';
+
+/** How long answered slots are kept for a window learned later: the spec's plans count per minute. */
+export const LONGEST_WINDOW_MS = 60_000;
+
+/** What the limiter was pacing at when a 429 came, and the 429. */
+export interface Refusal {
+  /** The announced reset, or our guess when none was announced. */
+  until: number;
+  announced: boolean;
+  now: number;
+  /** The 429 opened a pause (none held when it came). */
+  fresh: boolean;
+  windowMs: number;
+  limit: number | null;
+  /** The limit before a probe raised it, while the probe is on trial. */
+  probedFrom: number | null;
+  /** The limiter's margin over the window. */
+  marginMs: number;
+}
+
+/** What the limiter learns of a window from its resets: a lower bound, and whether two resets confirmed it. */
+export class WindowBounds {
+  /** The longest window the resets prove (0: none seen). */
+  #lo = 0;
+  /** A reset has replaced the configured window (the default, or one a caller gave with no limit). */
+  #bounded = false;
+  /** The window in force was measured (confirmed by two resets), or learned before: not a bound's guess. */
+  known: boolean;
+
+  constructor(known: boolean) {
+    this.known = known;
+  }
+
+  /** The window and limit to pace at after the 429 `r` (requests null: nothing to go by); confirmed: two resets just measured the window. */
+  async learn(slots: SlotStore, r: Refusal): Promise<{ windowMs: number; requests: number | null; confirmed: boolean }> {
+    const { until, marginMs } = r;
+    const known = this.known;
+    let windowMs = r.windowMs;
+    const before = r.probedFrom ?? r.limit;
+    if (r.announced) {
+      // The requests the service counted last: the limit while the window is only a bound (paced at it, a 429
+      // says the window is longer); else those we sent in the window in force, no more than the limit.
+      const counted = (await slots.acceptedBetween(until - windowMs - marginMs, until)).count;
+      const n = before === null ? Math.max(1, counted) : !this.known || counted === 0 ? before : Math.min(before, counted);
+      const oldest = await slots.recentAccepted(until, n);
+      this.#lo = Math.max(this.#lo, until - r.now, oldest === null ? 0 : until - oldest);
+      const gap = r.fresh ? smallestGap(await slots.noteReset(until), Math.min(SAME_RESET_MS, windowMs / 3)) : null;
+      if (gap !== null && gap >= this.#lo - marginMs && gap < this.#lo * 1.5) [windowMs, this.known] = [Math.max(gap, this.#lo), true];
+      else windowMs = this.#bounded || this.known ? Math.max(windowMs, this.#lo) : this.#lo;
+      this.#bounded = true;
+    }
+    const seen = (await slots.acceptedBetween(until - windowMs - marginMs, until)).count;
+    let requests = seen > 0 ? seen : r.limit;
+    const widened = windowMs > r.windowMs;
+    if (requests !== null && before !== null && !widened) requests = Math.min(requests, before);
+    return { windowMs, requests, confirmed: this.known && !known };
+  }
+}
