@@ -9,6 +9,7 @@ import { AbortedError, BadRequestError, InvalidKeyError, ProtocolError, type Err
 import { isPlausibleHostname } from './hostname.js';
 import { maskProxy } from './proxy-url.js';
 import { parseQuotaHeaders } from './quota.js';
+import { timeoutSignal } from './sleep.js';
 import { readBatch, readCatalog, readEmployees, readProfile, readTechnology, readTraffic } from './validate.js';
 import {
   MAX_BATCH,
@@ -45,6 +46,8 @@ export interface ClientOptions {
   maxBodyBytes?: number;
   /** Epoch-ms clock, injectable so tests can compress time. */
   clock?: () => number;
+  /** Waiting on `clock` (default: timers): the request timeout runs on it (a test's virtual clock decides it). */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Rate window used when a 429 names no reset (default one minute). */
   windowMs?: number;
   /** Check hostnames against rule 2.9 before sending (default true): a 400 spends a request for nothing. */
@@ -188,13 +191,11 @@ export class DomainIntelClient {
     opts: CallOptions,
   ): Promise<RawAnswer> {
     const clock = this.#options.clock ?? Date.now;
-    const started = Date.now();
+    const started = clock();
     const timeoutMs = Math.round(this.timeoutMs * (opts.patience ?? 1));
-    const timeout = AbortSignal.timeout(timeoutMs);
-    const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
     const base: ErrorDetails = { code: '', operation, ...(host === undefined ? {} : { host }) };
     const report = (status: number | null, error?: string) =>
-      this.#options.onResponse?.({ method, path, status, ms: Date.now() - started, ...(error === undefined ? {} : { error }) });
+      this.#options.onResponse?.({ method, path, status, ms: clock() - started, ...(error === undefined ? {} : { error }) });
     if (opts.signal?.aborted) throw new AbortedError();
     this.#key ??= sendableKey(this.#keySource()); // asked for only now, when a request must go
     const key = this.#key;
@@ -202,6 +203,10 @@ export class DomainIntelClient {
     // undici's proxy files load only with a proxy: a run without one never reads them.
     if (this.#options.proxy && !this.#options.dispatcher) proxyModule ??= await import('./proxy-agent.js');
     const dispatcher = this.#getDispatcher(http, proxyModule ?? null);
+    // Set last, with nothing left to throw before the request: its timer is cleared once the body is read.
+    const timer = timeoutSignal(timeoutMs, this.#options.sleep);
+    const timeout = timer.signal;
+    const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
     const sentAt = clock();
     let status: number;
     let text: string;
@@ -229,11 +234,13 @@ export class DomainIntelClient {
       headers = res.headers; // a 429's reset may be in any of them (api/reset.ts)
       text = await readCapped(res.body, this.#options.maxBodyBytes ?? 32 * 1024 * 1024, { ...base, status });
     } catch (err) {
+      timer.clear();
       const proxy = this.#options.dispatcher === undefined && this.#options.proxy ? maskProxy(this.#options.proxy) : null;
       const mapped = transportError(err, opts.signal, timeout, timeoutMs, base, this.baseUrl, proxy);
       report(null, mapped.code);
       throw mapped;
     }
+    timer.clear();
     report(status);
     if (quota) {
       this.#lastQuota = quota;

@@ -11,3 +11,17 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
     signal?.addEventListener('abort', done, { once: true });
   });
 }
+
+/**
+ * A signal aborted (as AbortSignal.timeout does) `ms` from now on `wait`'s clock, or a timer's without one;
+ * `clear` drops the wait, so a virtual clock is not left with a sleeper nobody needs.
+ */
+export function timeoutSignal(ms: number, wait?: (ms: number, signal?: AbortSignal) => Promise<void>): { signal: AbortSignal; clear(): void } {
+  if (!wait) return { signal: AbortSignal.timeout(ms), clear() {} };
+  const timeout = new AbortController();
+  const cleared = new AbortController();
+  void wait(ms, cleared.signal).then(() => {
+    if (!cleared.signal.aborted) timeout.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError'));
+  });
+  return { signal: timeout.signal, clear: () => cleared.abort() };
+}

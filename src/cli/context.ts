@@ -59,7 +59,7 @@ export function createContext(cmd: Command, args: Record<string, unknown>, io: I
   const closers: (() => Promise<void> | void)[] = [];
   const onClose = (fn: () => Promise<void> | void): void => void closers.push(fn);
   const stops = watchStops(io);
-  const services = createServices({ opts, flags: givenOptions(cmd), env: io.env, logger, secrets, onClose });
+  const services = createServices({ opts, flags: givenOptions(cmd), env: io.env, io, logger, secrets, onClose });
 
   return {
     opts,

@@ -1,7 +1,7 @@
 // The program as a process: the one file in the CLI that touches `process`. It tunes V8 for a short-lived
 // CLI, hands main() the process's io, and exits with the code main returns.
 import { setFlagsFromString } from 'node:v8';
-import { isClosedPipe, type Io } from './io.js';
+import { isClosedPipe, type Io, REAL_CLOCK } from './io.js';
 import { main } from './main.js';
 
 // A streaming run allocates briskly while its live heap stays small (~25 MB: rows awaiting answers, the
@@ -28,7 +28,7 @@ const io: Io = {
   stdin: process.stdin,
   stdout: process.stdout,
   stderr: process.stderr,
-  clock: { now: () => Date.now() },
+  clock: REAL_CLOCK,
   signals: {
     on: (signal, listener) => void process.on(signal, listener),
     off: (signal, listener) => void process.off(signal, listener),

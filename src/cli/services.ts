@@ -9,6 +9,7 @@ import { storageTrouble } from '../store/errors.js';
 import { checkKeyShape, KEY_ENV } from '../config/keys.js';
 import type { AccountState, Store } from '../store/contract.js';
 import type { GivenOptions, Opts } from './options/table.js';
+import { type Io, timing } from './io.js';
 import type { Logger } from './output/logger.js';
 import { ENV_KEY_SOURCE } from './report/hints.js';
 
@@ -34,6 +35,8 @@ export interface ServiceDeps {
   /** The options typed on the command line (not commander's defaults): the flags layer of the config. */
   flags: GivenOptions;
   env: NodeJS.ProcessEnv;
+  /** The clock the client reads and waits on, and the dispatcher its requests go through (tests). */
+  io: Pick<Io, 'clock' | 'dispatcher'>;
   logger: Logger;
   /** The key is added here once known, so every message can mask it. */
   secrets: string[];
@@ -42,7 +45,7 @@ export interface ServiceDeps {
 }
 
 /** The services of one command, none created yet. */
-export function createServices({ opts, flags, env, logger, secrets, onClose }: ServiceDeps): Services {
+export function createServices({ opts, flags, env, io, logger, secrets, onClose }: ServiceDeps): Services {
   let settingsP: Promise<Settings> | undefined;
   let configP: Promise<ResolvedConfig> | undefined;
   let clientP: Promise<DomainIntelClient> | undefined;
@@ -93,7 +96,7 @@ export function createServices({ opts, flags, env, logger, secrets, onClose }: S
       clientP ??= (async () => {
         // The module loads while the settings are read and the state file opens, not after: each waits on the disk.
         const [config, { DomainIntelClient }, state] = await Promise.all([services.config(), import('../api/client.js'), services.state()]);
-        const noted = recorder(state, logger);
+        const noted = recorder(state, logger, io.clock);
         noteProxy(config, logger);
         const client = new DomainIntelClient({
           baseUrl: config.baseUrl,
@@ -102,6 +105,8 @@ export function createServices({ opts, flags, env, logger, secrets, onClose }: S
           apiKey: () => requireKey(config),
           timeoutMs: opts.timeout,
           windowMs: config.windowMs,
+          ...timing(io.clock),
+          ...(io.dispatcher ? { dispatcher: io.dispatcher } : {}),
           onQuota: (q) => {
             lastQuota = q;
             noted.quota(q);
@@ -212,7 +217,7 @@ function requireKey(config: ResolvedConfig): string {
  * still leaves it. A write that fails mid-run (disk full, a lock held too long) costs only the memo: it is
  * warned about once and the paid run goes on.
  */
-function recorder(state: AccountState, logger: Logger): { response(status: number | null): void; quota(q: QuotaInfo): void } {
+function recorder(state: AccountState, logger: Logger, clock: Io['clock']): { response(status: number | null): void; quota(q: QuotaInfo): void } {
   let warned = false;
   // The response being handled: the client reports a response's status, then (at once, in the same
   // synchronous step) its quota headers if it had any.
@@ -231,7 +236,7 @@ function recorder(state: AccountState, logger: Logger): { response(status: numbe
       if (status !== 402) return;
       // A microtask later this 402 is known to have carried no quota headers or some. Without any it means
       // nothing is left; with them it may still show lookups left (a batch larger than what remains).
-      const at = Date.now();
+      const at = clock.now();
       queueMicrotask(() => {
         if (!response.headers) attempt(state.noteExhausted(at));
       });

@@ -36,18 +36,19 @@ export interface OneOptions<T> extends WithRetryOptions {
 /** Looks one key up: from the cache when fresh, else from the service (a 404 is cached as missing). */
 export async function lookupOne<T>(opts: OneOptions<T>): Promise<OneResult<T>> {
   const stale = opts.stale !== false;
+  const now = opts.clock ?? Date.now;
   // With stale answers allowed the cache is read at any age and the age decided here.
   const hit = (await opts.store?.getMany(opts.endpoint, [opts.key], stale ? Number.POSITIVE_INFINITY : opts.maxAgeMs))?.get(opts.key);
-  const fresh = hit !== undefined && !opts.refresh && (!stale || hit.fetchedAt >= Date.now() - opts.maxAgeMs);
+  const fresh = hit !== undefined && !opts.refresh && (!stale || hit.fetchedAt >= now() - opts.maxAgeMs);
   if (hit && fresh) return { status: hit.status, data: body<T>(hit), cachedAt: hit.fetchedAt, fetchedAt: hit.fetchedAt, quota: null, staleCause: null };
   try {
     const r = await withRetry(opts.fetch, opts);
     const at = await opts.store?.putMany([{ endpoint: opts.endpoint, host: opts.key, status: 'found', body: r.data }]);
-    return { status: 'found', data: r.data, cachedAt: null, fetchedAt: at ?? Date.now(), quota: r.quota, staleCause: null };
+    return { status: 'found', data: r.data, cachedAt: null, fetchedAt: at ?? now(), quota: r.quota, staleCause: null };
   } catch (err) {
     if (err instanceof NotFoundError) {
       const at = await opts.store?.putMany([{ endpoint: opts.endpoint, host: opts.key, status: 'missing', body: null }]);
-      return { status: 'missing', data: null, cachedAt: null, fetchedAt: at ?? Date.now(), quota: err.quota, staleCause: null };
+      return { status: 'missing', data: null, cachedAt: null, fetchedAt: at ?? now(), quota: err.quota, staleCause: null };
     }
     // Ctrl-C on one lookup means stop, not "show me what you have": unlike a run's rows, nothing stands in.
     if (!stale || hit === undefined || err instanceof AbortedError || !mayStandIn(err)) throw err;

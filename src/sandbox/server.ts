@@ -117,7 +117,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   let log: RequestLogEntry[] = [];
   const timers = new Set<NodeJS.Timeout>();
 
-  const sleep = (ms: number): Promise<void> =>
+  const timerSleep = (ms: number): Promise<void> =>
     new Promise((resolve) => {
       const timer = setTimeout(() => {
         timers.delete(timer);
@@ -152,7 +152,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       resetAt: outcome.resetAt ?? null,
     });
     const delay = latencyMs + (jitterMs > 0 ? latency.float() * jitterMs : 0) + (outcome.slow ? slowMs : 0);
-    if (delay > 0) await sleep(delay);
+    if (delay > 0) await (options.sleep ?? timerSleep)(delay);
     if (!res.destroyed) write(res, outcome);
   }
 

@@ -75,6 +75,11 @@ export interface SandboxOptions extends Partial<Readings> {
   slowMs?: number;
   /** Injectable epoch-ms clock for windows and month rollover, default Date.now. */
   clock?: () => number;
+  /**
+   * Waiting on `clock` (default timers): the latency, jitter and slow answers are waited out on it, so a test on
+   * a virtual clock sees them take the time that clock says, in no real time. Resolves after `ms`.
+   */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 /** Everything a caller (or the CLI's `sandbox` command) needs to point a client at the sandbox. */

@@ -5,10 +5,11 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import { main } from '../../src/cli/main.js';
-import { assertBuilt, BIN, cliEnv, fakeIo, ROOT, runInProcess } from '../helpers/cli.js';
+import { assertBuilt, BIN, cliEnv, fakeIo, type InProcessOptions, type InProcessResult, ROOT, runInProcess as runOnWall } from '../helpers/cli.js';
+import { sandboxTime, virtualTime } from '../helpers/virtual-time.js';
 
 const SPINNER = '⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏';
 /** The spinner lines drawn on a fake terminal (whose cursor moves are no-ops): the text after each frame. */
@@ -16,12 +17,16 @@ function frames(stderr: string): string[] {
   return [...stderr.matchAll(new RegExp(`[${SPINNER}] ([^\\x1b\\n]*)`, 'gu'))].map((m) => m[1] ?? '');
 }
 
+// The in-process runs and the sandbox share one virtual clock (test/helpers/virtual-time.ts), an hour ahead of
+// the wall's: the latency, the redraws and the plain lines take the time it says, in no real time, and a line
+// that read the wall's clock instead would be an hour off.
+const time = virtualTime(Date.now() + 3_600_000);
 let sb: Sandbox;
 let dir: string;
 let list: string;
 beforeAll(async () => {
   // Each request takes 400 ms: a run lasts long enough for the 250-ms redraw and 50-ms plain lines.
-  sb = await startSandbox({ port: 0, rpm: 0, quota: 1_000_000, latencyMs: 400 });
+  sb = await startSandbox({ port: 0, rpm: 0, quota: 1_000_000, latencyMs: 400, ...sandboxTime(time) });
   dir = mkdtempSync(join(tmpdir(), 'di-progress-'));
   // 300 rows, 100 distinct hosts: "hosts" must say 100.
   const hosts = sb.hostList().slice(0, 100);
@@ -34,6 +39,8 @@ afterAll(async () => {
 });
 
 const env = () => cliEnv({ DOMAIN_INTEL_BASE_URL: sb.baseUrl, DOMAIN_INTEL_API_KEY: sb.key });
+/** The CLI in-process on the file's virtual clock. */
+const runInProcess = (args: string[], opts: InProcessOptions): Promise<InProcessResult> => runOnWall(args, { ...opts, time });
 
 describe('progress on a terminal', () => {
   it.each([
@@ -59,12 +66,14 @@ describe('progress on a terminal', () => {
   });
 
   it('is stopped at once on Ctrl-C, before the run winds down and says so', async () => {
-    const fake = fakeIo(['batch', list, '-o', join(dir, 'out-int.csv')], { env: env(), stderrTTY: true, columns: 120 });
+    const fake = fakeIo(['batch', list, '-o', join(dir, 'out-int.csv')], { env: env(), stderrTTY: true, columns: 120, time });
     const done = main(fake.io);
     // Ctrl-C once the line is drawn (the first redraw at 250 ms; the run's two requests take 400 ms each).
-    while (frames(fake.stderr()).length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    // Looked for at every turn of the event loop: virtual time moves on only after a few quiet ones.
+    while (frames(fake.stderr()).length === 0) await new Promise((resolve) => setImmediate(resolve));
     fake.signal('SIGINT');
     expect(await done).toBe(130);
+    await fake.io.dispatcher?.close();
     const stderr = fake.stderr();
     const shown = stderr.lastIndexOf('\x1b[?25h');
     const lastFrame = Math.max(...[...SPINNER].map((c) => stderr.lastIndexOf(c)));
@@ -110,13 +119,14 @@ describe('--progress off a terminal', () => {
   });
 
   it('--progress-interval alone asks for it too; the lines read the CLI clock', async () => {
-    // A clock an hour ahead of the run's start: the line's elapsed time is read from io.clock.
-    const r = await runInProcess(['batch', list, '-o', join(dir, 'out-clock.csv'), '--progress-interval', '100ms'], {
-      env: env(),
-      clock: { now: () => Date.now() + 3_600_000 },
-    });
+    // The CLI's clock is an hour ahead of the wall's: had the run's start or a line's moment been read from the
+    // wall, the elapsed time would say an hour, or nothing. Every line is under a minute, the last past zero.
+    const r = await runInProcess(['batch', list, '-o', join(dir, 'out-clock.csv'), '--progress-interval', '100ms'], { env: env() });
     expect(r.code).toBe(0);
-    expect(r.stderr).toMatch(/^progress after 1h 00m: lookups \d+ \/ 100/m);
+    const elapsed = [...r.stderr.matchAll(/^progress after (\S+): lookups \d+ \/ 100/gm)].map((m) => m[1] as string);
+    expect(elapsed.length).toBeGreaterThanOrEqual(2);
+    for (const e of elapsed) expect(e).toMatch(/^(\d+ms|\d+\.\ds)$/);
+    expect(elapsed.at(-1)).not.toBe('0ms');
   });
 
   it('writes nothing without --progress (a pipe or a file is not asked to)', async () => {
@@ -136,13 +146,17 @@ describe('--progress off a terminal', () => {
 describe('| head on a terminal', () => {
   it('clears the progress line when the reader goes away (EPIPE): nothing of it is left after the rows', async () => {
     assertBuilt();
+    // A process of its own, whose requests the virtual clock cannot see: a sandbox of its own, on real time.
+    const real = await startSandbox({ port: 0, rpm: 0, quota: 1_000_000, latencyMs: 400 });
+    onTestFinished(() => real.close());
     const big = join(dir, 'big.csv');
-    const held = sb.hostList();
+    const held = real.hostList();
     writeFileSync(big, `website\n${Array.from({ length: 3_000 }, (_, i) => held[i] ?? `made-up-${i}.example.com`).join('\n')}\n`);
     // stdout and stderr on one pseudo-terminal (script), as a user's; the run outlives head by far.
     const cmd = `stty cols 100; "${process.execPath}" "${BIN}" batch "${big}" --format csv --concurrency 1 | head -2; echo "[head done]"`;
     const transcript = await new Promise<string>((resolve, reject) => {
-      const child = spawn('bash', ['-c', 'script -qec "$1" /dev/null', 'bash', cmd], { cwd: ROOT, env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
+      const realEnv = cliEnv({ DOMAIN_INTEL_BASE_URL: real.baseUrl, DOMAIN_INTEL_API_KEY: real.key });
+      const child = spawn('bash', ['-c', 'script -qec "$1" /dev/null', 'bash', cmd], { cwd: ROOT, env: realEnv, stdio: ['ignore', 'pipe', 'pipe'] });
       let text = '';
       child.stdout.on('data', (d: Buffer) => (text += d.toString('utf8')));
       child.on('error', reject);

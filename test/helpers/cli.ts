@@ -8,8 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import type { Io, StopSignal } from '../../src/cli/io.js';
+import { type Io, REAL_CLOCK, type StopSignal } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
+import { holdingDispatcher, type Time } from './virtual-time.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const BIN = join(ROOT, 'bin', 'domain-intel.js');
@@ -74,8 +75,11 @@ export interface InProcessOptions {
   stderrTTY?: boolean;
   /** Terminal width reported by stdout and stderr (when they are terminals). */
   columns?: number;
-  /** The CLI's wall clock (io.clock): what progress lines and the ETA read; default Date.now. */
-  clock?: { now(): number };
+  /**
+   * The CLI's time (io.clock): what it reads and waits on; its requests go through a dispatcher that holds it
+   * while they are in flight. Give the sandbox the same (sandboxTime in test/helpers/virtual-time.ts). Default real time.
+   */
+  time?: Time;
 }
 
 export interface InProcessResult {
@@ -144,7 +148,8 @@ export function fakeIo(args: string[], opts: InProcessOptions): FakeIo {
     stdin: stdin as unknown as NodeJS.ReadStream,
     stdout: out.stream,
     stderr: err.stream,
-    clock: opts.clock ?? { now: () => Date.now() },
+    clock: opts.time ?? REAL_CLOCK,
+    ...(opts.time ? { dispatcher: holdingDispatcher(opts.time) } : {}),
     signals: { on: (name, fn) => void signals.on(name, fn), off: (name, fn) => void signals.off(name, fn) },
     exit: (code) => exit(code),
   };
@@ -157,7 +162,11 @@ export function fakeIo(args: string[], opts: InProcessOptions): FakeIo {
  */
 export function startInProcess(args: string[], opts: InProcessOptions): { signal: (name: StopSignal) => void; done: Promise<InProcessResult> } {
   const fake = fakeIo(args, opts);
-  const done = Promise.race([main(fake.io), fake.exited]).then((code) => ({ code, stdout: fake.stdout(), stderr: fake.stderr() }));
+  const done = Promise.race([main(fake.io), fake.exited]).then(async (code) => {
+    // The client never closes a dispatcher it was given.
+    await fake.io.dispatcher?.close();
+    return { code, stdout: fake.stdout(), stderr: fake.stderr() };
+  });
   return { signal: fake.signal, done };
 }
 

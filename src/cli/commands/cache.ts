@@ -29,7 +29,7 @@ export default async function cache(ctx: Context<'cache stats' | 'cache clear' |
         ctx.io.stdout.write(`${JSON.stringify(s)}\n`);
         return EXIT.OK;
       }
-      const now = Date.now();
+      const now = ctx.io.clock.now();
       ctx.io.stdout.write(
         `${renderKeyValue(
           [

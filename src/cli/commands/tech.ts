@@ -6,6 +6,7 @@ import { withRetry } from '../../api/retry.js';
 import type { TechnologyCount } from '../../api/types.js';
 import { loadCatalog } from '../run/catalog-source.js';
 import type { Context } from '../context.js';
+import { timing } from '../io.js';
 import { EXIT } from '../exit-codes.js';
 import { pickFormat, recordsJson, technologyView } from '../output/render.js';
 import { writeCsv } from '../output/rows.js';
@@ -23,7 +24,7 @@ export default async function tech(ctx: Context<'tech'>): Promise<number> {
 async function technology(ctx: Context<'tech'>, name: string): Promise<TechnologyCount> {
   const client = await ctx.client();
   const ask = async (n: string): Promise<TechnologyCount> =>
-    (await withRetry((patience) => client.technology(n, { patience }), { signal: ctx.interrupted, timeoutMs: client.timeoutMs })).data;
+    (await withRetry((patience) => client.technology(n, { patience }), { signal: ctx.interrupted, timeoutMs: client.timeoutMs, ...timing(ctx.io.clock) })).data;
   try {
     return await ask(name);
   } catch (err) {

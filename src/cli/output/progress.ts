@@ -7,6 +7,7 @@
 // is drawn (the logger's warnings) appear above it: ora clears the line, writes them and draws the spinner
 // again below (its documented handling of writes to its stream; test/cli/output/progress.test.ts checks it).
 import type { Ora } from 'ora';
+import { everyMs, type IoClock } from '../io.js';
 import { groupedNumber, humanDuration } from './format.js';
 import { displayWidth, type Style, truncateToWidth } from './terminal.js';
 
@@ -52,6 +53,11 @@ export interface ProgressOptions {
   /** The figures as they stand now, or null before the run reported any. */
   read: () => ProgressSnapshot | null;
   now?: () => number;
+  /**
+   * Calls a function every so often, on the same clock as `now` (the CLI's io.clock), until the function it
+   * returns is called; default an interval timer that never keeps the process alive.
+   */
+  every?: IoClock['every'];
   /** Spinner redraw period on a TTY (default 250 ms: four times a second). */
   redrawMs?: number;
   /** No spinner before this many ms (default 0): for rows piped to another program (cli/run/batch-run.ts says why). */
@@ -190,7 +196,7 @@ export async function createProgress(opts: ProgressOptions): Promise<Progress> {
   const { stream, style } = opts;
   if (!opts.enabled) return NO_PROGRESS;
   const now = opts.now ?? Date.now;
-  if (stream.isTTY !== true) return opts.plainEveryMs === null ? NO_PROGRESS : plainProgress(stream, opts.read, now, opts.plainEveryMs);
+  if (stream.isTTY !== true) return opts.plainEveryMs === null ? NO_PROGRESS : plainProgress(stream, opts.read, now, opts.plainEveryMs, opts.every ?? everyMs);
   if (!canMoveCursor(stream)) return NO_PROGRESS;
 
   const { default: ora } = await import('ora');
@@ -220,13 +226,11 @@ export async function createProgress(opts: ProgressOptions): Promise<Progress> {
   }
 
   // The figures change while nothing calls back (a wait for the limiter, a 429's countdown): a timer reads them.
-  const timer = setInterval(draw, opts.redrawMs ?? 250);
-  // A pending redraw must never keep the process alive after the run.
-  timer.unref();
+  const cancel = (opts.every ?? everyMs)(opts.redrawMs ?? 250, draw);
   return {
     stop() {
       stopped = true;
-      clearInterval(timer);
+      cancel();
       // ora's stop clears the line and shows the cursor again.
       spinner?.stop();
       spinner = null;
@@ -234,12 +238,11 @@ export async function createProgress(opts: ProgressOptions): Promise<Progress> {
   };
 }
 
-/** Off a TTY: one plain line every `everyMs`, nothing to clear afterwards. */
-function plainProgress(stream: NodeJS.WriteStream, read: () => ProgressSnapshot | null, now: () => number, everyMs: number): Progress {
-  const timer = setInterval(() => {
+/** Off a TTY: one plain line every `ms`, nothing to clear afterwards. */
+function plainProgress(stream: NodeJS.WriteStream, read: () => ProgressSnapshot | null, now: () => number, ms: number, every: IoClock['every']): Progress {
+  const stop = every(ms, () => {
     const latest = read();
     if (latest !== null) stream.write(`${plainProgressLine(latest, now())}\n`);
-  }, everyMs);
-  timer.unref();
-  return { stop: () => clearInterval(timer) };
+  });
+  return { stop };
 }

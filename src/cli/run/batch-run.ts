@@ -8,6 +8,7 @@ import { givenRate, pacedLimiter } from '../../run/limit/policy.js';
 import { type RunStats, stopCause } from '../../run/stats.js';
 import type { EnrichedRow, InputShape } from '../../domain/types.js';
 import type { Context } from '../context.js';
+import { timing } from '../io.js';
 import type { EnrichCommand } from '../options/table.js';
 import { EXIT, type ExitCode, runExit } from '../exit-codes.js';
 import { baseUrlHint } from '../report/hints.js';
@@ -49,6 +50,7 @@ export async function runList(ctx: Context<EnrichCommand>, spec: ListSpec): Prom
     rate: givenRate(config),
     windowMs: config.windowMs,
     account,
+    ...timing(ctx.io.clock),
     onLearn: (rate) =>
       ctx.logger.info(`the service allows about ${rate.requests} requests per ${humanDuration(rate.windowMs)}; using that (set --plan to skip learning)`),
     onLearnLost: (err) => ctx.logger.warn(`could not store the learned rate: ${(err as Error).message}`),
@@ -71,6 +73,7 @@ export async function runList(ctx: Context<EnrichCommand>, spec: ListSpec): Prom
     retries: o.retries,
     maxLookups: o.maxLookups ?? null,
     signal: stop,
+    ...timing(ctx.io.clock),
   };
 
   if (o.dryRun) {
@@ -94,7 +97,16 @@ export async function runList(ctx: Context<EnrichCommand>, spec: ListSpec): Prom
   // this terminal too, and head prints its lines and exits at once: a spinner drawn meanwhile was left on
   // screen glued to the CSV header (a tryout saw it every time), where no clearing of ours can reach it.
   const piped = (o.output === undefined || o.output === '-') && ctx.io.stdout.isTTY !== true;
-  const drawOn = { stream: ctx.io.stderr, enabled: showProgress, style: ctx.style, read, now: clock, plainEveryMs, firstDrawMs: piped ? 1000 : 0 };
+  const drawOn = {
+    stream: ctx.io.stderr,
+    enabled: showProgress,
+    style: ctx.style,
+    read,
+    now: clock,
+    every: ctx.io.clock.every,
+    plainEveryMs,
+    firstDrawMs: piped ? 1000 : 0,
+  };
   let progress = await createProgress(drawOn);
   // Cleared on every way out: the end and a thrown error (the command's close), at once on Ctrl-C (a second
   // one exits before any close) and when the reader of stdout went away (`| head`: its lines follow ours).

@@ -4,6 +4,7 @@ import type { AnswerStore } from '../../store/contract.js';
 import { keptStore } from '../../run/failsafe-store.js';
 import { lookupOne } from '../../run/single-lookup.js';
 import type { Context } from '../context.js';
+import { timing } from '../io.js';
 
 /** Catalogs change with each data release; a week is a fair default age. */
 const CATALOG_MAX_AGE_MS = 7 * 86_400_000;
@@ -36,7 +37,8 @@ export async function loadCatalog(
     endpoint: 'catalog',
     key: '',
     fetch: (patience) => client.catalog({ patience }),
-    store: store && keptStore(store, { stats: kept, clock: Date.now }),
+    store: store && keptStore(store, { stats: kept, clock: () => ctx.io.clock.now() }),
+    ...timing(ctx.io.clock),
     maxAgeMs: CATALOG_MAX_AGE_MS,
     refresh,
     signal: ctx.interrupted,

@@ -9,6 +9,7 @@ import { normaliseHost } from '../../domain/normalise.js';
 import { lookupOne } from '../../run/single-lookup.js';
 import type { RunKind } from '../../domain/types.js';
 import type { Context } from '../context.js';
+import { timing } from '../io.js';
 import type { EnrichCommand } from '../options/table.js';
 import { EXIT } from '../exit-codes.js';
 import { durationText } from '../../config/values.js';
@@ -80,7 +81,8 @@ async function lookupAndWrite<T>(ctx: Context<EnrichCommand>, spec: SingleSpec<T
     endpoint,
     key,
     fetch: (patience) => spec.fetch(client, host, { patience }),
-    store: store && keptStore(store, { stats: kept, clock: Date.now }),
+    store: store && keptStore(store, { stats: kept, clock: () => ctx.io.clock.now() }),
+    ...timing(ctx.io.clock),
     maxAgeMs: (await ctx.config()).maxAgeMs, // the resolver's: one road from --max-age to the lookup
     refresh: ctx.opts.refresh === true,
     stale: ctx.opts.stale !== false,
@@ -93,7 +95,7 @@ async function lookupAndWrite<T>(ctx: Context<EnrichCommand>, spec: SingleSpec<T
   if (result.quota) ctx.logger.quota(result.quota);
   if (kept.notKept > 0) ctx.logger.warn(`${kept.notKeptCause}: the answer is not kept; a re-run will pay for it again`);
   // Seconds shown as such: "just now" would contradict "older than --max-age 1s".
-  const since = result.cachedAt === null ? 0 : Date.now() - result.cachedAt;
+  const since = result.cachedAt === null ? 0 : ctx.io.clock.now() - result.cachedAt;
   const age = result.cachedAt === null ? '' : since < 45_000 ? `${humanDuration(Math.max(0, since))} ago` : relativeAge(since);
   if (result.staleCause !== null) {
     // An older answer stood in for one that could not be had: said as a warning, and exit 4 (a missing one
