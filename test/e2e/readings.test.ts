@@ -9,6 +9,7 @@ import { parse } from 'csv-parse/sync';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/index.js';
 import { cliEnv, runInProcess } from '../helpers/cli.js';
+import { sandboxTime, virtualTime } from '../helpers/virtual-time.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'di-readings-'));
 let sb: Sandbox | undefined;
@@ -85,14 +86,17 @@ const CASES: Case[] = [
 
 describe('one batch job under every reading of the spec', () => {
   it.each(CASES)('$name: spends what the sandbox charged, once, with true statuses', { timeout: 20_000 }, async (c) => {
-    sb = await startSandbox({ port: 0, ...c.sandbox });
+    // One virtual clock for the sandbox's windows and latency and the CLI's waits: the 429 cases wait out
+    // their resets, and the jittered answers arrive out of order, in no real time.
+    const time = virtualTime(Date.now());
+    sb = await startSandbox({ port: 0, ...c.sandbox, ...sandboxTime(time) });
     const s = sb;
     const { file, hosts, distinct } = input(s, c.name);
     const env = cliEnv({ DOMAIN_INTEL_BASE_URL: s.baseUrl, DOMAIN_INTEL_API_KEY: s.key });
     const out = join(dir, `${c.name}-out.csv`);
     const args = ['batch', file, '-o', out, ...c.pace];
 
-    const first = await runInProcess(args, { env });
+    const first = await runInProcess(args, { env, time });
     expect(first.stderr).toMatch(/errors 0/);
     expect(first.code).toBe(0);
     const charged = s.charges();
@@ -112,7 +116,7 @@ describe('one batch job under every reading of the spec', () => {
     });
 
     s.resetCounters();
-    const again = await runInProcess(args, { env });
+    const again = await runInProcess(args, { env, time });
     expect(again.code).toBe(0);
     expect(s.charges().total).toBe(0);
     expect(spentIn(again.stderr)).toBe(0);
@@ -121,12 +125,13 @@ describe('one batch job under every reading of the spec', () => {
 
 describe('readings that end a run or slow the free endpoints', () => {
   it('a key revoked mid-run: the run stops with the key code, what was paid is kept, a new key buys only the rest', async () => {
-    sb = await startSandbox({ port: 0, ...FAST, revokeAfter: 3 });
+    const time = virtualTime(Date.now());
+    sb = await startSandbox({ port: 0, ...FAST, revokeAfter: 3, ...sandboxTime(time) });
     const s = sb;
     const { file, distinct } = input(s, 'revoked');
     const env = cliEnv({ DOMAIN_INTEL_BASE_URL: s.baseUrl, DOMAIN_INTEL_API_KEY: s.key });
     const out = join(dir, 'revoked-out.csv');
-    const first = await runInProcess(['batch', file, '-o', out, ...KNOWN, '--concurrency', '1'], { env });
+    const first = await runInProcess(['batch', file, '-o', out, ...KNOWN, '--concurrency', '1'], { env, time });
     expect(first.code).toBe(6);
     const paid = s.charges().total;
     expect(paid).toBeGreaterThan(0);
@@ -136,19 +141,20 @@ describe('readings that end a run or slow the free endpoints', () => {
     expect(spentIn(first.stderr)).toBe(paid);
     const fresh = s.newKey();
     s.resetCounters();
-    const again = await runInProcess(['batch', file, '-o', out, ...KNOWN], { env: { ...env, DOMAIN_INTEL_API_KEY: fresh } });
+    const again = await runInProcess(['batch', file, '-o', out, ...KNOWN], { env: { ...env, DOMAIN_INTEL_API_KEY: fresh }, time });
     expect(again.code).toBe(0);
     expect(s.charges().total).toBe(distinct - paid);
   });
 
   it('technology and catalog rate-limited and carrying quota headers: both still answer, waiting out the 429', async () => {
-    sb = await startSandbox({ port: 0, rpm: 1, windowMs: 500, freeLimited: true, freeQuotaHeaders: true });
+    const time = virtualTime(Date.now());
+    sb = await startSandbox({ port: 0, rpm: 1, windowMs: 500, freeLimited: true, freeQuotaHeaders: true, ...sandboxTime(time) });
     const s = sb;
     const env = cliEnv({ DOMAIN_INTEL_BASE_URL: s.baseUrl, DOMAIN_INTEL_API_KEY: s.key });
-    const catalog = await runInProcess(['catalog', '--json'], { env });
+    const catalog = await runInProcess(['catalog', '--json'], { env, time });
     expect(catalog.code).toBe(0);
     const name = s.dataset.catalog()[0]?.technologies[0]?.tech as string;
-    const tech = await runInProcess(['tech', name, '--json'], { env });
+    const tech = await runInProcess(['tech', name, '--json'], { env, time });
     expect(tech.code).toBe(0);
     expect(JSON.parse(tech.stdout)).toMatchObject([{ tech: name }]);
     expect(s.charges().total).toBe(0);
