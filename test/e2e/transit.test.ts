@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import { cliEnv, runInProcess } from '../helpers/cli.js';
+import { sandboxTime, virtualTime } from '../helpers/virtual-time.js';
 
 let sb: Sandbox | undefined;
 afterEach(async () => {
@@ -17,12 +18,14 @@ afterEach(async () => {
 describe('a slow service and a short timeout', () => {
   it('a batch timed out twice is bought twice, not five times; spent and unconfirmed add up to the charges', async () => {
     // The first two requests take 1.5 s: the first times out at 1 s, the retry waits 2 s and gets its answer.
-    sb = await startSandbox({ port: 0, rpm: 0, slowRequests: [1, 2], slowMs: 1300 });
+    // On one virtual clock: the slow answers, the timeouts and the backoff take the time it says, in no real time.
+    const time = virtualTime(Date.now());
+    sb = await startSandbox({ port: 0, rpm: 0, slowRequests: [1, 2], slowMs: 1300, ...sandboxTime(time) });
     const s = sb;
     const file = join(mkdtempSync(join(tmpdir(), 'di-transit-')), 'in.csv');
     writeFileSync(file, `domain\n${s.hostList().slice(0, 100).join('\n')}\n`);
     const env = cliEnv({ DOMAIN_INTEL_BASE_URL: s.baseUrl, DOMAIN_INTEL_API_KEY: s.key });
-    const r = await runInProcess(['batch', file, '--timeout', '1s', '--rpm', '0', '--allow-partial'], { env });
+    const r = await runInProcess(['batch', file, '--timeout', '1s', '--rpm', '0', '--allow-partial'], { env, time });
     expect(r.code).toBe(0);
     expect(s.charges().total).toBe(200);
     expect(s.charges().requests).toBe(2);
@@ -34,10 +37,11 @@ describe('a slow service and a short timeout', () => {
   });
 
   it('a single lookup that timed out is retried with more patience', async () => {
-    sb = await startSandbox({ port: 0, rpm: 0, slowRequests: [1, 2], slowMs: 1300 });
+    const time = virtualTime(Date.now());
+    sb = await startSandbox({ port: 0, rpm: 0, slowRequests: [1, 2], slowMs: 1300, ...sandboxTime(time) });
     const s = sb;
     const env = cliEnv({ DOMAIN_INTEL_BASE_URL: s.baseUrl, DOMAIN_INTEL_API_KEY: s.key });
-    const r = await runInProcess(['lookup', s.hostList()[0] as string, '--timeout', '1s', '--json'], { env });
+    const r = await runInProcess(['lookup', s.hostList()[0] as string, '--timeout', '1s', '--json'], { env, time });
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject([{ data: { domain: s.hostList()[0] } }]);
     expect(s.charges().requests).toBe(2);
