@@ -180,7 +180,7 @@ function createProgram(io: Io, runAction: RunAction): Command {
     .action((_o, cmd: Command) => runAction('config', cmd, { sub: 'show' }));
   config
     .command('set')
-    .argument('<setting>', 'plan, rpm, base-url or proxy')
+    .argument('<setting>', 'plan, rpm, base-url, proxy or store')
     .argument('<value>')
     .description('store a setting')
     .action((setting: string, value: string, _o, cmd: Command) => runAction('config', cmd, { sub: 'set', setting, value }));

@@ -182,7 +182,10 @@ export class Dispatcher<K extends RunKind> {
       let ticket: Ticket;
       try {
         ticket = await limiter.acquire(signal);
-      } catch {
+      } catch (err) {
+        // Not a stop: the limiter's shared slots failed (a shared store lost). Pacing alone would guess the
+        // account's rate for everyone: nothing more is sent, and the run ends with the error.
+        if (!signal.aborted) this.stop('error', err);
         return this.#settle(keys, 'error', null, this.#stopText ?? 'interrupted');
       }
       // A stop while this waited for its slot (a 402, the gate, the consumer gone) sends nothing new; hosts
@@ -196,7 +199,7 @@ export class Dispatcher<K extends RunKind> {
         if (this.#stopText !== null) await this.#o.store.release(spec.endpoint, keys).catch(() => undefined);
       }
       if (this.#stopText !== null || keys.length === 0) {
-        await limiter.release(ticket);
+        await limiter.release(ticket).catch((err: unknown) => this.stop('error', err));
         return this.#settle(keys, 'error', null, this.#stopText);
       }
       stats.requests++;
@@ -209,7 +212,7 @@ export class Dispatcher<K extends RunKind> {
         if (err instanceof InvalidKeyError && err.status === undefined) stats.requests--;
         const rateLimited = isRateLimit(err);
         const paused = rateLimited ? limiter.rateLimit(err.resetAnnounced ? err.resumeAt : null, err.resetRounded) : null; // before any slot is taken
-        await limiter.settle(ticket, !rateLimited);
+        await this.#settleSlot(limiter, ticket, !rateLimited);
         if (mayHaveBeenCharged(err)) stats.unconfirmed += keys.length;
         if (err instanceof DomainIntelError) {
           this.#ledger.note(err.quota, 0);
@@ -235,10 +238,16 @@ export class Dispatcher<K extends RunKind> {
         }
         return this.#giveUp(keys, err, next.reason);
       }
-      await limiter.settle(ticket, true);
+      // The answer is paid for: recorded (and shown) even when its slot cannot be settled.
+      await this.#settleSlot(limiter, ticket, true);
       await this.#record(keys, answer);
       return this.#gate.pass(this.#o.stats.quota, true, this.#halt);
     }
+  }
+
+  /** Settles a request's slot; slots that cannot be written (a shared store lost) stop the run. */
+  async #settleSlot(limiter: Awaited<DispatcherOptions<K>['limiter']>, ticket: Ticket, accepted: boolean): Promise<void> {
+    await limiter.settle(ticket, accepted).catch((err: unknown) => this.stop('error', err));
   }
 
   async #giveUp(keys: string[], err: unknown, reason: string): Promise<void> {

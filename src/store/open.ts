@@ -37,9 +37,9 @@ async function backendOf(url: string | undefined): Promise<Backend> {
   return load();
 }
 
-/** Where the configured store is: its URL (none yet: SQLite) and the cache directory. */
-export function storeWhere(config: Pick<ResolvedConfig, 'cacheDir'>): StoreWhere {
-  return { dir: config.cacheDir };
+/** Where the configured store is: its URL (none: SQLite) and the cache directory. */
+export function storeWhere(config: Pick<ResolvedConfig, 'cacheDir' | 'store'>): StoreWhere {
+  return config.store.url === null ? { dir: config.cacheDir } : { url: config.store.url, dir: config.cacheDir };
 }
 
 /** Opens (creating if needed) the answer store. */
@@ -65,7 +65,11 @@ export async function discardStore(where: StoreWhere, path: string): Promise<str
   return (await backendOf(where.url)).discard(path);
 }
 
-/** The newest catalog cached for any service in the cache directory `dir` (summarize's fallback), or null. */
-export async function anyCachedCatalog(dir: string): Promise<import('./sqlite/any-catalog.js').FoundCatalog | null> {
-  return (await import('./sqlite/any-catalog.js')).anyCachedCatalog(dir);
+/**
+ * The newest catalog cached for any service in the local cache directory (summarize's fallback), or null. A
+ * shared store holds one service's answers (its catalog is the store's own): nothing else is looked for then.
+ */
+export async function anyCachedCatalog(where: StoreWhere): Promise<import('./sqlite/any-catalog.js').FoundCatalog | null> {
+  if (where.url !== undefined) return null;
+  return (await import('./sqlite/any-catalog.js')).anyCachedCatalog(where.dir);
 }
