@@ -90,7 +90,7 @@ describe.skipIf(PG_URL === null)('a shared PostgreSQL store from the command lin
     sb.resetCounters();
     const summary = await runInProcess(['summarize', input, '--from-cache', '--format', 'json'], { env: viaEnv });
     expect(summary.code, summary.stderr).toBe(EXIT.OK);
-    const found = parse(readFileSync(join(dir, 'second.csv'), 'utf8'), { columns: true }).filter((r: Record<string, string>) => r.status === 'found');
+    const found = (parse(readFileSync(join(dir, 'second.csv'), 'utf8'), { columns: true }) as Record<string, string>[]).filter((r) => r.status === 'found');
     expect((JSON.parse(summary.stdout) as { rows: { found: number } }).rows.found).toBe(found.length);
     expect(sb.charges()).toMatchObject({ total: 0, requests: 0 });
 
