@@ -21,15 +21,16 @@ const LOCAL_STORE = 'sqlite';
 
 /**
  * A store URL as given, checked for its form only (which backend serves its scheme is store/open.ts's word):
- * `scheme://…`, or `sqlite` for the default. Returns null for the default; throws UsageError naming the URL
- * with its password masked.
+ * `scheme://…`, or `sqlite` for the default. Returns null for the default; throws UsageError
+ * without the value.
  */
 export function checkStoreUrl(url: string): string | null {
   const text = url.trim();
   if (text.toLowerCase() === LOCAL_STORE) return null;
   if (!/^[a-z][a-z0-9+.-]*:\/\/./i.test(text)) {
+    // Not echoed: what is not a URL cannot be told apart from a password in it.
     throw new UsageError(
-      `not a store URL: ${JSON.stringify(maskUrl(text))} (postgres://USER@HOST:PORT/DATABASE, or ${LOCAL_STORE} for the local cache)`,
+      'not a store URL: it reads postgres://USER@HOST:PORT/DATABASE (the password in PGPASSWORD or ~/.pgpass), or sqlite for the local cache',
       'bad_store',
     );
   }

@@ -99,4 +99,112 @@ describe.skipIf(PG_URL === null)('a shared PostgreSQL store from the command lin
     expect(local.code, local.stderr).toBe(EXIT.OK);
     expect((JSON.parse(local.stdout) as { entries: number }).entries).toBe(0);
   });
+
+  it('store status, migrate and import: a local cache and its history copied in once, a second import adding nothing', async () => {
+    const schema = freshSchema();
+    const store = urlOf(schema);
+    const env = cliEnv({ DOMAIN_INTEL_BASE_URL: sb.baseUrl, DOMAIN_INTEL_API_KEY: sb.key });
+    sb.setRelease('2025-10');
+    // A local cache with history: a batch, then a refresh at the next release.
+    expect((await runInProcess(['batch', input, '-o', join(dir, 'local1.csv'), '--quiet'], { env })).code).toBe(EXIT.OK);
+    await pass(Date.now());
+    sb.setRelease('2025-11');
+    expect((await runInProcess(['batch', input, '-o', join(dir, 'local2.csv'), '--quiet', '--refresh'], { env })).code).toBe(EXIT.OK);
+    const local = JSON.parse((await runInProcess(['cache', 'stats'], { env })).stdout) as { entries: number; history: number };
+    expect(local.history).toBeGreaterThan(0);
+
+    // Not created yet: status says version 0 and creates nothing; migrate creates it.
+    const before = await runInProcess(['store', 'status', '--store', store], { env });
+    expect(before.code, before.stderr).toBe(EXIT.OK);
+    expect(JSON.parse(before.stdout)).toMatchObject({ backend: 'postgresql', schema, version: 0, answers: 0 });
+    expect(await sql(`SELECT 1 FROM information_schema.schemata WHERE schema_name = $1`, [schema])).toEqual([]);
+    const migrated = await runInProcess(['store', 'migrate', '--store', store], { env });
+    expect(migrated.code, migrated.stderr).toBe(EXIT.OK);
+    expect(migrated.stderr).toMatch(/brought from version 0 to 1/);
+    expect((await runInProcess(['store', 'migrate', '--store', store], { env })).stderr).toMatch(/is up to date \(version 1\)/);
+
+    const first = await runInProcess(['store', 'import', '--store', store], { env });
+    expect(first.code, first.stderr).toBe(EXIT.OK);
+    expect(JSON.parse(first.stdout)).toMatchObject({ answers: local.entries, history: local.history });
+    const held = async () =>
+      (
+        await sql<{ answers: number; history: number }>(
+          `SELECT (SELECT count(*)::int FROM ${schema}.answers) AS answers, (SELECT count(*)::int FROM ${schema}.history) AS history`,
+        )
+      )[0];
+    expect(await held()).toEqual({ answers: local.entries, history: local.history });
+    // Bodies as kept, key order and all: the shared store answers as the local cache did.
+    const [one] = await sql<{ body: string }>(`SELECT body FROM ${schema}.answers WHERE endpoint = 'domain' ORDER BY host LIMIT 1`);
+    expect(one?.body.startsWith('{"')).toBe(true);
+
+    const second = await runInProcess(['store', 'import', '--store', store], { env });
+    expect(second.code, second.stderr).toBe(EXIT.OK);
+    expect(JSON.parse(second.stdout)).toMatchObject({ answers: 0, history: 0 });
+    expect(second.stderr).toMatch(/held them all already/);
+    expect(await held()).toEqual({ answers: local.entries, history: local.history });
+
+    // The imported answers serve a run on the shared store: nothing bought.
+    sb.resetCounters();
+    const run = await runInProcess(['batch', input, '-o', join(dir, 'shared.csv'), '--quiet', '--store', store], { env });
+    expect(run.code, run.stderr).toBe(EXIT.OK);
+    expect(sb.charges().total).toBe(0);
+    // `changes` on the shared store sees the imported history as the local one did.
+    const changesOf = async (e: Record<string, string | undefined>) =>
+      (await runInProcess(['changes', '--all', '--format', 'ndjson'], { env: e })).stdout.split('\n').filter(Boolean).sort();
+    expect(await changesOf({ ...env, DOMAIN_INTEL_STORE: store })).toEqual(await changesOf(env));
+
+    const status = await runInProcess(['store', 'status', '--store', store], { env });
+    expect(status.code, status.stderr).toBe(EXIT.OK);
+    const s = JSON.parse(status.stdout) as { version: number; knownVersion: number; answers: number; history: number; machines: unknown[]; where: string };
+    expect(s).toMatchObject({ version: 1, knownVersion: 1, answers: local.entries, history: local.history, machines: [] });
+  });
+
+  it('config set store keeps the URL and masks its password wherever it is shown', async () => {
+    const env = cliEnv({ DOMAIN_INTEL_BASE_URL: sb.baseUrl, DOMAIN_INTEL_API_KEY: sb.key });
+    const secret = 'Sup3rSecretPw';
+    const url = `postgres://intel:${secret}@db.internal:5432/intel?schema=team`;
+    const set = await runInProcess(['config', 'set', 'store', url], { env });
+    expect(set.code, set.stderr).toBe(EXIT.OK);
+    expect(set.stderr).toContain('store set to postgres://intel:***@db.internal:5432/intel?schema=team');
+    const show = await runInProcess(['config', 'show'], { env: { ...env, DOMAIN_INTEL_API_KEY: undefined } });
+    expect(show.code, show.stderr).toBe(EXIT.OK);
+    expect(JSON.parse(show.stdout)).toMatchObject({ store: { url: 'postgres://intel:***@db.internal:5432/intel?schema=team' }, sources: { store: 'stored' } });
+    const table = await runInProcess(['config', 'show'], { env: { ...env, DOMAIN_INTEL_API_KEY: undefined }, stdoutTTY: true, columns: 200 });
+    expect(table.stdout).toMatch(/store:\s+postgres:\/\/intel:\*\*\*@db\.internal:5432\/intel\?schema=team {2}\(stored\)/);
+    for (const r of [set, show, table]) expect(r.stdout + r.stderr).not.toContain(secret);
+    // The environment wins over the stored setting, and the flag over both; sqlite names the local cache.
+    const viaEnv = await runInProcess(['config', 'show'], { env: { ...env, DOMAIN_INTEL_STORE: 'postgres://other@h/x' } });
+    expect(JSON.parse(viaEnv.stdout)).toMatchObject({ store: { url: 'postgres://other@h/x' }, sources: { store: 'env' } });
+    const local = await runInProcess(['config', 'show', '--store', 'sqlite'], { env: { ...env, DOMAIN_INTEL_STORE: 'postgres://other@h/x' } });
+    expect(JSON.parse(local.stdout)).toMatchObject({ store: { url: null }, sources: { store: 'flag' } });
+    const bad = await runInProcess(['config', 'set', 'store', `intel:${secret}@db.internal/intel`], { env });
+    expect(bad.code).toBe(EXIT.USAGE);
+    expect(bad.stderr).toMatch(/^error: not a store URL: it reads postgres:\/\//);
+    expect(bad.stderr).not.toContain(secret);
+    // Unset: the local cache again.
+    expect((await runInProcess(['config', 'unset', 'store'], { env })).code).toBe(EXIT.OK);
+    expect(JSON.parse((await runInProcess(['config', 'show'], { env })).stdout)).toMatchObject({ store: { url: null }, sources: { store: 'default' } });
+  });
+
+  it("a store that cannot be reached: one line and exit 13, nothing bought, no store of the run's own", async () => {
+    const env = cliEnv({ DOMAIN_INTEL_BASE_URL: sb.baseUrl, DOMAIN_INTEL_API_KEY: sb.key });
+    const secret = 'An0therSecret';
+    // Nothing listens on port 1: the connection is refused at once.
+    const url = `postgres://intel:${secret}@127.0.0.1:1/intel`;
+    sb.resetCounters();
+    for (const args of [['batch', input, '-o', join(dir, 'never.csv')], ['lookup', hosts[0] as string], ['cache', 'stats'], ['store', 'status'], ['quota']]) {
+      const r = await runInProcess([...args, '--store', url], { env });
+      expect(r.code, `${args[0]}: ${r.stderr}`).toBe(EXIT.STORE);
+      const lines = r.stderr.split('\n').filter(Boolean);
+      expect(lines, args.join(' ')).toHaveLength(1);
+      expect(lines[0]).toMatch(/^error: cannot use the store postgres:\/\/intel:\*\*\*@127\.0\.0\.1:1\/intel: .*ECONNREFUSED/);
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+      expect(r.stdout + r.stderr).not.toContain(secret);
+    }
+    expect(sb.charges()).toMatchObject({ total: 0, requests: 0 });
+    expect(existsSync(join(dir, 'never.csv'))).toBe(false);
+    // No fallback: nothing was kept in the cache directory instead.
+    const cacheDir = env.DOMAIN_INTEL_CACHE_DIR as string;
+    expect(existsSync(cacheDir) ? readdirSync(cacheDir).filter((f) => f.endsWith('.sqlite')) : []).toEqual([]);
+  });
 });
