@@ -45,6 +45,7 @@ describe.skipIf(PG_URL === null)('a shared PostgreSQL store from the command lin
     const first = await runInProcess(['batch', input, '-o', join(dir, 'first.csv'), '--quiet', '--store', store], { env });
     expect(first.code, first.stderr).toBe(EXIT.OK);
     expect(sb.charges().total).toBe(hosts.length);
+    const firstRequests = sb.requests().length;
     // In the database, not in the cache directory.
     expect((await sql<{ n: number }>(`SELECT count(*)::int AS n FROM ${schema}.answers WHERE endpoint = 'domain'`))[0]?.n).toBe(hosts.length);
     const cacheDir = env.DOMAIN_INTEL_CACHE_DIR as string;
@@ -62,6 +63,7 @@ describe.skipIf(PG_URL === null)('a shared PostgreSQL store from the command lin
     sb.setRelease('2025-11');
     const refreshed = await runInProcess(['batch', input, '-o', join(dir, 'second.csv'), '--quiet', '--refresh'], { env: viaEnv });
     expect(refreshed.code, refreshed.stderr).toBe(EXIT.OK);
+    const requests = firstRequests + sb.requests().length; // the run between bought nothing, and sent nothing
     const history = (await sql<{ n: number }>(`SELECT count(*)::int AS n FROM ${schema}.history`))[0]?.n ?? 0;
     expect(history).toBeGreaterThan(0);
 
@@ -93,6 +95,25 @@ describe.skipIf(PG_URL === null)('a shared PostgreSQL store from the command lin
     const found = (parse(readFileSync(join(dir, 'second.csv'), 'utf8'), { columns: true }) as Record<string, string>[]).filter((r) => r.status === 'found');
     expect((JSON.parse(summary.stdout) as { rows: { found: number } }).rows.found).toBe(found.length);
     expect(sb.charges()).toMatchObject({ total: 0, requests: 0 });
+
+    // store status: the account's current window holds every request of the runs above (all within a minute),
+    // whichever process made them; no run is alive now.
+    const status = await runInProcess(['store', 'status'], { env: viaEnv });
+    expect(status.code, status.stderr).toBe(EXIT.OK);
+    const st = JSON.parse(status.stdout) as { backend: string; answers: number; machines: unknown[]; window: { accepted: number; windowMs: number } | null };
+    expect(st).toMatchObject({ backend: 'postgresql', answers: s.entries, machines: [], window: { accepted: requests, windowMs: 60_000 } });
+    const table = await runInProcess(['store', 'status'], { env: viaEnv, stdoutTTY: true, columns: 200 });
+    expect(table.stdout).toMatch(new RegExp(`window:\\s+${requests} requests in the last 1m`));
+    expect(table.stdout).toMatch(/runs now:\s+none/);
+
+    // cache prune and clear work on the shared store: its rows go, history with them.
+    const prune = await runInProcess(['cache', 'prune', '--max-age', '1d'], { env: viaEnv });
+    expect(prune.code, prune.stderr).toBe(EXIT.OK);
+    expect(prune.stderr).toMatch(/removed 0 answers older than 1d/);
+    const clear = await runInProcess(['cache', 'clear'], { env: viaEnv });
+    expect(clear.code, clear.stderr).toBe(EXIT.OK);
+    expect(clear.stderr).toMatch(new RegExp(`removed ${s.entries} cached answers`));
+    expect(await sql(`SELECT 1 FROM ${schema}.answers UNION ALL SELECT 1 FROM ${schema}.history`)).toEqual([]);
 
     // The local cache, asked for by name, is still the default and holds none of it.
     const local = await runInProcess(['cache', 'stats', '--store', 'sqlite'], { env: viaEnv });
