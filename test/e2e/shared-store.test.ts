@@ -102,6 +102,16 @@ describe.skipIf(PG_URL === null)('a shared PostgreSQL store from the command lin
     expect(status.code, status.stderr).toBe(EXIT.OK);
     const st = JSON.parse(status.stdout) as { backend: string; answers: number; machines: unknown[]; window: { accepted: number; windowMs: number } | null };
     expect(st).toMatchObject({ backend: 'postgresql', answers: s.entries, machines: [], window: { accepted: requests, windowMs: 60_000 } });
+    // With a password in the URL (the server trusts this test, so it is never asked for): shown masked.
+    const secret = 'Wh1spered-pw';
+    const withPassword = store.replace('://postgres@', `://postgres:${secret}@`);
+    expect(withPassword).not.toBe(store);
+    const masked = await runInProcess(['store', 'status', '--store', withPassword], { env });
+    expect(masked.code, masked.stderr).toBe(EXIT.OK);
+    expect((JSON.parse(masked.stdout) as { where: string }).where).toMatch(/^postgres:\/\/postgres:\*\*\*@/);
+    const maskedTable = await runInProcess(['store', 'status', '--store', withPassword], { env, stdoutTTY: true, columns: 200 });
+    expect(maskedTable.stdout).toMatch(/store:\s+postgres:\/\/postgres:\*\*\*@/);
+    for (const r of [masked, maskedTable]) expect(r.stdout + r.stderr).not.toContain(secret);
     const table = await runInProcess(['store', 'status'], { env: viaEnv, stdoutTTY: true, columns: 200 });
     expect(table.stdout).toMatch(new RegExp(`window:\\s+${requests} requests in the last 1m`));
     expect(table.stdout).toMatch(/runs now:\s+none/);
