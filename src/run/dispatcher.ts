@@ -183,9 +183,7 @@ export class Dispatcher<K extends RunKind> {
       try {
         ticket = await limiter.acquire(signal);
       } catch (err) {
-        // Not a stop: the limiter's shared slots failed (a shared store lost). Pacing alone would guess the
-        // account's rate for everyone: nothing more is sent, and the run ends with the error.
-        if (!signal.aborted) this.stop('error', err);
+        if (!signal.aborted) this.stop('error', err); // the account's shared slots failed: never pace alone
         return this.#settle(keys, 'error', null, this.#stopText ?? 'interrupted');
       }
       // A stop while this waited for its slot (a 402, the gate, the consumer gone) sends nothing new; hosts
@@ -212,7 +210,7 @@ export class Dispatcher<K extends RunKind> {
         if (err instanceof InvalidKeyError && err.status === undefined) stats.requests--;
         const rateLimited = isRateLimit(err);
         const paused = rateLimited ? limiter.rateLimit(err.resetAnnounced ? err.resumeAt : null, err.resetRounded) : null; // before any slot is taken
-        await this.#settleSlot(limiter, ticket, !rateLimited);
+        await limiter.settle(ticket, !rateLimited).catch((err: unknown) => this.stop('error', err));
         if (mayHaveBeenCharged(err)) stats.unconfirmed += keys.length;
         if (err instanceof DomainIntelError) {
           this.#ledger.note(err.quota, 0);
@@ -238,16 +236,10 @@ export class Dispatcher<K extends RunKind> {
         }
         return this.#giveUp(keys, err, next.reason);
       }
-      // The answer is paid for: recorded (and shown) even when its slot cannot be settled.
-      await this.#settleSlot(limiter, ticket, true);
+      await limiter.settle(ticket, true).catch((err: unknown) => this.stop('error', err)); // paid: recorded all the same
       await this.#record(keys, answer);
       return this.#gate.pass(this.#o.stats.quota, true, this.#halt);
     }
-  }
-
-  /** Settles a request's slot; slots that cannot be written (a shared store lost) stop the run. */
-  async #settleSlot(limiter: Awaited<DispatcherOptions<K>['limiter']>, ticket: Ticket, accepted: boolean): Promise<void> {
-    await limiter.settle(ticket, accepted).catch((err: unknown) => this.stop('error', err));
   }
 
   async #giveUp(keys: string[], err: unknown, reason: string): Promise<void> {
@@ -274,8 +266,7 @@ export class Dispatcher<K extends RunKind> {
     this.#o.waiting.failedWith(keys, err); // an older answer may stand in for it, if this error allows (run/stale-answers.ts)
     this.#settle(keys, 'error', null, reason, true);
     if (isUnreachable(err)) {
-      // The cause the summary names for rows in error, even when these rows got older answers and only the
-      // rows it stops (which say just "not looked up") are in error.
+      // The cause the summary names for rows in error, even when only the rows it stops ("not looked up") are.
       this.#o.stats.errorCause ??= reason;
       this.stop('unreachable');
     }
