@@ -155,7 +155,7 @@ export interface ImportCounts {
  * import`), where a backend can give them up (exportAll) or take them in (importAll).
  */
 export interface StoreMaintenance {
-  /** Every answer, then every past answer, some at a time. */
+  /** Every answer and past answer, some at a time. */
   exportAll?(): AsyncIterable<KeptAnswer[]>;
   /**
    * Adds what `chunks` hold that this store lacks: an answer newer than the one held replaces it (which keeps
