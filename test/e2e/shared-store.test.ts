@@ -4,13 +4,13 @@
 // the cache directory, which stays empty). The password is masked wherever the URL is shown, and a store that
 // cannot be reached is one line and its exit code, with nothing bought and no store of the run's own.
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT } from '../../src/cli/exit-codes.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
-import { cliEnv, runInProcess } from '../helpers/cli.js';
+import { cliEnv, runInProcess, startInProcess } from '../helpers/cli.js';
 import { freshSchema, PG_URL, sql, urlOf } from '../store/postgres-helpers.js';
 
 const HOSTS = 60;
@@ -188,6 +188,32 @@ describe.skipIf(PG_URL === null)('a shared PostgreSQL store from the command lin
     expect(status.code, status.stderr).toBe(EXIT.OK);
     const s = JSON.parse(status.stdout) as { version: number; knownVersion: number; answers: number; history: number; machines: unknown[]; where: string };
     expect(s).toMatchObject({ version: 1, knownVersion: 1, answers: local.entries, history: local.history, machines: [] });
+  });
+
+  it('store status shows a run alive while it runs, by machine, and none once it ended', async () => {
+    const slow = await startSandbox({ port: 0, rpm: 0, hosts: HOSTS, latencyMs: 400 });
+    try {
+      const store = urlOf(freshSchema());
+      const env = cliEnv({ DOMAIN_INTEL_BASE_URL: slow.baseUrl, DOMAIN_INTEL_API_KEY: slow.key, DOMAIN_INTEL_STORE: store });
+      const run = startInProcess(['batch', input, '-o', join(dir, 'slow.csv'), '--quiet', '--concurrency', '1'], { env });
+      type Status = { machines: { machine: string; runs: number; buying: number }[] };
+      let seen: Status['machines'] = [];
+      // Polled, not timed: the run is seen once it takes its first slot, and buying once it asks the store
+      // before its first batch.
+      const buying = () => seen.some((m) => m.buying > 0);
+      for (let i = 0; i < 200 && !buying(); i++) {
+        const r = await runInProcess(['store', 'status'], { env });
+        if (r.code === EXIT.OK) seen = (JSON.parse(r.stdout) as Status).machines;
+        if (!buying()) await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      // The run ends before anything is judged: a failure must not leave it running against a dropped schema.
+      expect((await run.done).code).toBe(EXIT.OK);
+      expect(seen).toEqual([{ machine: hostname(), runs: 1, buying: 1, lastSeen: expect.any(Number) }]);
+      const after = await runInProcess(['store', 'status'], { env });
+      expect((JSON.parse(after.stdout) as Status).machines).toEqual([]);
+    } finally {
+      await slow.close();
+    }
   });
 
   it('config set store keeps the URL and masks its password wherever it is shown', async () => {

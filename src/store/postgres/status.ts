@@ -30,8 +30,9 @@ export async function postgresStatus(url: string): Promise<StoreStatus> {
         `SELECT (SELECT COUNT(*) FROM ${s}.answers) AS answers, (SELECT COUNT(*) FROM ${s}.history) AS history`,
       );
       // Alive: heard from within the lease, on the server's clock (machine and pid are for reading, not judging).
+      // A run is a process: its answers and its account hold a presence each, so processes are counted.
       const machines = await db.query<{ machine: string; runs: number; buying: number; last_seen: number }>(
-        `SELECT machine, COUNT(*)::int AS runs, (COUNT(*) FILTER (WHERE buying))::int AS buying, MAX(last_seen) AS last_seen
+        `SELECT machine, (COUNT(DISTINCT pid))::int AS runs, (COUNT(DISTINCT pid) FILTER (WHERE buying))::int AS buying, MAX(last_seen) AS last_seen
            FROM ${s}.runs WHERE last_seen > ${s}.now_ms() - $1 GROUP BY machine ORDER BY machine`,
         [LEASE_MS],
       );
