@@ -182,7 +182,8 @@ export class Dispatcher<K extends RunKind> {
       let ticket: Ticket;
       try {
         ticket = await limiter.acquire(signal);
-      } catch {
+      } catch (err) {
+        if (!signal.aborted) this.stop('error', err); // the account's shared slots failed: never pace alone
         return this.#settle(keys, 'error', null, this.#stopText ?? 'interrupted');
       }
       // A stop while this waited for its slot (a 402, the gate, the consumer gone) sends nothing new; hosts
@@ -196,7 +197,7 @@ export class Dispatcher<K extends RunKind> {
         if (this.#stopText !== null) await this.#o.store.release(spec.endpoint, keys).catch(() => undefined);
       }
       if (this.#stopText !== null || keys.length === 0) {
-        await limiter.release(ticket);
+        await limiter.release(ticket).catch((err: unknown) => this.stop('error', err));
         return this.#settle(keys, 'error', null, this.#stopText);
       }
       stats.requests++;
@@ -210,7 +211,7 @@ export class Dispatcher<K extends RunKind> {
         if (err instanceof InvalidKeyError && err.status === undefined) stats.requests--;
         const rateLimited = isRateLimit(err);
         const paused = rateLimited ? limiter.rateLimit(err.resetAnnounced ? err.resumeAt : null, err.resetRounded) : null; // before any slot is taken
-        await limiter.settle(ticket, !rateLimited);
+        await limiter.settle(ticket, !rateLimited).catch((err: unknown) => this.stop('error', err));
         if (mayHaveBeenCharged(err)) stats.unconfirmed += keys.length;
         if (err instanceof DomainIntelError) {
           this.#ledger.note(err.quota, 0);
@@ -236,7 +237,7 @@ export class Dispatcher<K extends RunKind> {
         }
         return this.#giveUp(keys, err, next.reason);
       }
-      await limiter.settle(ticket, true);
+      await limiter.settle(ticket, true).catch((err: unknown) => this.stop('error', err)); // paid: recorded all the same
       await this.#record(keys, answer);
       return this.#gate.pass(this.#o.stats.quota, true, this.#halt);
     }
@@ -266,8 +267,7 @@ export class Dispatcher<K extends RunKind> {
     this.#o.waiting.failedWith(keys, err); // an older answer may stand in for it, if this error allows (run/stale-answers.ts)
     this.#settle(keys, 'error', null, reason, true);
     if (isUnreachable(err)) {
-      // The cause the summary names for rows in error, even when these rows got older answers and only the
-      // rows it stops (which say just "not looked up") are in error.
+      // The cause the summary names for rows in error, even when only the rows it stops ("not looked up") are.
       this.#o.stats.errorCause ??= reason;
       this.stop('unreachable');
     }

@@ -132,11 +132,37 @@ export interface StoreStats {
   history: number;
 }
 
+/** One answer as a store keeps it, the current one or a past one: what copying one store into another moves. */
+export interface KeptAnswer {
+  endpoint: string;
+  host: string;
+  status: 'found' | 'missing';
+  /** The body as the JSON text kept (copied as it is: its keys in the service's order). */
+  body: string | null;
+  fetchedAt: number;
+  /** When a later answer replaced it; null for the current answer. */
+  replacedAt: number | null;
+}
+
+/** What an import added: answers (new, or newer than those held) and past answers. */
+export interface ImportCounts {
+  answers: number;
+  history: number;
+}
+
 /**
- * Upkeep, for `cache stats|clear|prune` (and, in time, import and export: copying one store's answers and
- * history into another, which a backend adds here).
+ * Upkeep, for `cache stats|clear|prune`; and copying one store's answers and history into another (`store
+ * import`), where a backend can give them up (exportAll) or take them in (importAll).
  */
 export interface StoreMaintenance {
+  /** Every answer and past answer, some at a time. */
+  exportAll?(): AsyncIterable<KeptAnswer[]>;
+  /**
+   * Adds what `chunks` hold that this store lacks: an answer newer than the one held replaces it (which keeps
+   * the one replaced as history, as a refresh does), an older one becomes a past answer, and a past answer
+   * already held is not added twice. Importing the same again adds nothing.
+   */
+  importAll?(chunks: AsyncIterable<KeptAnswer[]>): Promise<ImportCounts>;
   stats(): Promise<StoreStats>;
   /** Removes every answer and its history; resolves to how many answers. */
   clear(): Promise<number>;

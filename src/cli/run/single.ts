@@ -76,11 +76,13 @@ async function lookupAndWrite<T>(ctx: Context<EnrichCommand>, spec: SingleSpec<T
   const { endpoint, fanOut } = KINDS[spec.kind];
   // A cache that cannot be written (disk full, read-only) costs the answer's keeping, never the paid answer.
   const kept = { notKept: 0, notKeptCause: null as string | null };
+  // A shared store lost under the lookup: the paid answer is still shown, then the command ends on the loss (exit 13).
+  let lost: Error | null = null;
   const result = await lookupOne<T>({
     endpoint,
     key,
     fetch: (patience) => spec.fetch(client, host, { patience }),
-    store: store && keptStore(store, { stats: kept, clock: Date.now }),
+    store: store && keptStore(store, { stats: kept, clock: Date.now, onLost: (err) => (lost = err) }),
     maxAgeMs: (await ctx.config()).maxAgeMs, // the resolver's: one road from --max-age to the lookup
     refresh: ctx.opts.refresh === true,
     stale: ctx.opts.stale !== false,
@@ -91,7 +93,7 @@ async function lookupAndWrite<T>(ctx: Context<EnrichCommand>, spec: SingleSpec<T
       ctx.logger.warn(rateLimited ? `rate limited; waiting ${humanDuration(delayMs)}` : `${error.message}; retrying in ${humanDuration(delayMs)}`),
   });
   if (result.quota) ctx.logger.quota(result.quota);
-  if (kept.notKept > 0) ctx.logger.warn(`${kept.notKeptCause}: the answer is not kept; a re-run will pay for it again`);
+  if (kept.notKept > 0 && lost === null) ctx.logger.warn(`${kept.notKeptCause}: the answer is not kept; a re-run will pay for it again`);
   // Seconds shown as such: "just now" would contradict "older than --max-age 1s".
   const since = result.cachedAt === null ? 0 : Date.now() - result.cachedAt;
   const age = result.cachedAt === null ? '' : since < 45_000 ? `${humanDuration(Math.max(0, since))} ago` : relativeAge(since);
@@ -123,6 +125,7 @@ async function lookupAndWrite<T>(ctx: Context<EnrichCommand>, spec: SingleSpec<T
     };
     await writeRows(ctx, { stream: out, kind: spec.kind, format, rows: [row] });
   }
+  if (lost !== null) throw lost;
   if (missing) {
     // Reported like every other error (a JSON object on stderr under --json), exit 8; the row above is data,
     // written all the same so a script reads the one shape whatever the answer.

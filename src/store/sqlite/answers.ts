@@ -1,5 +1,6 @@
 // The answer store: every paid answer, keyed by (endpoint, host), read back by age. Writes go through the
 // journal (journal.ts) except a lone answer; reads see the journal's unmerged answers too.
+import { exportRows } from './export.js';
 import fs from 'node:fs';
 import type Database from 'better-sqlite3';
 import type { AnswerPut, Store, StoredAnswer, StoreStats } from '../contract.js';
@@ -179,6 +180,10 @@ export function answerCache(db: Database.Database, file: string, clock: () => nu
         journal.merge();
         return past.prune(cutoff(maxAgeMs));
       }),
+    exportAll: () => {
+      checked(() => journal.merge());
+      return exportRows(db);
+    },
     past: guarded(past, reading),
     close: async () => {
       if (!db.open) return;
