@@ -10,6 +10,7 @@ import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT } from '../../src/cli/exit-codes.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
+import { SCHEMA_VERSION } from '../../src/store/postgres/schema.js';
 import { cliEnv, runInProcess, startInProcess } from '../helpers/cli.js';
 import { freshSchema, PG_URL, sql, urlOf } from '../store/postgres-helpers.js';
 
@@ -151,8 +152,8 @@ describe.skipIf(PG_URL === null)('a shared PostgreSQL store from the command lin
     expect(await sql(`SELECT 1 FROM information_schema.schemata WHERE schema_name = $1`, [schema])).toEqual([]);
     const migrated = await runInProcess(['store', 'migrate', '--store', store], { env });
     expect(migrated.code, migrated.stderr).toBe(EXIT.OK);
-    expect(migrated.stderr).toMatch(/brought from version 0 to 1/);
-    expect((await runInProcess(['store', 'migrate', '--store', store], { env })).stderr).toMatch(/is up to date \(version 1\)/);
+    expect(migrated.stderr).toMatch(new RegExp(`brought from version 0 to ${SCHEMA_VERSION}\\b`));
+    expect((await runInProcess(['store', 'migrate', '--store', store], { env })).stderr).toMatch(new RegExp(`is up to date \\(version ${SCHEMA_VERSION}\\)`));
 
     const first = await runInProcess(['store', 'import', '--store', store], { env });
     expect(first.code, first.stderr).toBe(EXIT.OK);
@@ -187,7 +188,7 @@ describe.skipIf(PG_URL === null)('a shared PostgreSQL store from the command lin
     const status = await runInProcess(['store', 'status', '--store', store], { env });
     expect(status.code, status.stderr).toBe(EXIT.OK);
     const s = JSON.parse(status.stdout) as { version: number; knownVersion: number; answers: number; history: number; machines: unknown[]; where: string };
-    expect(s).toMatchObject({ version: 1, knownVersion: 1, answers: local.entries, history: local.history, machines: [] });
+    expect(s).toMatchObject({ version: SCHEMA_VERSION, knownVersion: SCHEMA_VERSION, answers: local.entries, history: local.history, machines: [] });
   });
 
   it('store status shows a run alive while it runs, by machine, and none once it ended', async () => {
