@@ -75,7 +75,9 @@ function run(m: Machine, args: string[]): Run {
   const cliPid = (): number | undefined => {
     if (!ROOT_USER) return child.pid;
     try {
-      const kids = execFileSync('pgrep', ['-P', String(child.pid)], { encoding: 'utf8' }).trim().split('\n');
+      const kids = execFileSync('pgrep', ['-P', String(child.pid)], { encoding: 'utf8' })
+        .trim()
+        .split('\n');
       return Number(kids[0]) || undefined;
     } catch {
       return undefined;
@@ -112,9 +114,9 @@ async function waitFor(cond: () => boolean, ms: number): Promise<void> {
 describe.skipIf(PG_URL === null)('three machines, one account, one PostgreSQL store', () => {
   it('over overlapping lists, started at the same instant: charged = distinct hosts, no 429, wall time within 1.3x of the ideal', async () => {
     const store = urlOf(freshSchema());
-    // 12,000 each, overlapping by half: 24,000 distinct hosts, 240 batches at 20 a second: 11 s ideal.
-    const lists = [list('a.csv', sites(0, 12_000, 'same')), list('b.csv', sites(6000, 18_000, 'same')), list('c.csv', sites(12_000, 24_000, 'same'))];
-    const distinct = 24_000;
+    // 18,000 each, overlapping by half: 36,000 distinct hosts, 360 batches at 20 a second: 18 s ideal.
+    const lists = [list('a.csv', sites(0, 18_000, 'same')), list('b.csv', sites(9000, 27_000, 'same')), list('c.csv', sites(18_000, 36_000, 'same'))];
+    const distinct = 36_000;
     // The schema is made before the clock starts (each machine would otherwise race to create it: that is
     // tested by the same-instant starts below, not timed here).
     const prep = await run(machine('prep', store), ['store', 'migrate']).done;
@@ -129,13 +131,19 @@ describe.skipIf(PG_URL === null)('three machines, one account, one PostgreSQL st
     expect(twice()).toEqual([]);
     expect(charged.total).toBe(distinct);
     expect(charged.rateLimited).toBe(0);
-    // The ideal: every batch at the account's rate, the first window's worth at once.
+    // The ideal: every batch at the account's rate, from the moment the machines are started (their start-up
+    // and the first request's round trip count against them, as they do for a user).
     const batches = distinct / 100;
-    const ideal = ((batches - RATE) / RATE) * WINDOW_MS;
+    const ideal = (batches / RATE) * WINDOW_MS;
     console.log(`machines: ${batches} batches, wall ${wall} ms, ideal ${ideal} ms, ${(wall / ideal).toFixed(2)}x, 429s ${charged.rateLimited}`);
     expect(wall).toBeLessThanOrEqual(1.3 * ideal);
     // Every machine's output is whole.
-    for (let i = 0; i < 3; i++) expect(readFileSync(join(dir, `out-${i}.csv`), 'utf8').trimEnd().split('\n')).toHaveLength(12_001);
+    for (let i = 0; i < 3; i++)
+      expect(
+        readFileSync(join(dir, `out-${i}.csv`), 'utf8')
+          .trimEnd()
+          .split('\n'),
+      ).toHaveLength(18_001);
   }, 120_000);
 
   it('five same-instant starts of three machines on a fresh store buy nothing twice', async () => {
@@ -144,7 +152,9 @@ describe.skipIf(PG_URL === null)('three machines, one account, one PostgreSQL st
       const hosts = sites(0, 600, `instant${round}`);
       const file = list(`instant-${round}.csv`, hosts);
       sb.resetCounters();
-      const runs = [0, 1, 2].map((i) => run(machine(`i${round}${i}`, store), ['batch', file, '-o', join(dir, `instant-${round}-${i}.csv`), '--quiet', ...PLAN]));
+      const runs = [0, 1, 2].map((i) =>
+        run(machine(`i${round}${i}`, store), ['batch', file, '-o', join(dir, `instant-${round}-${i}.csv`), '--quiet', ...PLAN]),
+      );
       const results = await Promise.all(runs.map((r) => r.done));
       for (const r of results) expect(r.code, r.stderr).toBe(0);
       expect(twice(), `round ${round}`).toEqual([]);
@@ -207,7 +217,12 @@ describe.skipIf(PG_URL === null)('three machines, one account, one PostgreSQL st
         .filter((l) => l !== '')
         .map((l) => (JSON.parse(l) as { host: string }).host),
     );
-    const expected = new Set(sb.changesBetween(from, to).filter((ch) => moved.includes(ch.host)).map((ch) => ch.host));
+    const expected = new Set(
+      sb
+        .changesBetween(from, to)
+        .filter((ch) => moved.includes(ch.host))
+        .map((ch) => ch.host),
+    );
     expect(expected.size).toBeGreaterThan(0);
     expect([...reported].sort()).toEqual([...expected].sort());
     // The analyst spent nothing and asked nothing.
