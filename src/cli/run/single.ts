@@ -13,7 +13,7 @@ import type { EnrichCommand } from '../options/table.js';
 import { EXIT } from '../exit-codes.js';
 import { durationText } from '../../config/values.js';
 import { humanDuration, relativeAge } from '../output/format.js';
-import { argsFormat, type Format } from '../output/render.js';
+import { argsFormat, type Format } from '../output/format-choice.js';
 import { openOutput } from '../../output/file.js';
 import type { AnswerStore } from '../../store/contract.js';
 import type { Writable } from 'node:stream';
@@ -22,7 +22,8 @@ export interface SingleSpec<T> {
   kind: RunKind;
   raw: string;
   fetch: (client: DomainIntelClient, host: string, opts: CallOptions) => Promise<ApiResponse<T>>;
-  view: (data: T) => string;
+  /** The table view (loaded only for a table: JSON and CSV need none of it). */
+  view: (data: T) => Promise<string>;
 }
 
 /** Looks one host up (cache first) and prints it in the chosen format; returns the exit code. */
@@ -43,11 +44,13 @@ export async function single<T>(ctx: Context<EnrichCommand>, spec: SingleSpec<T>
   // --fields is checked before anything is paid for, as a list run checks it.
   if (ctx.opts.fields !== undefined) chooseColumns(spec.kind, ctx.opts.fields, false);
   if (ctx.opts.maxLookups === 0) throw new UsageError('--max-lookups 0 allows no lookup', 'budget');
-  const [client, store] = await Promise.all([ctx.client(), ctx.store()]);
+  // The client (undici, the account's state file) is made only when a request must go: a cached answer
+  // needs the cache alone, and loading the rest was half of a cached lookup's time (issue 27).
+  const store = await ctx.store();
   // The output is opened before anything is paid for: a path that cannot be written costs no lookup.
   const out = await openOutput(target, ctx.io.stdout, { signal: ctx.interrupted, onWait: (what) => ctx.logger.info(what) });
   try {
-    const written = await lookupAndWrite(ctx, spec, { host, key, format, client, store, out: out.stream });
+    const written = await lookupAndWrite(ctx, spec, { host, key, format, store, out: out.stream });
     await out.commit();
     if (written.error) throw written.error;
     return written.code;
@@ -60,7 +63,6 @@ interface Resolved {
   host: string;
   key: string;
   format: Format;
-  client: DomainIntelClient;
   store: AnswerStore | null;
   out: Writable;
 }
@@ -72,7 +74,7 @@ interface Written {
 }
 
 async function lookupAndWrite<T>(ctx: Context<EnrichCommand>, spec: SingleSpec<T>, r: Resolved): Promise<Written> {
-  const { host, key, format, client, store, out } = r;
+  const { host, key, format, store, out } = r;
   const { endpoint, fanOut } = KINDS[spec.kind];
   // A cache that cannot be written (disk full, read-only) costs the answer's keeping, never the paid answer.
   const kept = { notKept: 0, notKeptCause: null as string | null };
@@ -81,13 +83,13 @@ async function lookupAndWrite<T>(ctx: Context<EnrichCommand>, spec: SingleSpec<T
   const result = await lookupOne<T>({
     endpoint,
     key,
-    fetch: (patience) => spec.fetch(client, host, { patience }),
+    fetch: async (patience) => spec.fetch(await ctx.client(), host, { patience }),
     store: store && keptStore(store, { stats: kept, clock: Date.now, onLost: (err) => (lost = err) }),
     maxAgeMs: (await ctx.config()).maxAgeMs, // the resolver's: one road from --max-age to the lookup
     refresh: ctx.opts.refresh === true,
     stale: ctx.opts.stale !== false,
     retries: ctx.opts.retries,
-    timeoutMs: client.timeoutMs, // sets the cap on the request's time (api/retry.ts)
+    timeoutMs: ctx.opts.timeout, // the client's per-attempt timeout; sets the cap on the request's time (api/retry.ts)
     signal: ctx.interrupted,
     onRetry: ({ delayMs, error, rateLimited }) =>
       ctx.logger.warn(rateLimited ? `rate limited; waiting ${humanDuration(delayMs)}` : `${error.message}; retrying in ${humanDuration(delayMs)}`),
@@ -106,7 +108,7 @@ async function lookupAndWrite<T>(ctx: Context<EnrichCommand>, spec: SingleSpec<T
   const missing = result.status === 'missing';
   const data = missing ? null : (fanOut(result.data, host) as T);
   if (format === 'table') {
-    if (data !== null) out.write(`${spec.view(data)}\n`);
+    if (data !== null) out.write(`${await spec.view(data)}\n`);
   } else {
     // The same row envelope a list writes (one row, line 1), so one host and many read alike in every format.
     // The row writer loads only here: a table needs none of it.

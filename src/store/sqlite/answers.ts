@@ -19,20 +19,35 @@ export type AnswerCache = Store;
 // SQLite allows 32766 bound parameters, but a short IN list keeps each statement cheap to plan and reuse.
 const HOSTS_PER_QUERY = 498; // plus endpoint and cutoff: 500
 
+/** A stored answer as SQLite gives it back (raw): host, status, body, fetched_at, prev_fetched_at. */
+type RawRow = [string, StoredAnswer['status'], string | null, number, number | null];
+
 /** The answer cache over an open database whose schema is in place; closing it closes `db`. */
 export function answerCache(db: Database.Database, file: string, clock: () => number): AnswerCache {
-  // One prepared statement per IN-list length; in practice: full chunks and one remainder size per run.
-  const inLists = new Map<number, Database.Statement<unknown[], Row>>();
+  // One prepared statement per IN-list length; in practice: full chunks and one remainder size per run. Rows
+  // come back as arrays (raw): a warm re-run reads every host of the file, and an object per row was garbage.
+  const inLists = new Map<number, Database.Statement<unknown[], RawRow>>();
   const inList = (n: number) => {
     let stmt = inLists.get(n);
     if (!stmt) {
       const marks = Array.from({ length: n }, () => '?').join(', ');
-      stmt = db.prepare<unknown[], Row>(
-        `SELECT host, status, body, fetched_at, prev_fetched_at FROM answers WHERE endpoint = ? AND fetched_at >= ? AND host IN (${marks})`,
-      );
+      stmt = db
+        .prepare<unknown[], RawRow>(
+          `SELECT host, status, body, fetched_at, prev_fetched_at FROM answers WHERE endpoint = ? AND fetched_at >= ? AND host IN (${marks})`,
+        )
+        .raw(true) as unknown as Database.Statement<unknown[], RawRow>;
       inLists.set(n, stmt);
     }
     return stmt;
+  };
+  /** The stored rows of `hosts` (any repeat is only asked twice), HOSTS_PER_QUERY at a time, each to `each`. */
+  const selectEach = (endpoint: string, hosts: readonly string[], since: number, each: (row: RawRow) => void): void => {
+    for (let i = 0; i < hosts.length; i += HOSTS_PER_QUERY) {
+      const end = Math.min(hosts.length, i + HOSTS_PER_QUERY);
+      const params: unknown[] = [endpoint, since];
+      for (let j = i; j < end; j++) params.push(hosts[j]);
+      for (const row of inList(end - i).all(params)) each(row);
+    }
   };
   // data_version changes when another connection commits to the file: until one has, no other process can
   // have bought anything this connection does not already know of, and getFresh skips its query.
@@ -75,19 +90,23 @@ export function answerCache(db: Database.Database, file: string, clock: () => nu
   /** Answers of `hosts` in `answers` or in `unmerged` (the later one per host), or this connection's unmerged ones. */
   const read = (endpoint: string, hosts: readonly string[], maxAgeMs: number, unmerged: Row[] = []): Map<string, StoredAnswer> => {
     const out = new Map<string, StoredAnswer>();
-    const unique = [...new Set(hosts)];
     const since = cutoff(maxAgeMs);
+    // Nothing unmerged (a warm re-run, a lookup): each stored row is the answer, decoded as it comes.
+    if (unmerged.length === 0 && journal.pending === 0) {
+      selectEach(endpoint, hosts, since, (r) => {
+        const entry = decode({ status: r[1], body: r[2], fetched_at: r[3], prev_fetched_at: r[4] });
+        if (entry) out.set(r[0], entry);
+      });
+      return out;
+    }
     const found = new Map<string, Row>();
     const keep = (row: Row) => {
       const kept = found.get(row.host);
       if (kept === undefined || row.fetched_at > kept.fetched_at) found.set(row.host, row);
     };
     unmerged.forEach(keep);
-    for (let i = 0; i < unique.length; i += HOSTS_PER_QUERY) {
-      const chunk = unique.slice(i, i + HOSTS_PER_QUERY);
-      for (const row of inList(chunk.length).all(endpoint, since, ...chunk)) keep(row);
-    }
-    for (const host of unique) {
+    selectEach(endpoint, hosts, since, (r) => keep({ host: r[0], status: r[1], body: r[2], fetched_at: r[3], prev_fetched_at: r[4] }));
+    for (const host of hosts) {
       const row = journal.latest(endpoint, host, found.get(host), since);
       const entry = row ? decode(row) : null;
       if (entry) out.set(host, entry);
