@@ -144,7 +144,12 @@ export function answerCache(db: Database.Database, file: string, clock: () => nu
     getMany: async (endpoint, hosts, maxAgeMs) => reading(() => read(endpoint, hosts, maxAgeMs)),
     getFresh: async (endpoint, hosts, maxAgeMs) => checked(() => getFresh(endpoint, hosts, maxAgeMs)),
     putMany: async (entries) => checked(() => putMany(entries)),
-    claim: async (endpoint, hosts) => (othersWrote ? checked(() => claims.claim(endpoint, hosts)) : []),
+    // Claimed even while this connection believes itself alone: another may have joined after it looked.
+    claim: async (endpoint, hosts) =>
+      checked(() => {
+        if (!joined) join();
+        return claims.claim(endpoint, hosts);
+      }),
     release: async (endpoint, hosts) => checked(() => claims.release(endpoint, hosts)),
     holdsAny: async (endpoint) => reading(() => anyFor.get(endpoint, endpoint) !== undefined),
     join: async () => checked(join),
