@@ -46,7 +46,7 @@ export const EXIT = {
   EMPTY_INPUT: 12,
   /** Interrupted (Ctrl-C): answers so far are cached, re-run to resume. */
   INTERRUPTED: 130,
-  /** The reader of stdout went away (e.g. `| head`); nothing more was spent. */
+  /** The reader of stdout went away (e.g. `| head`); nothing was sent after that. */
   PIPE: 141,
 } as const;
 
@@ -91,5 +91,5 @@ export const EXIT_TABLE: [number, string][] = [
     'the input held no rows (empty, or a header alone): nothing looked up or written, an existing -o FILE untouched; --allow-empty runs anyway',
   ],
   [EXIT.INTERRUPTED, 'interrupted; answers so far are cached (not under --no-cache), re-run to resume'],
-  [EXIT.PIPE, 'stdout closed early (e.g. | head); nothing more was spent'],
+  [EXIT.PIPE, 'stdout closed early (e.g. | head); nothing was sent after that (answers already on their way are cached)'],
 ];
