@@ -56,7 +56,7 @@ export const EXIT = {
   STORE: 13,
   /** Interrupted (Ctrl-C): answers so far are cached, re-run to resume. */
   INTERRUPTED: 130,
-  /** The reader of stdout went away (e.g. `| head`); nothing more was spent. */
+  /** The reader of stdout went away (e.g. `| head`); nothing was sent after that. */
   PIPE: 141,
 } as const;
 
@@ -194,5 +194,5 @@ export const EXIT_TABLE: [number, string][] = [
     'the shared store (--store) cannot be used: unreachable, login refused, a newer schema; lost mid-run, the run stopped buying and kept paid answers in the output or FILE.partial',
   ],
   [EXIT.INTERRUPTED, 'interrupted; answers so far are cached (not under --no-cache), re-run to resume'],
-  [EXIT.PIPE, 'stdout closed early (e.g. | head); nothing more was spent'],
+  [EXIT.PIPE, 'stdout closed early (e.g. | head); nothing was sent after that (answers already on their way are cached)'],
 ];

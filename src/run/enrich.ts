@@ -197,7 +197,9 @@ export function enrich<K extends RunKind>(records: RecordSource, o: EnrichOption
         const ready = buffer.take();
         if (ready.length > 0) {
           buffer.notify(); // reading may wait for room
+          const taken = dispatcher.taking();
           yield ready;
+          taken(); // the consumer came back for more: the run may buy further ahead (slow start)
           continue;
         }
         if (dispatcher.fatal !== null && dispatcher.inflight === 0) throw dispatcher.fatal;

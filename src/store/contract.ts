@@ -46,8 +46,9 @@ export interface AnswerStore {
   /**
    * Claims hosts about to be sent, so another run does not buy them at the same time; returns those another
    * live run is buying now (not claimed here). A claim ends when putMany stores the host's answer, on
-   * release, or when its run is gone (a lease the backend keeps). Asked as a run asks it: after join, and
-   * after getFresh for the same hosts; may claim nothing while this run is alone.
+   * release, when its run leaves, or when its run is gone (a lease the backend keeps). Asked as a run asks
+   * it: after join, and before getFresh for the same hosts; claims even while this run believes itself alone
+   * (another may have joined after it looked).
    */
   claim(endpoint: string, hosts: readonly string[]): Promise<string[]>;
   /** Ends this handle's claims on hosts whose lookup gave up. */
@@ -61,12 +62,13 @@ export interface AnswerStore {
   /** Whether any answer, of any age, is held for `endpoint`. */
   holdsAny(endpoint: string): Promise<boolean>;
   /**
-   * Presence: this run is about to buy. Resolves true when another live run uses the store (claims are then
-   * worth taking). A run joins before its first batch and leaves at its end; liveness is the backend's
-   * (a pid on one machine, a heartbeat across machines).
+   * Presence: this run is about to buy. Resolves true when another live run uses the store (what a run alone
+   * cannot rely on: one that starts a moment later is not seen). A run joins before its first batch and
+   * leaves at its end, which ends its claims; liveness is the backend's (a pid on one machine, a heartbeat
+   * across machines).
    */
   join(): Promise<boolean>;
-  /** This run is done buying (also done by close). */
+  /** This run is done buying: its claims end (also done by close). */
   leave(): Promise<void>;
   /** The answers held before the current ones. */
   readonly past: HistoryReads;

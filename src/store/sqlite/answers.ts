@@ -60,6 +60,10 @@ export function answerCache(db: Database.Database, file: string, clock: () => nu
     `INSERT INTO answers (endpoint, host, status, body, fetched_at) VALUES (?, ?, ?, ?, ?)
      ON CONFLICT (endpoint, host) DO UPDATE SET status = excluded.status, body = excluded.body, fetched_at = excluded.fetched_at, prev_fetched_at = answers.fetched_at`,
   );
+  const putLone = db.transaction((e: AnswerPut, now: number, answered: () => void) => {
+    putOne.run(e.endpoint, e.host, e.status, encode(e.body), now);
+    answered();
+  });
   const anyFor = db
     .prepare<[string, string], number>('SELECT 1 FROM answers WHERE endpoint = ? UNION ALL SELECT 1 FROM recent WHERE endpoint = ? LIMIT 1')
     .pluck();
@@ -134,23 +138,20 @@ export function answerCache(db: Database.Database, file: string, clock: () => nu
     const now = clock();
     if (entries.length === 0) return now;
     const only = entries[0] as AnswerPut;
-    if (entries.length === 1 && journal.pending === 0) {
-      // A lone answer (a single lookup, a traffic or employees run) dirties a page or two either way: written
-      // straight into `answers`, it leaves nothing to merge when the cache closes.
-      putOne.run(only.endpoint, only.host, only.status, encode(only.body), now);
-    } else {
-      journal.append(entries.map((e) => ({ endpoint: e.endpoint, host: e.host, status: e.status, body: encode(e.body), fetched_at: now })));
-    }
-    // Answered: another process may look these hosts up from the cache now, rather than wait for the claims.
-    try {
+    // Answered: their claims end in the same commit, so another process finds the answers once it finds the
+    // claims gone (and a run pays one commit a batch, not two).
+    const answered = () =>
       claims.release(
         only.endpoint,
         entries.map((e) => e.host),
       );
-    } catch (err) {
-      // The answers are stored: a claim left behind (the file locked or full just now) costs nothing, since
-      // another process finds the stored answer before it looks at claims, and the claim expires with its run.
-      if (sqliteCode(err) === '') throw err;
+    if (entries.length === 1 && journal.pending === 0) {
+      // A lone answer (a single lookup, a traffic or employees run) dirties a page or two either way: written
+      // straight into `answers`, it leaves nothing to merge when the cache closes.
+      putLone(only, now, answered);
+    } else {
+      const rows = entries.map((e) => ({ endpoint: e.endpoint, host: e.host, status: e.status, body: encode(e.body), fetched_at: now }));
+      journal.append(rows, answered);
     }
     return now;
   };
@@ -164,7 +165,12 @@ export function answerCache(db: Database.Database, file: string, clock: () => nu
     getMany: async (endpoint, hosts, maxAgeMs) => reading(() => read(endpoint, hosts, maxAgeMs)),
     getFresh: async (endpoint, hosts, maxAgeMs) => checked(() => getFresh(endpoint, hosts, maxAgeMs)),
     putMany: async (entries) => checked(() => putMany(entries)),
-    claim: async (endpoint, hosts) => (othersWrote ? checked(() => claims.claim(endpoint, hosts)) : []),
+    // Claimed even while this connection believes itself alone: another may have joined after it looked.
+    claim: async (endpoint, hosts) =>
+      checked(() => {
+        if (!joined) join();
+        return claims.claim(endpoint, hosts);
+      }),
     release: async (endpoint, hosts) => checked(() => claims.release(endpoint, hosts)),
     holdsAny: async (endpoint) => reading(() => anyFor.get(endpoint, endpoint) !== undefined),
     join: async () => checked(join),
