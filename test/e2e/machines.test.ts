@@ -27,7 +27,8 @@ const dir = mkdtempSync(join(tmpdir(), 'di-machines-'));
 
 beforeAll(async () => {
   assertBuilt();
-  sb = await startSandbox({ port: 0, rpm: RATE, windowMs: WINDOW_MS, latencyMs: 20 });
+  // A quota no test here spends: the runs add up to some 70,000 lookups.
+  sb = await startSandbox({ port: 0, rpm: RATE, windowMs: WINDOW_MS, latencyMs: 20, quota: 10_000_000 });
 });
 afterAll(async () => {
   await sb?.close();
