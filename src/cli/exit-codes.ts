@@ -14,7 +14,7 @@ import {
   UsageError,
 } from '../api/errors.js';
 import { type RunStats, stopCause } from '../run/stats.js';
-import { CacheCorruptError, CacheUnavailableError } from '../store/errors.js';
+import { CacheCorruptError, CacheUnavailableError, StoreUnavailableError } from '../store/errors.js';
 import { formatReset, groupedNumber } from './output/format.js';
 import { staleAnswers } from './output/summary.js';
 
@@ -48,9 +48,15 @@ export const EXIT = {
   NOT_KEPT: 11,
   /** The input held no rows (empty, or a header alone): nothing looked up or written, an existing -o FILE untouched (--allow-empty runs anyway). */
   EMPTY_INPUT: 12,
+  /**
+   * The shared store (--store, a PostgreSQL URL) cannot be used: unreachable, the login refused, a newer
+   * schema, another service's answers; or it was lost mid-run, which then stopped buying (paid answers are in
+   * the output or FILE.partial). Never replaced by a store of the run's own.
+   */
+  STORE: 13,
   /** Interrupted (Ctrl-C): answers so far are cached, re-run to resume. */
   INTERRUPTED: 130,
-  /** The reader of stdout went away (e.g. `| head`); nothing more was spent. */
+  /** The reader of stdout went away (e.g. `| head`); nothing was sent after that. */
   PIPE: 141,
 } as const;
 
@@ -69,6 +75,8 @@ export function exitCodeFor(err: unknown): ExitCode {
   if (err instanceof AbortedError) return EXIT.INTERRUPTED;
   if (err instanceof OutputError) return EXIT.OUTPUT;
   if (err instanceof CacheCorruptError || err instanceof CacheUnavailableError) return EXIT.CACHE;
+  // A URL refused for its form (a schema name it cannot use) is the user's to fix, as any bad option is.
+  if (err instanceof StoreUnavailableError) return err.code === 'bad_store' ? EXIT.USAGE : EXIT.STORE;
   if (err instanceof DomainIntelError) return EXIT.NETWORK; // network, protocol, 5xx after retries
   return EXIT.FAILURE;
 }
@@ -181,6 +189,10 @@ export const EXIT_TABLE: [number, string][] = [
     EXIT.EMPTY_INPUT,
     'the input held no rows (empty, or a header alone): nothing looked up or written, an existing -o FILE untouched; --allow-empty runs anyway',
   ],
+  [
+    EXIT.STORE,
+    'the shared store (--store) cannot be used: unreachable, login refused, a newer schema; lost mid-run, the run stopped buying and kept paid answers in the output or FILE.partial',
+  ],
   [EXIT.INTERRUPTED, 'interrupted; answers so far are cached (not under --no-cache), re-run to resume'],
-  [EXIT.PIPE, 'stdout closed early (e.g. | head); nothing more was spent'],
+  [EXIT.PIPE, 'stdout closed early (e.g. | head); nothing was sent after that (answers already on their way are cached)'],
 ];

@@ -22,6 +22,7 @@ const COMMANDS = {
   config: () => import('./commands/config.js'),
   quota: () => import('./commands/quota.js'),
   cache: () => import('./commands/cache.js'),
+  store: () => import('./commands/store.js'),
   sandbox: () => import('./commands/sandbox.js'),
   completion: () => import('./commands/completion.js'),
 } satisfies Record<string, () => Promise<CommandModule>>;
@@ -180,7 +181,7 @@ function createProgram(io: Io, runAction: RunAction): Command {
     .action((_o, cmd: Command) => runAction('config', cmd, { sub: 'show' }));
   config
     .command('set')
-    .argument('<setting>', 'plan, rpm, base-url or proxy')
+    .argument('<setting>', 'plan, rpm, base-url, proxy or store')
     .argument('<value>')
     .description('store a setting')
     .action((setting: string, value: string, _o, cmd: Command) => runAction('config', cmd, { sub: 'set', setting, value }));
@@ -209,11 +210,30 @@ function createProgram(io: Io, runAction: RunAction): Command {
     runAction('cache', cmd, { sub: 'prune' }),
   );
 
+  const store = program
+    .command('store')
+    .description('the store answers are kept in: the local cache, or a shared PostgreSQL store')
+    .addHelpText('after', after(EXAMPLES.store));
+  store
+    .command('status')
+    .description("what the store holds, its schema version, the runs using it now by machine, and the account's current window")
+    .action((_o, cmd: Command) => runAction('store', cmd, { sub: 'status' }));
+  store
+    .command('migrate')
+    .description("bring the store's schema up to this version's (the first run does it too)")
+    .action((_o, cmd: Command) => runAction('store', cmd, { sub: 'migrate' }));
+  store
+    .command('import')
+    .description('copy a local cache, history included, into the shared store (--store); again adds nothing')
+    .argument('[dir]', 'the cache directory to copy (default: this one, DOMAIN_INTEL_CACHE_DIR)')
+    .action((dir: string | undefined, _o, cmd: Command) => runAction('store', cmd, { sub: 'import', dir }));
+
   // Subcommands show their group's examples too: `keys add --help` is where a user looks for how to add one.
   for (const [group, examples] of [
     [keys, EXAMPLES.keys],
     [config, EXAMPLES.config],
     [cache, EXAMPLES.cache],
+    [store, EXAMPLES.store],
   ] as const) {
     for (const sub of group.commands) sub.addHelpText('after', after(examples));
   }

@@ -86,8 +86,8 @@ export function createServices({ opts, flags, env, io, logger, secrets, onClose 
         const proxy = url !== null && shown !== null && from !== null ? { shown, from } : null;
         baseUrl = { url: config.baseUrl, source: BASE_URL_SOURCE[config.sources.baseUrl], proxy };
         const { proxyPassword } = await import('../config/proxy.js');
-        const password = proxyPassword(config.proxy.url);
-        if (password !== null) secrets.push(password);
+        // Kept off every message as the key is: the proxy's password, and a store URL's (shown masked anyway).
+        for (const password of [proxyPassword(config.proxy.url), proxyPassword(config.store.url)]) if (password !== null) secrets.push(password);
         return config;
       })();
       return configP;

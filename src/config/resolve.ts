@@ -7,6 +7,7 @@ import { PLANS, type PlanName } from '../api/types.js';
 import { resolveKey, type ResolvedKey } from './keys.js';
 import { cacheDir as defaultCacheDir, type Env } from './paths.js';
 import { normaliseProxyUrl, proxyVariables, type ResolvedProxy, resolveProxy } from './proxy.js';
+import { checkStoreUrl, maskUrl } from './store-url.js';
 import type { SettingsReader, StoredSettings } from './settings.js';
 import { type ConfigFlags, SETTINGS, type SettingKey } from './settings-table.js';
 import { DEFAULT_MAX_AGE_MS, MINUTE_MS, parsePlan, parseRate, type Rate } from './values.js';
@@ -33,7 +34,12 @@ export interface ResolvedConfig {
   useCache: boolean;
   /** The forward proxy requests to the base URL go through, or none (proxy.ts). */
   proxy: ResolvedProxy;
-  sources: { baseUrl: ConfigSource; plan: ConfigSource; rate: ConfigSource; cacheDir: ConfigSource; maxAgeMs: ConfigSource };
+  /**
+   * Where answers, history and the account are kept: `url` a shared store's (PostgreSQL), null for SQLite in
+   * `cacheDir` (the default); `shown` is the URL with its password masked, for every message and listing.
+   */
+  store: { url: string | null; shown: string | null };
+  sources: { baseUrl: ConfigSource; plan: ConfigSource; rate: ConfigSource; cacheDir: ConfigSource; maxAgeMs: ConfigSource; store: ConfigSource };
 }
 
 export interface ResolveConfigOptions {
@@ -53,6 +59,8 @@ interface Said {
   rpm?: Rate | null;
   /** A proxy URL as stored, or `none`; the environment's and the flag's are read by proxy.ts. */
   proxy?: string;
+  /** A store URL; null: the local SQLite cache (`sqlite`). */
+  store?: string | null;
 }
 type Layer = [source: 'flag' | 'env' | 'stored', said: Said];
 
@@ -71,6 +79,12 @@ const READ: {
   plan: { text: parsePlan, stored: ({ plan }) => plan ?? undefined, set: (plan) => parsePlan(plan) },
   // Its environment is HTTPS_PROXY, HTTP_PROXY and NO_PROXY, read by resolveProxy, not a variable of ours.
   proxy: { text: (proxy) => proxy, stored: ({ proxy }) => proxy ?? undefined, set: (proxy) => (isNone(proxy) ? 'none' : normaliseProxyUrl(proxy, 'proxy')) },
+  // A URL's form is checked here; which backend serves its scheme, when the store opens (store/open.ts).
+  store: {
+    text: (url, where) => withWhere(where, () => checkStoreUrl(url)),
+    stored: ({ store }) => (store ? withWhere('stored store', () => checkStoreUrl(store)) : undefined),
+    set: (url) => checkStoreUrl(url),
+  },
   // DOMAIN_INTEL_RPM also takes a rate such as 20/1s; a stored rpm is per minute.
   rpm: {
     text: (rpm, where) => withWhere(where, () => parseRate(rpm)),
@@ -129,6 +143,8 @@ export function resolveConfig(options: ResolveConfigOptions = {}): ResolvedConfi
   const first = <K extends keyof Said>(key: K) => layers.find(([, said]) => said[key] !== undefined);
 
   const baseUrlLayer = first('baseUrl');
+  const storeLayer = first('store');
+  const storeUrl = storeLayer?.[1].store ?? null;
   const planLayer = first('plan');
   // The highest layer that says anything about speed decides it: `--plan business` beats a stored rpm, and
   // within a layer an explicit rate beats the one its plan implies.
@@ -163,12 +179,14 @@ export function resolveConfig(options: ResolveConfigOptions = {}): ResolvedConfi
     maxAgeMs,
     useCache: flags.cache !== false,
     proxy,
+    store: { url: storeUrl, shown: storeUrl === null ? null : maskUrl(storeUrl) },
     sources: {
       baseUrl: baseUrlLayer?.[0] ?? 'default',
       plan: planLayer?.[0] ?? 'default',
       rate: rateSource,
       cacheDir: nonEmpty(env.DOMAIN_INTEL_CACHE_DIR) !== undefined ? 'env' : 'default',
       maxAgeMs: flags.maxAge !== undefined ? 'flag' : 'default',
+      store: storeLayer?.[0] ?? 'default',
     },
   };
 }
@@ -181,6 +199,7 @@ function fromFlags(flags: ConfigFlags): Said {
   // --rpm 0 means no pacing: the limiter runs open and learns from a 429 if one comes. --rate wins over --rpm.
   if (flags.rpm !== undefined) said.rpm = flags.rpm === 0 ? null : perMinute(flags.rpm);
   if (flags.rate !== undefined) said.rpm = flags.rate;
+  if (flags.store !== undefined) said.store = withWhere('--store', () => checkStoreUrl(flags.store as string));
   return said;
 }
 

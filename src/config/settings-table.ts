@@ -10,6 +10,9 @@ export const SETTINGS = {
   rpm: { name: 'rpm', env: 'DOMAIN_INTEL_RPM' },
   // Its environment is HTTPS_PROXY, HTTP_PROXY and NO_PROXY, not a variable of ours (proxy.ts reads them).
   proxy: { name: 'proxy', env: undefined },
+  // Where answers, history and the account are kept: a PostgreSQL URL shared by a team, or none (SQLite in the
+  // cache directory, the default).
+  store: { name: 'store', env: 'DOMAIN_INTEL_STORE' },
 } as const;
 
 /** A stored setting's key. */
@@ -24,4 +27,5 @@ export interface ConfigFlags {
   maxAge?: number | undefined;
   cache?: boolean | undefined;
   proxy?: string | undefined;
+  store?: string | undefined;
 }

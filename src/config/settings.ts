@@ -22,6 +22,8 @@ export interface StoredSettings {
   baseUrl: string | null;
   /** The forward proxy (password and all: the file is 0600), or `none`. */
   proxy: string | null;
+  /** The store URL (a shared PostgreSQL database, password and all: the file is 0600), or null for SQLite. */
+  store: string | null;
   // A learned rate is kept per account in the state file (store/sqlite/state.ts). An older build stored
   // `learnedRpm` here: like any field not listed, it is ignored without a warning.
 }
@@ -63,6 +65,7 @@ const DEFAULTS: StoredSettings = {
   rpm: null,
   baseUrl: null,
   proxy: null,
+  store: null,
 };
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -83,6 +86,7 @@ const CHECK: { [K in SettingName]: (v: unknown) => StoredSettings[K] | undefined
   rpm: (v) => (v === null || isRate(v) ? v : undefined),
   baseUrl: (v) => (isStringOrNull(v) ? v : undefined),
   proxy: (v) => (isStringOrNull(v) ? v : undefined),
+  store: (v) => (isStringOrNull(v) ? v : undefined),
 };
 
 const NAMES = Object.keys(DEFAULTS) as SettingName[];

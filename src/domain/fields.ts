@@ -77,17 +77,21 @@ export function employeeValues(row: EnrichedRow): Record<string, FieldValue> {
 export function fetchedAtText(ms: number | null): string | null {
   // Rows built by hand (a library caller, an older EnrichedRow) may lack the field: an empty cell, not a throw.
   if (typeof ms !== 'number') return null;
-  // Rows come in runs of one time (a batch's answers are recorded together, to the second): the last text is
-  // kept, so a 1,000,000-row run formats a date per distinct second rather than per row.
-  if (ms !== lastAt) {
-    lastAt = ms;
-    lastText = `${new Date(ms).toISOString().slice(0, 19)}Z`;
+  // One text per second (fetchedAt is to the whole second, run/ordered-buffer.ts), remembered: rows alternate
+  // between a batch just recorded and repeats of hosts answered seconds before (half the rows of a list with
+  // duplicates), so remembering only the last one formatted a date on almost every row. A few thousand seconds
+  // are kept; the map is emptied when full (a run's rows come from a window of recent seconds).
+  let text = fetchedTexts.get(ms);
+  if (text === undefined) {
+    if (fetchedTexts.size >= FETCHED_KEPT) fetchedTexts.clear();
+    text = `${new Date(ms).toISOString().slice(0, 19)}Z`;
+    fetchedTexts.set(ms, text);
   }
-  return lastText;
+  return text;
 }
 
-let lastAt = Number.NaN;
-let lastText = '';
+const FETCHED_KEPT = 4096;
+const fetchedTexts = new Map<number, string>();
 
 /** The columns a value builder produces, in order: the keys of its record, read from an empty row. */
 export function columnsOf(values: (row: EnrichedRow) => Record<string, FieldValue>, kind: RunKind): string[] {

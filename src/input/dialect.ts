@@ -20,15 +20,6 @@ import type { InputShape } from '../domain/types.js';
 /** Rows after the header looked at when the header holds more than one candidate. */
 const SAMPLE_ROWS = 20;
 
-const WORDS: Record<string, Delimiter> = { ',': ',', comma: ',', ';': ';', semicolon: ';', '\t': '\t', '\\t': '\t', tab: '\t', '|': '|', pipe: '|' };
-
-/** --delimiter's value: the character, or its name (`tab` for the one a shell cannot pass easily). */
-export function parseDelimiter(value: string): Delimiter {
-  const found = WORDS[value.toLowerCase()];
-  if (found === undefined) throw new Error(`expected one of , ; tab | (got ${JSON.stringify(value)})`);
-  return found;
-}
-
 /** The candidates a header line holds outside quotes, in DELIMITERS order. */
 function candidatesIn(header: string): Delimiter[] {
   return DELIMITERS.filter((d) => cellCounts(header, d)[0]! > 1);

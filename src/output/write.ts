@@ -27,9 +27,11 @@ import type { EnrichedRow, InputShape, RunKind } from '../domain/types.js';
 import { chooseColumns, fetchedAtText, fieldValues, renderList } from '../domain/flatten.js';
 import type { FieldValue, FlatValue } from '../domain/flatten.js';
 import { changesObject } from '../domain/row-change.js';
+import { csvLine, csvRowLine, neutraliseCell } from './csv-row.js';
 // write.ts is the output end's one entry point; the pieces live in their own files.
 export { columnsFor, flatten } from '../domain/flatten.js';
 export { openOutput } from './file.js';
+export { csvLine, neutraliseCell } from './csv-row.js';
 
 export interface RowWriterOptions {
   format: 'csv' | 'json' | 'ndjson';
@@ -59,14 +61,6 @@ export interface RowWriter {
   write(row: EnrichedRow): Promise<void>;
   /** Writes what closes the document (header of an empty CSV, `]` of JSON); does not end `out`. */
   end(): Promise<void>;
-}
-
-const FORMULA_START = /^[=+\-@\t\r]/;
-const PLAIN_NUMBER = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
-
-/** Prefixes `'` to a cell a spreadsheet would evaluate (= + - @ TAB CR first), except plain numbers. */
-export function neutraliseCell(s: string): string {
-  return FORMULA_START.test(s) && !PLAIN_NUMBER.test(s) ? `'${s}` : s;
 }
 
 /** Creates a streaming writer of rows to `out` in the chosen format. */
@@ -104,7 +98,9 @@ function csvWriter(out: Writable, opts: RowWriterOptions, fields: { names: strin
   const clean = opts.cleanCell;
   const ours = withClean(opts.raw ? same : neutraliseCell, clean);
   const theirs = withClean(opts.raw || !opts.neutraliseInput ? same : neutraliseCell, clean);
-  const render = csvLine(shape.delimiter ?? (shape.format === 'tsv' ? '\t' : ','), shape.eol ?? '\n');
+  const delimiter = shape.delimiter ?? (shape.format === 'tsv' ? '\t' : ',');
+  const eol = shape.eol ?? '\n';
+  const render = csvLine(delimiter, eol);
   const changes = opts.changes === true;
   const sink = new Sink(out);
   let started = false;
@@ -114,14 +110,19 @@ function csvWriter(out: Writable, opts: RowWriterOptions, fields: { names: strin
     const bom = shape.bom === true || opts.bom === true ? '\ufeff' : '';
     return sink.send(bom + render([...names, ...fields.names.map((f) => ours(prefix + f))]));
   };
-  const format: FormatWriter['row'] = (row) => {
-    if (!started) return header().then(() => format(row));
+  // Every cell through one rule and csvLine: under a terminal cleaner (it runs over every cell last).
+  const general = (row: EnrichedRow): string => {
     const values = fieldValues(row, changes);
     const record: string[] = [];
     for (let i = 0; i < width; i++) record.push(theirs(row.cells[i] ?? ''));
     for (const f of fields.names) record.push(ours(csvCell(renderList(values[f] ?? null))));
     for (let i = width; i < row.cells.length; i++) record.push(theirs(row.cells[i] as string));
-    return sink.send(render(record));
+    return render(record);
+  };
+  const line = clean === undefined ? csvRowLine({ ...opts, names: fields.names, delimiter, eol, width }) : general;
+  const format: FormatWriter['row'] = (row) => {
+    if (!started) return header().then(() => format(row));
+    return sink.send(line(row));
   };
   return {
     row: format,
@@ -129,25 +130,6 @@ function csvWriter(out: Writable, opts: RowWriterOptions, fields: { names: strin
       if (!started) await header();
       await sink.flush();
     },
-  };
-}
-
-/**
- * Renders one record as a CSV line, byte for byte what csv-stringify writes with `{ delimiter,
- * record_delimiter: eol, quoted_match: /[\r\n]/ }` (a property test in write.test.ts holds the two equal, with
- * csv-stringify as the reference). Written out here for the row writer only, on measurement: csv-stringify
- * builds a cast context and arrays for every cell, 44% of all the memory a batch run allocated and 4 s of a
- * 1,000,000-row run's CPU; this is one test per cell and one join per row. Tables (cli/output/rows.ts) still use it.
- * A cell is quoted when it holds the delimiter, a quote, LF or CR (a cell ending in CR would lose it on
- * reading back, CRLF being a row end); quotes inside are doubled.
- */
-export function csvLine(delimiter: ',' | ';' | '\t' | '|', eol: '\n' | '\r\n' | '\r' = '\n'): (record: string[]) => string {
-  const special = delimiter === ',' ? /[",\r\n]/ : delimiter === '\t' ? /["\t\r\n]/ : delimiter === ';' ? /[";\r\n]/ : /["|\r\n]/;
-  const quote = (c: string): string => (special.test(c) ? `"${c.replaceAll('"', '""')}"` : c);
-  // Cells joined once (one string, not one per cell); a row with a cell to quote takes the longer way.
-  return (record) => {
-    for (const c of record) if (special.test(c)) return `${record.map(quote).join(delimiter)}${eol}`;
-    return `${record.join(delimiter)}${eol}`;
   };
 }
 

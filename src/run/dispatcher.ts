@@ -9,8 +9,9 @@ import type { DispatcherOptions } from './dispatcher-options.js';
 import { QuotaGate } from './quota-gate.js';
 import { Ledger } from './ledger.js';
 import type { Slot } from './ordered-buffer.js';
-import { INPUT_QUIET_MS } from './input-state.js';
+import { QuietInput } from './input-state.js';
 import { Later } from './bought-elsewhere.js';
+import { SlowStart } from './slow-start.js';
 import type { Ticket } from './limit/limiter.js';
 import { type StopReason, stopText, UNANSWERED } from './stats.js';
 import type { RowStatus, RunKind } from '../domain/types.js';
@@ -35,17 +36,20 @@ export class Dispatcher<K extends RunKind> {
   /** Lookups in flight: they may come back unspent, so the budget holds them apart. */
   #reserved = 0;
   #flushPartial = false;
-  #flushTimer: NodeJS.Timeout | undefined;
+  readonly #quiet: QuietInput;
   #stopText: string | null = null;
   #fatal: unknown = null;
   readonly #ledger: Ledger<K>;
   readonly #gate: QuotaGate;
+  readonly #pace: SlowStart;
   readonly #halt = (reason: StopReason, cause?: unknown): void => this.stop(reason, cause);
 
   constructor(o: DispatcherOptions<K>) {
     this.#o = o;
     this.#ledger = new Ledger(o);
     this.#gate = new QuotaGate(o.quotaGate);
+    this.#pace = new SlowStart(o.spec.batchSize, o.concurrency);
+    this.#quiet = new QuietInput(o.input, () => this.#queue.length > 0 && this.sendPartial());
   }
 
   /** Requests in flight. */
@@ -73,6 +77,11 @@ export class Dispatcher<K extends RunKind> {
     if (this.#o.waiting.add(key, slot)) this.#queue.push(key);
   }
 
+  /** Rows go to the consumer now; call what this returns when it comes back for more (slow-start.ts). */
+  taking(): () => void {
+    return this.#pace.taking(() => this.pump());
+  }
+
   /** Stops sending, for `reason` (the first reason stands); `cause` is the error the run then ends with. */
   stop(reason: StopReason, cause?: unknown): void {
     if (cause !== undefined) this.#fatal ??= cause;
@@ -93,11 +102,9 @@ export class Dispatcher<K extends RunKind> {
       if (this.#stopText !== null) return this.#failQueued();
       const { batchSize } = this.#o.spec;
       if (this.#queue.length < batchSize && !this.#o.input.done && !this.#flushPartial) {
-        // Wait for a full batch while input keeps coming; once input has been quiet for a moment (a slow
-        // trickle from an interactive pipe), what is queued goes as it is. A pause for back-pressure is not
-        // quiet input: the reader decides then. (Flushing on queue age alone sent ~18% extra requests.)
-        this.#flushTimer ??= setTimeout(() => this.#quietInput(), INPUT_QUIET_MS);
-        return;
+        // Wait for a full batch while input keeps coming, or until it is quiet (input-state.ts). (Flushing on
+        // queue age alone sent ~18% extra requests.)
+        return this.#quiet.arm();
       }
       const budget = this.#o.maxLookups;
       const size = Math.min(
@@ -107,6 +114,7 @@ export class Dispatcher<K extends RunKind> {
         this.#room(stats.quota?.remaining ?? null, 'quota'),
       );
       if (size <= 0) return; // stopped, or what is in flight may come back unspent
+      if (!this.#pace.allows(size, this.#reserved, this.#inflight === 0 && !this.#o.buffer.ready)) return;
       const keys = this.#queue.splice(0, size);
       this.#inflight++;
       this.#reserved += keys.length;
@@ -142,7 +150,7 @@ export class Dispatcher<K extends RunKind> {
 
   /** The run is over: drops the quiet-input timer and brings the clock fields up to date. */
   finish(): void {
-    clearTimeout(this.#flushTimer);
+    this.#quiet.clear();
     this.#later.take();
     this.#stamp();
   }
@@ -155,18 +163,6 @@ export class Dispatcher<K extends RunKind> {
     stats.inFlight = this.#inflight;
     stats.lookupsWaiting = this.#o.waiting.size;
     stats.elapsedMs = this.#o.clock() - stats.startedAt;
-  }
-
-  #quietInput(): void {
-    this.#flushTimer = undefined;
-    const { input } = this.#o;
-    if (input.done || this.#queue.length === 0 || input.pausedForBuffer) return;
-    const quietFor = performance.now() - input.lastAt;
-    if (quietFor < INPUT_QUIET_MS) {
-      this.#flushTimer = setTimeout(() => this.#quietInput(), INPUT_QUIET_MS - quietFor);
-      return;
-    }
-    this.sendPartial();
   }
 
   // In-flight requests are not given the stop signal: once sent, a lookup may be paid for, so its answer is
@@ -182,7 +178,8 @@ export class Dispatcher<K extends RunKind> {
       let ticket: Ticket;
       try {
         ticket = await limiter.acquire(signal);
-      } catch {
+      } catch (err) {
+        if (!signal.aborted) this.stop('error', err); // the account's shared slots failed: never pace alone
         return this.#settle(keys, 'error', null, this.#stopText ?? 'interrupted');
       }
       // A stop while this waited for its slot (a 402, the gate, the consumer gone) sends nothing new; hosts
@@ -196,7 +193,7 @@ export class Dispatcher<K extends RunKind> {
         if (this.#stopText !== null) await this.#o.store.release(spec.endpoint, keys).catch(() => undefined);
       }
       if (this.#stopText !== null || keys.length === 0) {
-        await limiter.release(ticket);
+        await limiter.release(ticket).catch((err: unknown) => this.stop('error', err));
         return this.#settle(keys, 'error', null, this.#stopText);
       }
       stats.requests++;
@@ -210,7 +207,7 @@ export class Dispatcher<K extends RunKind> {
         if (err instanceof InvalidKeyError && err.status === undefined) stats.requests--;
         const rateLimited = isRateLimit(err);
         const paused = rateLimited ? limiter.rateLimit(err.resetAnnounced ? err.resumeAt : null, err.resetRounded) : null; // before any slot is taken
-        await limiter.settle(ticket, !rateLimited);
+        await limiter.settle(ticket, !rateLimited).catch((err: unknown) => this.stop('error', err));
         if (mayHaveBeenCharged(err)) stats.unconfirmed += keys.length;
         if (err instanceof DomainIntelError) {
           this.#ledger.note(err.quota, 0);
@@ -236,7 +233,8 @@ export class Dispatcher<K extends RunKind> {
         }
         return this.#giveUp(keys, err, next.reason);
       }
-      await limiter.settle(ticket, true);
+      this.#pace.answered(keys.length); // before any of its rows settles: the consumer may take them at once
+      await limiter.settle(ticket, true).catch((err: unknown) => this.stop('error', err)); // paid: recorded all the same
       await this.#record(keys, answer);
       return this.#gate.pass(this.#o.stats.quota, true, this.#halt);
     }
@@ -266,8 +264,7 @@ export class Dispatcher<K extends RunKind> {
     this.#o.waiting.failedWith(keys, err); // an older answer may stand in for it, if this error allows (run/stale-answers.ts)
     this.#settle(keys, 'error', null, reason, true);
     if (isUnreachable(err)) {
-      // The cause the summary names for rows in error, even when these rows got older answers and only the
-      // rows it stops (which say just "not looked up") are in error.
+      // The cause the summary names for rows in error, even when only the rows it stops ("not looked up") are.
       this.#o.stats.errorCause ??= reason;
       this.stop('unreachable');
     }

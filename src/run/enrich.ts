@@ -113,7 +113,8 @@ export function enrich<K extends RunKind>(records: RecordSource, o: EnrichOption
   const buffer = new OrderedBuffer<K>({ kind: o.kind, maxBuffered, stats, keep: !o.dryRun });
   // A store write that fails never turns a paid answer into an error row (run/failsafe-store.ts).
   const own = o.store ?? memoryStore();
-  const store = keptStore(own, { stats, onEvent: o.onEvent, clock });
+  // A shared store lost mid-run stops the run (it never buys on alone), which then ends with the loss.
+  const store = keptStore(own, { stats, onEvent: o.onEvent, clock, onLost: (err) => dispatcher.stop('error', err) });
   // Keys met in this run, and which of them the service does not hold (closed when reading ends).
   const seen = openSeenSet();
   const input: InputState = { done: false, pausedForBuffer: false, lastAt: 0 };
@@ -196,7 +197,9 @@ export function enrich<K extends RunKind>(records: RecordSource, o: EnrichOption
         const ready = buffer.take();
         if (ready.length > 0) {
           buffer.notify(); // reading may wait for room
+          const taken = dispatcher.taking();
           yield ready;
+          taken(); // the consumer came back for more: the run may buy further ahead (slow start)
           continue;
         }
         if (dispatcher.fatal !== null && dispatcher.inflight === 0) throw dispatcher.fatal;

@@ -10,7 +10,11 @@
 // hosts whose cache fails at its first write. Not capped: dropping them would pay for repeats again.
 // Sharing the store with other processes (getFresh, claims) degrades the same way: a failure there ends the
 // sharing for this run, with one 'not-shared' event; this run then may buy what another is buying.
-import { storageTrouble } from '../store/errors.js';
+// A shared store lost mid-run (StoreUnavailableError: a PostgreSQL server gone) is not a disk that filled: the
+// answers paid for still reach their rows (counted not kept), but the run must not go on buying alone, as its
+// rate is the account's and other machines may be buying the same hosts; `onLost` stops it, and the error is
+// what the run ends with.
+import { StoreUnavailableError, storageTrouble } from '../store/errors.js';
 import type { AnswerPut, AnswerStore } from '../store/contract.js';
 import type { RunEvent, RunStats } from './stats.js';
 
@@ -25,6 +29,8 @@ interface KeptOptions {
   stats: Pick<RunStats, 'notKept' | 'notKeptCause'>;
   onEvent?: ((event: RunEvent) => void) | undefined;
   clock: () => number;
+  /** Told once that a shared store was lost mid-run: the run stops buying, and ends with `err`. */
+  onLost?: (err: StoreUnavailableError) => void;
 }
 
 /** What a run is told when its cache cannot be written: the cause in words, for the summary and the warning. */
@@ -35,20 +41,31 @@ export function keptStore(store: AnswerStore, o: KeptOptions): AnswerStore {
   const unkept = new Map<string, Unkept>();
   let failed = false;
   let alone = false;
+  let lost = false;
   const keyOf = (endpoint: string, host: string) => `${endpoint}\n${host}`;
 
   /** Runs a sharing step; a storage failure ends sharing for the run (once said), anything else is thrown. */
   const shared = async <T>(fn: () => Promise<T>, otherwise: T): Promise<T> => {
-    if (alone) return otherwise;
+    if (alone || lost) return otherwise;
     try {
       return await fn();
     } catch (err) {
+      if (err instanceof StoreUnavailableError) {
+        loseStore(err); // the run stops at once: what is asked now is not bought
+        return otherwise;
+      }
       const trouble = storageTrouble(err);
       if (trouble === null) throw err;
       if (!alone) o.onEvent?.({ type: 'not-shared', cause: `the cache cannot be shared with other runs (${trouble})` });
       alone = true;
       return otherwise;
     }
+  };
+
+  const loseStore = (err: StoreUnavailableError): void => {
+    if (lost) return;
+    lost = true;
+    o.onLost?.(err);
   };
 
   return {
@@ -75,14 +92,21 @@ export function keptStore(store: AnswerStore, o: KeptOptions): AnswerStore {
         try {
           return await store.putMany(entries);
         } catch (err) {
-          const trouble = storageTrouble(err);
-          if (trouble === null) throw err;
-          // Said once: a batch whose write was in flight when another failed is counted, not said again.
-          if (!failed) {
-            o.stats.notKeptCause = notKeptCause(trouble);
-            o.onEvent?.({ type: 'not-kept', cause: o.stats.notKeptCause, count: entries.length });
+          if (err instanceof StoreUnavailableError) {
+            // Paid for: its rows still show it, and the run stops on the loss (the error it ends with says so).
+            o.stats.notKeptCause ??= err.message;
+            failed = true;
+            loseStore(err);
+          } else {
+            const trouble = storageTrouble(err);
+            if (trouble === null) throw err;
+            // Said once: a batch whose write was in flight when another failed is counted, not said again.
+            if (!failed) {
+              o.stats.notKeptCause = notKeptCause(trouble);
+              o.onEvent?.({ type: 'not-kept', cause: o.stats.notKeptCause, count: entries.length });
+            }
+            failed = true;
           }
-          failed = true;
         }
       }
       const now = o.clock();

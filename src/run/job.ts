@@ -2,6 +2,7 @@
 // The CLI wraps this with files, progress and exit codes; other programs can call it directly.
 import type { Writable } from 'node:stream';
 import { EmptyInputError, InputError, InvalidKeyError, UsageError } from '../api/errors.js';
+import { StoreUnavailableError } from '../store/errors.js';
 import { requireRows } from './empty.js';
 import { type OpenInputOptions, openInput } from '../input/read.js';
 import type { XlsxInputOptions } from '../input/workbook.js';
@@ -104,9 +105,10 @@ export async function runJob<K extends RunKind>(input: JobInput, output: JobOutp
  * CLI keeps them in FILE.partial). An input that fails mid-file (an unclosed quote, bytes in another encoding at
  * line 3001): every row before it is written, answers paid for included. A key that is missing, malformed or
  * refused: the rows the cache answered without one (or answered before a refusal) are kept, the rest say they
- * were not looked up. Any other failure leaves the document as it was.
+ * were not looked up. A shared store lost mid-run: the rows answered so far, paid answers included, the rest
+ * not looked up. Any other failure leaves the document as it was.
  */
 export function closesDocument(err: unknown): boolean {
   // An empty input is refused before the document is opened: there is nothing to keep.
-  return (err instanceof InputError && !(err instanceof EmptyInputError)) || err instanceof InvalidKeyError;
+  return (err instanceof InputError && !(err instanceof EmptyInputError)) || err instanceof InvalidKeyError || err instanceof StoreUnavailableError;
 }

@@ -58,6 +58,7 @@ export class Ledger<K extends RunKind> {
       else left.push(k);
     }
     const at = await this.#o.store.putMany(entries); // when recorded: the rows' fetched_at
+    if (left.length > 0) await this.#o.store.release(spec.endpoint, left); // not answered: another run may buy them
     stats.lookupsSpent += entries.length; // one per distinct host answered, found or not (§8.6)
     stats.unanswered += left.length;
     this.note(answer.quota, entries.length);
@@ -66,24 +67,32 @@ export class Ledger<K extends RunKind> {
   }
 
   /**
-   * `keys` less those another process sharing the store bought since planning (their rows settle from the
-   * store: cached, counted as cache hits) and those it is buying now (claimed: put aside on `later`, to be
-   * found in the store in a moment). The rest are claimed for this run and returned, to be sent. The first
-   * call says the run is here (the store's presence), so another run that starts meanwhile knows to claim.
+   * `keys` less those another process sharing the store is buying now (claimed: put aside on `later`, to be
+   * found in the store in a moment) and those it bought since planning (their rows settle from the store:
+   * cached, counted as cache hits). The rest are this run's claims, returned to be sent. The first call says
+   * the run is here (the store's presence).
+   *
+   * Claimed first, then looked for, and claimed even by a run that believes itself alone: two runs started at
+   * the same instant each joined before the other was there to see, and each bought the same batch. Claims
+   * are taken one run at a time, so of two runs after one host the second finds the first's claim, or, once
+   * that has ended, the answer it stored (stored before the claim ends); a look before the claim could miss
+   * both.
    */
   async boughtMeanwhile(keys: string[], maxAgeMs: number, later: Later): Promise<string[]> {
     const { store, spec, stats, waiting } = this.#o;
     this.#joined ??= store.join();
     await this.#joined;
-    const held = await store.getFresh(spec.endpoint, keys, maxAgeMs);
+    const busy = new Set(await store.claim(spec.endpoint, keys));
+    later.add([...busy]);
+    const mine = busy.size === 0 ? keys : keys.filter((k) => !busy.has(k));
+    const held = await store.getFresh(spec.endpoint, mine, maxAgeMs);
+    if (held.size === 0) return mine;
     for (const [key, hit] of held) {
       stats.cacheHits++;
       waiting.settle(key, hit.status, hit.body, null, false, true, hit.fetchedAt);
     }
-    const rest = held.size === 0 ? keys : keys.filter((k) => !held.has(k));
-    const busy = new Set(await store.claim(spec.endpoint, rest));
-    later.add([...busy]);
-    return busy.size === 0 ? rest : rest.filter((k) => !busy.has(k));
+    await store.release(spec.endpoint, [...held.keys()]); // not bought here: their claims end
+    return mine.filter((k) => !held.has(k));
   }
 
   /** The run is over: it leaves the store's presence, if it joined. */

@@ -138,6 +138,11 @@ export class OrderedBuffer<K extends RunKind> {
     return this.#fifo.length - this.#head > this.#o.maxBuffered;
   }
 
+  /** True when the oldest row held is settled: the consumer has a row to take. */
+  get ready(): boolean {
+    return this.#fifo[this.#head]?.done === true;
+  }
+
   /** True when the oldest row held still waits for an answer (nothing can go out before it). */
   get blocked(): boolean {
     return this.#head < this.#fifo.length && this.#fifo[this.#head]?.done !== true;

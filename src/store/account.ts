@@ -41,3 +41,12 @@ export function memoryAccount(baseUrl: string, key: string): AccountState {
     close: async () => {},
   };
 }
+
+/**
+ * The account's rate-limit window now: requests accepted in the last `windowMs` by every process (every
+ * machine, on a shared store) of the account, and when a 429's pause ends (0: none). For `store status`.
+ */
+export async function accountWindow(account: AccountState, windowMs: number, now: number): Promise<{ accepted: number; pausedUntil: number }> {
+  const [{ count }, pausedUntil] = await Promise.all([account.slots.acceptedBetween(now - windowMs, now), account.slots.pausedUntil()]);
+  return { accepted: count, pausedUntil };
+}

@@ -32,10 +32,30 @@ export interface OpenAccountOptions extends StoreWhere {
   onTrouble?: (message: string) => void;
 }
 
+/** What `store status` shows of a store, without changing it. */
+export interface StoreStatus {
+  backend: 'sqlite' | 'postgresql';
+  /** The file, or the URL with its password masked. */
+  where: string;
+  /** The PostgreSQL schema (namespace) of the tables; null for SQLite. */
+  schema: string | null;
+  /** The schema version found (0: nothing created yet) and the one this build writes. */
+  version: number;
+  knownVersion: number;
+  answers: number;
+  history: number;
+  /** Runs alive now, by machine (a shared store's presence, by heartbeat); null where the backend keeps none. */
+  machines: { machine: string; runs: number; buying: number; lastSeen: number }[] | null;
+}
+
 export interface Backend {
   openStore(o: OpenStoreOptions): Promise<Store>;
   openAccount(o: OpenAccountOptions): Promise<AccountState>;
   accountReads(o: StoreWhere): AccountReads;
+  /** What the store holds and who uses it now (store status); `service`: whose answers, for a backend that keeps them apart. */
+  status(o: StoreWhere, service: string): Promise<StoreStatus>;
+  /** Brings the store's schema up to this build's version (store migrate); resolves to the version found before and now. */
+  migrate(o: StoreWhere, service: string): Promise<{ before: number; after: number }>;
   /** Removes a store found damaged beyond use (CacheCorruptError.path names it); resolves to what was removed. */
   discard(path: string): Promise<string[]>;
 }

@@ -46,8 +46,9 @@ export interface AnswerStore {
   /**
    * Claims hosts about to be sent, so another run does not buy them at the same time; returns those another
    * live run is buying now (not claimed here). A claim ends when putMany stores the host's answer, on
-   * release, or when its run is gone (a lease the backend keeps). Asked as a run asks it: after join, and
-   * after getFresh for the same hosts; may claim nothing while this run is alone.
+   * release, when its run leaves, or when its run is gone (a lease the backend keeps). Asked as a run asks
+   * it: after join, and before getFresh for the same hosts; claims even while this run believes itself alone
+   * (another may have joined after it looked).
    */
   claim(endpoint: string, hosts: readonly string[]): Promise<string[]>;
   /** Ends this handle's claims on hosts whose lookup gave up. */
@@ -61,12 +62,13 @@ export interface AnswerStore {
   /** Whether any answer, of any age, is held for `endpoint`. */
   holdsAny(endpoint: string): Promise<boolean>;
   /**
-   * Presence: this run is about to buy. Resolves true when another live run uses the store (claims are then
-   * worth taking). A run joins before its first batch and leaves at its end; liveness is the backend's
-   * (a pid on one machine, a heartbeat across machines).
+   * Presence: this run is about to buy. Resolves true when another live run uses the store (what a run alone
+   * cannot rely on: one that starts a moment later is not seen). A run joins before its first batch and
+   * leaves at its end, which ends its claims; liveness is the backend's (a pid on one machine, a heartbeat
+   * across machines).
    */
   join(): Promise<boolean>;
-  /** This run is done buying (also done by close). */
+  /** This run is done buying: its claims end (also done by close). */
   leave(): Promise<void>;
   /** The answers held before the current ones. */
   readonly past: HistoryReads;
@@ -132,11 +134,37 @@ export interface StoreStats {
   history: number;
 }
 
+/** One answer as a store keeps it, the current one or a past one: what copying one store into another moves. */
+export interface KeptAnswer {
+  endpoint: string;
+  host: string;
+  status: 'found' | 'missing';
+  /** The body as the JSON text kept (copied as it is: its keys in the service's order). */
+  body: string | null;
+  fetchedAt: number;
+  /** When a later answer replaced it; null for the current answer. */
+  replacedAt: number | null;
+}
+
+/** What an import added: answers (new, or newer than those held) and past answers. */
+export interface ImportCounts {
+  answers: number;
+  history: number;
+}
+
 /**
- * Upkeep, for `cache stats|clear|prune` (and, in time, import and export: copying one store's answers and
- * history into another, which a backend adds here).
+ * Upkeep, for `cache stats|clear|prune`; and copying one store's answers and history into another (`store
+ * import`), where a backend can give them up (exportAll) or take them in (importAll).
  */
 export interface StoreMaintenance {
+  /** Every answer and past answer, some at a time. */
+  exportAll?(): AsyncIterable<KeptAnswer[]>;
+  /**
+   * Adds what `chunks` hold that this store lacks: an answer newer than the one held replaces it (which keeps
+   * the one replaced as history, as a refresh does), an older one becomes a past answer, and a past answer
+   * already held is not added twice. Importing the same again adds nothing.
+   */
+  importAll?(chunks: AsyncIterable<KeptAnswer[]>): Promise<ImportCounts>;
   stats(): Promise<StoreStats>;
   /** Removes every answer and its history; resolves to how many answers. */
   clear(): Promise<number>;

@@ -97,13 +97,14 @@ function handleOn(s: Shared): MemoryStore {
   };
   const leave = () => {
     me.present = false;
+    for (const [key, c] of s.claims) if (c.owner === me) s.claims.delete(key);
   };
 
   return {
     getMany: async (endpoint, hosts, maxAgeMs) => read(endpoint, hosts, maxAgeMs),
     getFresh: async (endpoint, hosts, maxAgeMs) => (me.othersWrote ? read(endpoint, hosts, maxAgeMs) : new Map()),
     async claim(endpoint, hosts) {
-      if (!me.othersWrote) return [];
+      // Claimed even while this handle believes itself alone, as the other stores do (run/ledger.ts).
       const now = s.clock();
       const busy: string[] = [];
       for (const host of hosts) {

@@ -11,10 +11,10 @@
 // option that gives its URL (the option table and the resolver); the contract suite gets a file of its own.
 import { UsageError } from '../api/errors.js';
 import type { ResolvedConfig } from '../config/resolve.js';
-import type { Backend, OpenAccountOptions, OpenStoreOptions, StoreWhere } from './backend.js';
-import type { AccountReads, AccountState, Store } from './contract.js';
+import type { Backend, OpenAccountOptions, OpenStoreOptions, StoreStatus, StoreWhere } from './backend.js';
+import type { AccountReads, AccountState, ImportCounts, Store } from './contract.js';
 
-export type { OpenAccountOptions, OpenStoreOptions, StoreWhere } from './backend.js';
+export type { OpenAccountOptions, OpenStoreOptions, StoreStatus, StoreWhere } from './backend.js';
 
 /** The backends by URL scheme; '' is the default (no URL). */
 const BACKENDS: Readonly<Record<string, () => Promise<Backend>>> = {
@@ -37,9 +37,9 @@ async function backendOf(url: string | undefined): Promise<Backend> {
   return load();
 }
 
-/** Where the configured store is: its URL (none yet: SQLite) and the cache directory. */
-export function storeWhere(config: Pick<ResolvedConfig, 'cacheDir'>): StoreWhere {
-  return { dir: config.cacheDir };
+/** Where the configured store is: its URL (none: SQLite) and the cache directory. */
+export function storeWhere(config: Pick<ResolvedConfig, 'cacheDir' | 'store'>): StoreWhere {
+  return config.store.url === null ? { dir: config.cacheDir } : { url: config.store.url, dir: config.cacheDir };
 }
 
 /** Opens (creating if needed) the answer store. */
@@ -65,7 +65,45 @@ export async function discardStore(where: StoreWhere, path: string): Promise<str
   return (await backendOf(where.url)).discard(path);
 }
 
-/** The newest catalog cached for any service in the cache directory `dir` (summarize's fallback), or null. */
-export async function anyCachedCatalog(dir: string): Promise<import('./sqlite/any-catalog.js').FoundCatalog | null> {
-  return (await import('./sqlite/any-catalog.js')).anyCachedCatalog(dir);
+/**
+ * The newest catalog cached for any service in the local cache directory (summarize's fallback), or null. A
+ * shared store holds one service's answers (its catalog is the store's own): nothing else is looked for then.
+ */
+export async function anyCachedCatalog(where: StoreWhere): Promise<import('./sqlite/any-catalog.js').FoundCatalog | null> {
+  if (where.url !== undefined) return null;
+  return (await import('./sqlite/any-catalog.js')).anyCachedCatalog(where.dir);
+}
+
+/** What the store holds and who uses it now (`store status`), changing nothing in a shared store. */
+export async function storeStatus(where: StoreWhere, service: string): Promise<StoreStatus> {
+  return (await backendOf(where.url)).status(where, service);
+}
+
+/** Brings the store's schema up to this build's version (`store migrate`): the version found before, and now. */
+export async function migrateStore(where: StoreWhere, service: string): Promise<{ before: number; after: number }> {
+  return (await backendOf(where.url)).migrate(where, service);
+}
+
+/**
+ * Copies the local SQLite cache of `service` in `fromDir` (its answers and history) into the shared store at
+ * `to` (`store import`). What the store holds already is not added again: importing twice adds nothing.
+ */
+export async function importLocalCache(fromDir: string, to: StoreWhere, service: string): Promise<ImportCounts> {
+  if (to.url === undefined)
+    throw new UsageError('store import copies the local cache into a shared store: name it with --store or DOMAIN_INTEL_STORE', 'bad_store');
+  const { existsSync } = await import('node:fs');
+  if (!existsSync(fromDir)) throw new UsageError(`no local cache to import: ${fromDir} does not exist`, 'bad_store');
+  // The shared store first: one that cannot be reached leaves the local cache unopened.
+  const target = await openStore({ ...to, service });
+  try {
+    const source = await openStore({ dir: fromDir, service });
+    try {
+      if (source.exportAll === undefined || target.importAll === undefined) throw new UsageError('this store cannot be copied into that one', 'bad_store');
+      return await target.importAll(source.exportAll());
+    } finally {
+      await source.close();
+    }
+  } finally {
+    await target.close();
+  }
 }

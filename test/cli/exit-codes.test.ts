@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { AbortedError, InputError, InvalidKeyError, NetworkError, NotFoundError, QuotaExhaustedError, UsageError } from '../../src/api/errors.js';
 import { EXIT, EXIT_TABLE, exitCodeFor, type RunEndFacts, runExit } from '../../src/cli/exit-codes.js';
 import { emptyStats, type RunStats } from '../../src/run/stats.js';
+import { StoreUnavailableError } from '../../src/store/errors.js';
 
 describe('exitCodeFor', () => {
   it('maps each kind of error to its documented code', () => {
@@ -16,6 +17,9 @@ describe('exitCodeFor', () => {
     expect(exitCodeFor(new AbortedError())).toBe(EXIT.INTERRUPTED);
     expect(exitCodeFor(new NetworkError('x', { code: 'timeout' }))).toBe(EXIT.NETWORK);
     expect(exitCodeFor(new TypeError('a bug'))).toBe(EXIT.FAILURE);
+    expect(exitCodeFor(new StoreUnavailableError('postgres://db/x', 'cannot use the store postgres://db/x: refused'))).toBe(EXIT.STORE);
+    // A URL refused for its form is a usage error, as any bad option is.
+    expect(exitCodeFor(new StoreUnavailableError('mysql://db/x', 'not a PostgreSQL URL', { code: 'bad_store' }))).toBe(EXIT.USAGE);
   });
 
   it("gives commander's usage errors the usage code, and its --help and --version 0", () => {

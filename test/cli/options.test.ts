@@ -103,6 +103,7 @@ describe('the option table', () => {
       ['rpm', 'rpm', 'DOMAIN_INTEL_RPM'],
       // Its environment is HTTPS_PROXY, HTTP_PROXY and NO_PROXY (config/proxy.ts), named in its help.
       ['proxy', 'proxy', undefined],
+      ['store', 'store', 'DOMAIN_INTEL_STORE'],
     ]);
     for (const [, row] of rows) expect(row.help, row.flags).not.toMatch(/DOMAIN_INTEL_|\(env /);
   });

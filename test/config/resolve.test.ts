@@ -49,7 +49,9 @@ describe('resolveConfig', () => {
       maxAgeMs: DEFAULT_MAX_AGE_MS,
       useCache: true,
     });
-    expect(c.sources).toEqual({ baseUrl: 'default', plan: 'default', rate: 'default', cacheDir: 'env', maxAgeMs: 'default' });
+    expect(c.sources).toEqual({ baseUrl: 'default', plan: 'default', rate: 'default', cacheDir: 'env', maxAgeMs: 'default', store: 'default' });
+    // No store URL: the local cache, as before.
+    expect(c.store).toEqual({ url: null, shown: null });
     expect(resolveConfig({ env: {}, settings: null }).baseUrl).toBe(OPTIONS.baseUrl.default);
   });
 
@@ -135,6 +137,11 @@ describe('resolveConfig', () => {
     },
     plan: { stored: 'pro', env: ['Business', 'business'], flag: 'business-plus' },
     rpm: { stored: 30, env: ['45/1s', 45], flag: 60 },
+    store: {
+      stored: 'postgres://s@db.example/intel',
+      env: [' postgresql://e@db.example/intel ', 'postgresql://e@db.example/intel'],
+      flag: 'postgres://f@db.example/intel',
+    },
   } as const;
 
   // The proxy's environment is not a variable of ours: its layers are tested below.
@@ -145,9 +152,11 @@ describe('resolveConfig', () => {
       const read = (c: ReturnType<typeof resolveConfig>) =>
         name === 'rpm'
           ? { value: c.rpm, source: c.sources.rate }
-          : name === 'plan'
-            ? { value: c.plan, source: c.sources.plan }
-            : { value: c.baseUrl, source: c.sources.baseUrl };
+          : name === 'store'
+            ? { value: c.store.url, source: c.sources.store }
+            : name === 'plan'
+              ? { value: c.plan, source: c.sources.plan }
+              : { value: c.baseUrl, source: c.sources.baseUrl };
       const stored = memorySettings({ [name]: layers.stored });
       expect(read(resolveConfig({ env: {}, settings: memorySettings() }))).toEqual({
         value: 'default' in row ? row.default : null,
@@ -164,6 +173,18 @@ describe('resolveConfig', () => {
       expect(() => resolveConfig({ env: { [env]: 'gold://' }, settings: stored })).toThrow(new RegExp(`^${env}: `));
     });
   }
+
+  it('--store sqlite names the local cache over a store set below it; a URL is shown with its password masked', () => {
+    const settings = memorySettings({ store: 'postgres://intel:hunter22@db.example/intel' });
+    const stored = resolveConfig({ env: {}, settings });
+    expect(stored.store).toEqual({ url: 'postgres://intel:hunter22@db.example/intel', shown: 'postgres://intel:***@db.example/intel' });
+    const local = resolveConfig({ env: { DOMAIN_INTEL_STORE: 'postgres://e@db.example/intel' }, settings, flags: { store: 'SQLite' } });
+    expect(local.store).toEqual({ url: null, shown: null });
+    expect(local.sources.store).toBe('flag');
+    // A bad value is refused without being echoed: it may hold a password.
+    expect(() => resolveConfig({ env: {}, flags: { store: 'intel:hunter22@db.example/intel' } })).toThrow(/^--store: not a store URL: it reads postgres:\/\//);
+    expect(() => resolveConfig({ env: {}, flags: { store: 'intel:hunter22@db.example/intel' } })).not.toThrow(/hunter22/);
+  });
 
   it('--rpm 0 turns pacing off over every lower layer', () => {
     const settings = memorySettings({ rpm: 30 });
@@ -182,11 +203,11 @@ describe('resolveConfig', () => {
 
 describe('config set and unset', () => {
   it('take the settings by the name of their long flag', () => {
-    expect(SETTING_NAMES).toEqual(['base-url', 'plan', 'rpm', 'proxy']);
+    expect(SETTING_NAMES).toEqual(['base-url', 'plan', 'rpm', 'proxy', 'store']);
     expect(settingNamed('base-url')).toBe('baseUrl');
     expect(settingNamed('plan')).toBe('plan');
     expect(settingNamed('rpm')).toBe('rpm');
-    expect(() => settingNamed('baseUrl')).toThrow(/unknown setting "baseUrl"; settable: base-url, plan, rpm, proxy/);
+    expect(() => settingNamed('baseUrl')).toThrow(/unknown setting "baseUrl"; settable: base-url, plan, rpm, proxy, store/);
     expect(() => settingNamed(undefined)).toThrow(UsageError);
   });
 
@@ -198,5 +219,8 @@ describe('config set and unset', () => {
     expect(() => settingValue('rpm', '0')).toThrow(UsageError);
     expect(() => settingValue('plan', 'gold')).toThrow(/unknown plan/);
     expect(() => settingValue('baseUrl', 'http://example.com/api/v1')).toThrow(/in clear/);
+    expect(settingValue('store', ' postgres://intel@db.example/intel ')).toBe('postgres://intel@db.example/intel');
+    // sqlite: the local cache, which is the setting removed.
+    expect(settingValue('store', 'sqlite')).toBeNull();
   });
 });

@@ -12,7 +12,7 @@ describe('openSettings', () => {
   it('persists settings across opens and reads defaults when empty', async () => {
     const env = { DOMAIN_INTEL_CONFIG_DIR: path.join(tempDir(), 'cfg') };
     const a = await openSettings({ env });
-    expect(a.getAll()).toEqual({ keys: {}, activeKey: null, plan: null, rpm: null, baseUrl: null, proxy: null });
+    expect(a.getAll()).toEqual({ keys: {}, activeKey: null, plan: null, rpm: null, baseUrl: null, proxy: null, store: null });
     await a.set('plan', 'business');
     await a.set('rpm', 120);
     await a.set('baseUrl', 'http://127.0.0.1:8080/api/v1');
@@ -93,7 +93,7 @@ describe('openSettings', () => {
       fs.writeFileSync(file, text, { mode: 0o600 });
       const warnings: string[] = [];
       const s = await openSettings({ env: { DOMAIN_INTEL_CONFIG_DIR: dir }, onWarning: (m) => warnings.push(m) });
-      expect(s.getAll()).toEqual({ keys: {}, activeKey: null, plan: null, rpm: null, baseUrl: null, proxy: null });
+      expect(s.getAll()).toEqual({ keys: {}, activeKey: null, plan: null, rpm: null, baseUrl: null, proxy: null, store: null });
       expect(s.get('plan')).toBeNull();
       expect(warnings).toEqual([`ignoring ${file}: it holds ${what}, not an object of settings`]);
       // conf would set a property JSON drops: `keys add` would say "stored" and lose the key.
@@ -190,7 +190,7 @@ describe('openSettings', () => {
     fs.writeFileSync(file, JSON.stringify({ plan: 'pro', learnedRpm: 45 }), { mode: 0o600 });
     const warnings: string[] = [];
     const s = await openSettings({ env: { DOMAIN_INTEL_CONFIG_DIR: dir }, onWarning: (m) => warnings.push(m) });
-    expect(s.getAll()).toEqual({ keys: {}, activeKey: null, plan: 'pro', rpm: null, baseUrl: null, proxy: null });
+    expect(s.getAll()).toEqual({ keys: {}, activeKey: null, plan: 'pro', rpm: null, baseUrl: null, proxy: null, store: null });
     expect(warnings).toEqual([]);
   });
 });

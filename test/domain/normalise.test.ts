@@ -139,6 +139,32 @@ describe('normaliseHost', () => {
     );
   });
 
+  it('the quick way for plain names, web URLs and e-mail addresses reads them as the long way does', () => {
+    // A leading space keeps a value off the quick way (it wants nothing around the cell); the long way trims
+    // it, so both read the same cell. Labels include what the long way treats apart: numbers, punycode,
+    // hyphens at the ends, placeholders, localhost, over-long ones.
+    const text = (chars: string[], maxLength: number) => fc.string({ unit: fc.constantFrom(...chars), maxLength });
+    const label = fc.oneof(
+      text(['a', 'Z', '0', '7', '-'], 6),
+      fc.constantFrom('xn--e1afmkfd', 'XN--80ak6aa92e', '123', '0x7f', 'localhost', 'www', 'n', 'tbd', 'example', 'com', 'a'.repeat(64)),
+    );
+    const cell = fc.tuple(
+      fc.constantFrom('', 'http://', 'HTTPS://', 'https://', 'u.ser+x@', 'john@', '-@'),
+      fc.array(label, { minLength: 1, maxLength: 4 }).map((labels) => labels.join('.')),
+      fc.constantFrom('', '/', '/path?q=1', '?x', '#f', '/a@b', '/"', '/ x', '.', ':80', '\\x'),
+    );
+    let quick = 0;
+    fc.assert(
+      fc.property(cell, ([head, host, tail]) => {
+        const value = `${head}${host}${tail}`;
+        for (const anyName of [false, true]) expect(normaliseHost(value, { anyName }), value).toEqual(normaliseHost(` ${value}`, { anyName }));
+        if (normaliseHost(value).ok) quick++;
+      }),
+      { numRuns: 5000 },
+    );
+    expect(quick).toBeGreaterThan(500);
+  });
+
   it('is idempotent on what it accepts', () => {
     fc.assert(
       fc.property(fc.domain(), (d) => {

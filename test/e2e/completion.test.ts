@@ -126,8 +126,8 @@ describe('completion command', () => {
 
 describe('bash: setting names, plan names, category slugs, and nothing for a host', () => {
   it('config set|unset offer the setting names, and `config set plan` the plan names', async () => {
-    expect(await bashComplete('config', 'set', '')).toEqual(['base-url', 'plan', 'rpm', 'proxy']);
-    expect(await bashComplete('config', 'unset', '')).toEqual(['base-url', 'plan', 'rpm', 'proxy']);
+    expect(await bashComplete('config', 'set', '')).toEqual(['base-url', 'plan', 'rpm', 'proxy', 'store']);
+    expect(await bashComplete('config', 'unset', '')).toEqual(['base-url', 'plan', 'rpm', 'proxy', 'store']);
     expect(await bashComplete('config', 'set', 'p')).toEqual(['plan', 'proxy']);
     expect(await bashComplete('config', 'set', 'pl')).toEqual(['plan']);
     expect(await bashComplete('config', 'set', 'plan', '')).toEqual(['pro', 'business', 'business-plus']);

@@ -41,13 +41,22 @@ describe('batch: spent is what was charged', () => {
   });
 
   it('a batch served in part over quota: spent is what was served, the rest reported unanswered', async () => {
-    const { sb, run } = await setUp({ overQuota: 'partial' }, (s) => s.hostList().slice(0, 300));
-    sb.setRemaining(150);
-    // Three batches go out at once: one served, one served 50 of 100 (the rest in neither list), one refused.
-    // --allow-partial: without it the quota gate would stop the run at its first answer (300 needed, 150 left).
-    const r = await run('--allow-partial');
-    expect(sb.charges().total).toBe(150);
-    expect(r.stderr).toContain('lookups 150 spent');
+    // 100 ms a request: time to spend the account down while the first whole batch's answer is on its way.
+    const { sb, run } = await setUp({ overQuota: 'partial', latencyMs: 100 }, (s) => s.hostList().slice(0, 400));
+    sb.setRemaining(1000);
+    // The first batch goes alone (slow start) and tells the quota; as it lands, another client spends the
+    // account down to 150. Two batches then go out at once believing 900 are left: one served, one served 50
+    // of 100 (the rest in neither list). --allow-partial: the run is not weighed against the quota up front.
+    let before = -1;
+    const spend = setInterval(() => {
+      if (before >= 0 || !sb.requests().some((q) => q.hosts.length === 100)) return;
+      before = sb.charges().total;
+      sb.setRemaining(150);
+    }, 5);
+    const r = await run('--allow-partial').finally(() => clearInterval(spend));
+    expect(before).toBeGreaterThanOrEqual(100);
+    expect(sb.charges().total).toBe(before + 150);
+    expect(r.stderr).toContain(`lookups ${before + 150} spent`);
     expect(r.stderr).toContain('unanswered 50: left out of');
     expect(r.code).not.toBe(0);
   });

@@ -32,6 +32,7 @@ export function cliEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   };
   delete env.DOMAIN_INTEL_API_KEY;
   delete env.DOMAIN_INTEL_BASE_URL;
+  delete env.DOMAIN_INTEL_STORE; // the machine's shared store is not the tests'
   delete env.FORCE_COLOR;
   // The machine's proxy is not the tests': requests to the sandbox on 127.0.0.1 would go through it. A test of
   // proxies (e2e/proxy.test.ts) sets its own.

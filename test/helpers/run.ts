@@ -113,11 +113,25 @@ export function dispatchStage<K extends RunKind>(
       line++;
       dispatcher.enqueue(spec.keyOf(host), buffer.addPending({ line, cells: [host], value: host }, host));
     },
-    /** Waits until nothing is in flight; returns the rows settled so far, in order. */
+    /**
+     * Takes rows as a consumer does (each take opens the dispatcher's slow start) until every row wanted is
+     * taken and nothing is in flight; returns them, in order.
+     */
     async settled(): Promise<EnrichedRow<K>[]> {
-      while (dispatcher.inflight > 0) await buffer.changed();
+      const rows: EnrichedRow<K>[] = [];
+      for (;;) {
+        const ready = buffer.take();
+        if (ready.length > 0) {
+          const taken = dispatcher.taking();
+          rows.push(...ready);
+          taken();
+          continue;
+        }
+        if (buffer.empty && dispatcher.inflight === 0) break;
+        await buffer.changed();
+      }
       dispatcher.finish();
-      return buffer.take();
+      return rows;
     },
   };
 }

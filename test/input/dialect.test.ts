@@ -1,6 +1,6 @@
 // The delimiter sniffed from the header and the first rows, --delimiter, and CR-only line ends (dialect.ts, lines.ts).
 import { describe, expect, it } from 'vitest';
-import { parseDelimiter } from '../../src/input/dialect.js';
+import { parseDelimiter } from '../../src/domain/input-forms.js';
 import { readAll } from '../run/helpers.js';
 
 describe('delimiter', () => {

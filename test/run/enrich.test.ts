@@ -281,3 +281,30 @@ describe('employees', () => {
     }
   });
 });
+
+describe('slow start', () => {
+  it('buys one batch ahead of a consumer that holds its first rows, and opens up as it comes back for more', async () => {
+    h = await harness({ rpm: 0, latencyMs: 20 });
+    const held = h.sb.hostList().slice(0, 1000);
+    const records = held.map((value, i) => ({ line: i + 1, cells: [value], value }));
+    const run = enrich(records, { kind: 'profile', client: h.client, store: h.cache, concurrency: 8 });
+    const charged = () => h.sb.requests().map((r) => r.charged);
+    const batches = run.batches()[Symbol.asyncIterator]();
+
+    const first = await batches.next();
+    expect(first.value).toHaveLength(100);
+    // The consumer holds these rows: however long it waits, nothing more is bought.
+    await new Promise((done) => setTimeout(done, 300));
+    expect(charged()).toEqual([100]);
+    // It comes back for more: two batches go (the window doubles), and no more until their rows are taken.
+    let taken = (await batches.next()).value?.length ?? 0;
+    await new Promise((done) => setTimeout(done, 300));
+    expect(charged()).toEqual([100, 100, 100]);
+    // Taking on, the run opens to its concurrency and buys the rest; the consumer leaving stops it.
+    while (taken < 500) taken += (await batches.next()).value?.length ?? 0;
+    await batches.return(undefined);
+    expect(run.stats.stoppedBy).toBe('closed');
+    expect(h.sb.charges().total).toBeLessThan(1000);
+    expect(h.sb.charges().total).toBe(run.stats.lookupsSpent);
+  });
+});

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { DomainIntelClient } from '../../src/api/client.js';
 import { renderSummary } from '../../src/cli/output/summary.js';
 import { RateLimiter, type Ticket } from '../../src/run/limit/limiter.js';
-import { stopText } from '../../src/run/stats.js';
+import { type RunStats, stopText } from '../../src/run/stats.js';
 import { openCache } from '../../src/store/sqlite/cache.js';
 import { harness, type Harness } from '../helpers/run.js';
 
@@ -27,6 +27,20 @@ class HookedLimiter extends RateLimiter {
   }
 }
 
+/**
+ * Sets the account to `before` lookups left now, and to `after` once the run has spent its first: another
+ * client spending while the run's first answer lands, unknown to the run until its next answers.
+ */
+function spendElsewhere(h: Harness, before: number, after: number): (stats: Readonly<RunStats>) => void {
+  h.sb.setRemaining(before);
+  let spent = false;
+  return (stats) => {
+    if (spent || stats.lookupsSpent === 0) return;
+    spent = true;
+    h.sb.setRemaining(after);
+  };
+}
+
 describe('the ledger: spent is what was charged', () => {
   it('takes a metered 404 for an all-absent batch as every host missing: spends 150, no error, a re-run spends 0', async () => {
     h = await harness({ rpm: 0, allAbsent: 'not-found' });
@@ -47,19 +61,21 @@ describe('the ledger: spent is what was charged', () => {
 
   it('counts a batch served in part over quota as what was served: the rest unanswered, then stops on the quota', async () => {
     h = await harness({ rpm: 0, overQuota: 'partial' });
-    h.sb.setRemaining(150);
-    const held = h.sb.hostList().slice(0, 300);
-    // Two batches of 100 go out before any answer tells what is left: the second is served 50 of 100.
-    const { rows, stats } = await h.run('profile', held, { concurrency: 2 });
+    const held = h.sb.hostList().slice(0, 400);
+    // Two batches of 100 go out at once, believing 900 are left, where 150 are: the second to arrive is served
+    // 50 of 100. (The first batch goes alone (slow start) and tells the quota, so another client spends the
+    // account down as its answer lands.)
+    const { rows, stats } = await h.run('profile', held, { concurrency: 2, onProgress: spendElsewhere(h, 1000, 150) });
     expect(h.sb.requests().map((r) => [r.status, r.charged])).toEqual([
+      [200, 100],
       [200, 100],
       [200, 50],
     ]);
-    expect(h.sb.charges().total).toBe(150);
-    expect(stats).toMatchObject({ lookupsSpent: 150, unanswered: 50, found: 150, errors: 150, stoppedBy: 'quota', quotaDrop: 150 });
+    expect(h.sb.charges().total).toBe(250);
+    expect(stats).toMatchObject({ lookupsSpent: 250, unanswered: 50, found: 250, errors: 150, stoppedBy: 'quota', quotaDrop: 1000 });
     expect(stats.quota?.remaining).toBe(0);
     expect(rows.filter((r) => r.status === 'error').every((r) => r.reason === stopText('quota', null))).toBe(true);
-    expect((await h.cache.getMany('domain', held, DAY)).size).toBe(150); // the left out are not recorded
+    expect((await h.cache.getMany('domain', held, DAY)).size).toBe(250); // the left out are not recorded
     expect(renderSummary(stats)).toContain('unanswered 50: left out of the service');
 
     // After a pack, a re-run needs no flag and buys only the rest.
@@ -67,22 +83,23 @@ describe('the ledger: spent is what was charged', () => {
     h.sb.resetCounters();
     const again = await h.run('profile', held, { concurrency: 1 });
     expect(h.sb.charges().total).toBe(150);
-    expect(again.stats).toMatchObject({ lookupsSpent: 150, cacheHits: 150, found: 300, errors: 0, unanswered: 0 });
+    expect(again.stats).toMatchObject({ lookupsSpent: 150, cacheHits: 250, found: 400, errors: 0, unanswered: 0 });
   });
 
-  it('after a 402 for a batch that costs more than is left, sends what fits, then stops: spent 150', async () => {
+  it('after a 402 for a batch that costs more than is left, sends what fits, then stops: spent 250', async () => {
     h = await harness({ rpm: 0, overQuota: 'refuse' });
-    h.sb.setRemaining(150);
-    const held = h.sb.hostList().slice(0, 300);
-    // Two batches of 100 go out before any answer tells what is left: the second is refused whole.
-    const { rows, stats } = await h.run('profile', held, { concurrency: 2 });
+    const held = h.sb.hostList().slice(0, 400);
+    // Two batches of 100 go out at once, believing 900 are left, where 150 are: the second to arrive is
+    // refused whole (another client spends the account down as the first answer lands, as above).
+    const { rows, stats } = await h.run('profile', held, { concurrency: 2, onProgress: spendElsewhere(h, 1000, 150) });
     expect(h.sb.requests().map((r) => [r.status, r.hosts.length])).toEqual([
+      [200, 100],
       [200, 100],
       [402, 100],
       [200, 50],
     ]);
-    expect(h.sb.charges().total).toBe(150);
-    expect(stats).toMatchObject({ lookupsSpent: 150, unanswered: 0, found: 150, errors: 150, stoppedBy: 'quota' });
+    expect(h.sb.charges().total).toBe(250);
+    expect(stats).toMatchObject({ lookupsSpent: 250, unanswered: 0, found: 250, errors: 150, stoppedBy: 'quota' });
     expect(rows.filter((r) => r.status === 'error').every((r) => r.reason === stopText('quota', null))).toBe(true);
   });
 

@@ -48,15 +48,20 @@ describe('claims', () => {
     await b.close();
   });
 
-  it('a claim of a process that is gone holds nothing', async () => {
-    const { dir, a } = await twoConnections();
+  it('a claim of a process that is gone, or of a connection of this one that has left, holds nothing', async () => {
+    const { dir, a, b } = await twoConnections();
     const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']).stdout.toString();
     const raw = new Sqlite(path.join(dir, 'cache.sqlite'));
     raw.prepare('INSERT INTO claims VALUES (?, ?, ?, ?, ?)').run('domain', 'h9.example', 'someone', Number(dead), Date.now() + 60_000);
-    raw.prepare('INSERT INTO claims VALUES (?, ?, ?, ?, ?)').run('domain', 'h8.example', 'someone', process.pid, Date.now() + 60_000);
+    // Left behind by a connection of this process that has left (its delete failed: the disk full as it did).
+    raw.prepare('INSERT INTO claims VALUES (?, ?, ?, ?, ?)').run('domain', 'h7.example', 'gone-before', process.pid, Date.now() + 60_000);
     raw.close();
-    // h8's claimant is alive (this process, another connection): busy; h9's is gone: free.
-    expect(await a.claim('domain', ['h8.example', 'h9.example'])).toEqual(['h8.example']);
+    expect(await b.claim('domain', ['h8.example'])).toEqual([]);
+    // h8's claimant is here (this process, another connection): busy; h9's process is gone and h7's run has
+    // left: free.
+    expect(await a.claim('domain', ['h7.example', 'h8.example', 'h9.example'])).toEqual(['h8.example']);
+    await b.close();
+    expect(await a.claim('domain', ['h8.example'])).toEqual([]);
     await a.close();
   });
 
@@ -74,11 +79,13 @@ describe('claims', () => {
     await a.close();
   });
 
-  it('alone on the file, a connection claims nothing and writes nothing for it', async () => {
+  it('alone on the file, a connection claims all the same (another may join a moment later), and its claims end with it', async () => {
     const dir = tempDir();
     const solo = await openCache({ dir });
-    await solo.getFresh('domain', ['h1.example'], DAY);
     expect(await solo.claim('domain', ['h1.example'])).toEqual([]);
+    const later = await openCache({ dir });
+    expect(await later.claim('domain', ['h1.example', 'h2.example'])).toEqual(['h1.example']);
+    await later.close();
     await solo.close();
     const raw = new Sqlite(path.join(dir, 'cache.sqlite'));
     expect(raw.prepare('SELECT COUNT(*) AS n FROM claims').get()).toEqual({ n: 0 });

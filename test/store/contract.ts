@@ -124,10 +124,11 @@ export function storeContract(b: ContractBackend): void {
       it('a host another connection is buying is reported busy, and free again once stored or released', async () => {
         const o = await open();
         const [a, b2] = [o.store, await o.connect()];
-        // As a run does: join, then before each batch getFresh and claim.
+        // As a run does: join, then before each batch claim and getFresh.
         const claim = async (s: Store, hosts: string[]) => {
+          const busy = sorted(await s.claim('domain', hosts));
           await s.getFresh('domain', hosts, DAY);
-          return sorted(await s.claim('domain', hosts));
+          return busy;
         };
         await a.join();
         await b2.join();
@@ -144,6 +145,30 @@ export function storeContract(b: ContractBackend): void {
         // Another endpoint's host of the same name is not the same claim.
         await b2.getFresh('traffic', ['h3.example'], DAY);
         expect(await a.claim('traffic', ['h3.example'])).toEqual([]);
+      });
+
+      it('a run that believes itself alone claims all the same: one that joins a moment later finds its claims', async () => {
+        const o = await open();
+        const [a, b2] = [o.store, await o.connect()];
+        expect(await a.join()).toBe(false); // alone when it looked
+        expect(await a.claim('domain', ['h1.example', 'h2.example'])).toEqual([]);
+        expect(await b2.join()).toBe(true);
+        expect(sorted(await b2.claim('domain', ['h1.example', 'h2.example', 'h3.example']))).toEqual(['h1.example', 'h2.example']);
+        // Stored, the claim ends: the later run, claiming first and looking next, finds the answer.
+        await a.putMany([found('h1.example')]);
+        expect(await b2.claim('domain', ['h1.example'])).toEqual([]);
+        expect((await b2.getFresh('domain', ['h1.example'], DAY)).get('h1.example')?.status).toBe('found');
+      });
+
+      it('a run that left holds nothing: the claims it still had end with it', async () => {
+        const o = await open();
+        const [a, b2] = [o.store, await o.connect()];
+        await a.join();
+        await b2.join();
+        expect(await a.claim('domain', ['h1.example', 'h2.example'])).toEqual([]);
+        expect(await b2.claim('domain', ['h1.example'])).toEqual(['h1.example']);
+        await a.leave(); // its lookups left unsent by a stop, or unanswered
+        expect(await b2.claim('domain', ['h1.example', 'h2.example'])).toEqual([]);
       });
     });
 

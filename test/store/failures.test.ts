@@ -97,16 +97,13 @@ describe('a cache whose writes fail mid-run', () => {
     const busy = () => {
       throw sqliteError('SQLITE_BUSY', 'database is locked');
     };
+    // Tried once (the claim before the first batch), then never again: the run goes on alone.
     let tries = 0;
-    const store: AnswerStore = {
-      ...cache,
-      getFresh: () => {
-        tries++;
-        return busy();
-      },
-      claim: busy,
-      release: busy,
+    const tryOnce = () => {
+      tries++;
+      return busy();
     };
+    const store: AnswerStore = { ...cache, getFresh: tryOnce, claim: tryOnce, release: tryOnce };
     const events: RunEvent[] = [];
     const hosts = h.sb.hostList().slice(0, 300);
     const { rows, stats } = await h.run('profile', hosts, { store, onEvent: (e) => events.push(e) });

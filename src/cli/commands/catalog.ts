@@ -6,7 +6,8 @@ import { loadCatalog, mayPredateRelease } from '../run/catalog-source.js';
 import type { Context } from '../context.js';
 import { EXIT } from '../exit-codes.js';
 import { relativeAge } from '../output/format.js';
-import { catalogView, pickFormat, recordsJson } from '../output/render.js';
+import { pickFormat } from '../output/format-choice.js';
+import { catalogView, recordsJson } from '../output/render.js';
 import { writeCsv } from '../output/rows.js';
 
 export default async function catalog(ctx: Context<'catalog'>): Promise<number> {

@@ -140,8 +140,10 @@ async function summarise(ctx: Context, stats: FeedStats, counts: InputCounts): P
   // Nothing to compare is not "no changes": a cron job under the wrong HOME (another cache) would say that for
   // ever. Said as a warning, naming the cache read.
   if (stats.compared === 0 && stats.notHeld > 0) {
+    const { store, cacheDir } = await ctx.config();
+    const where = store.shown === null ? `the cache in ${cacheDir}` : `the store ${store.shown}`;
     ctx.logger.warn(
-      `none of the ${plural(stats.notHeld, 'host')} is in the cache in ${(await ctx.config()).cacheDir}: nothing to compare (is this the cache the batch runs use?)`,
+      `none of the ${plural(stats.notHeld, 'host')} is in ${where}: nothing to compare (is this the ${store.shown === null ? 'cache' : 'store'} the batch runs use?)`,
     );
     return;
   }

@@ -8,14 +8,18 @@ import type { ResolvedProxy } from '../../config/proxy.js';
 export default async function config(ctx: Context): Promise<number> {
   const settings = await ctx.settings();
   const { settingEnvs, settingNamed, settingValue } = await import('../../config/resolve.js');
-  const [{ maskKey }, { maskProxy }] = await Promise.all([import('../../config/keys.js'), import('../../config/proxy.js')]);
+  const [{ maskKey }, { maskProxy }, { maskUrl }] = await Promise.all([
+    import('../../config/keys.js'),
+    import('../../config/proxy.js'),
+    import('../../config/store-url.js'),
+  ]);
   const setting = ctx.args.setting as string | undefined;
   switch (ctx.args.sub) {
     case 'show': {
       const c = await ctx.config();
       // With no plan or rate set, a run paces at what this account (base URL and key) learned before.
       const { accountReads, storeWhere } = await import('../../store/open.js');
-      const learned = c.rpm === null && c.key ? await (await accountReads(storeWhere(c))).learnedRate(c.baseUrl, c.key.key) : null;
+      const learned = c.rpm === null && c.key ? await learnedRate(ctx, accountReads, storeWhere(c), c.baseUrl, c.key.key) : null;
       const rate =
         c.rpm !== null
           ? `${c.rpm} requests per ${c.windowMs / 1000}s  (${c.sources.rate})`
@@ -28,16 +32,19 @@ export default async function config(ctx: Context): Promise<number> {
         ['rate', rate],
         ['key', c.key ? `${maskKey(c.key.key)}  (${c.key.source === 'env' ? 'DOMAIN_INTEL_API_KEY' : `stored "${c.key.name ?? ''}"`})` : null],
         ['proxy', proxyText(c.proxy)],
+        ['store', c.store.shown === null ? `the local cache  (${c.sources.store})` : `${c.store.shown}  (${c.sources.store})`],
         ['cache', `${c.cacheDir}  (${c.sources.cacheDir})`],
         ['settings file', settings.path],
       ];
       if (ctx.io.stdout.isTTY) ctx.io.stdout.write(`${renderKeyValue(rows, { style: ctx.outStyle, width: ctx.io.stdout.columns })}\n`);
       else {
-        const { key, proxy, ...rest } = c;
+        const { key, proxy, store, ...rest } = c;
         // The proxy as shown (its password masked), never as used.
         const shownProxy = { url: proxy.url === null ? null : proxy.shown, source: proxy.source, from: proxy.from, bypassedBy: proxy.bypassedBy };
         const masked = key ? { source: key.source, name: key.name, masked: maskKey(key.key) } : null;
-        ctx.io.stdout.write(`${JSON.stringify({ ...rest, proxy: shownProxy, learnedRate: learned, key: masked, settingsFile: settings.path })}\n`);
+        // The store as shown too: a PostgreSQL URL's password masked.
+        const output = { ...rest, proxy: shownProxy, store: { url: store.shown }, learnedRate: learned, key: masked, settingsFile: settings.path };
+        ctx.io.stdout.write(`${JSON.stringify(output)}\n`);
       }
       return EXIT.OK;
     }
@@ -45,8 +52,10 @@ export default async function config(ctx: Context): Promise<number> {
       const key = settingNamed(setting);
       const value = settingValue(key, ctx.args.value as string);
       await settings.set(key, value);
-      // As stored (a base URL without its trailing slash); a proxy's password masked.
-      ctx.logger.info(`${setting} set to ${key === 'proxy' ? maskProxy(String(value)) : String(value)}`);
+      // As stored (a base URL without its trailing slash); a proxy's or a store's password masked.
+      const shown =
+        key === 'proxy' ? maskProxy(String(value)) : key === 'store' ? (value === null ? 'sqlite (the local cache)' : maskUrl(String(value))) : String(value);
+      ctx.logger.info(`${setting} set to ${shown}`);
       overridden(ctx, settingEnvs(setting));
       return EXIT.OK;
     }
@@ -58,6 +67,27 @@ export default async function config(ctx: Context): Promise<number> {
     }
   }
   throw new UsageError(`unknown config subcommand ${String(ctx.args.sub)}`);
+}
+
+/**
+ * The rate this account learned, as kept in the store; a shared store that cannot be reached is said (the
+ * settings are still shown: this is where a user looks to see which store is configured).
+ */
+async function learnedRate(
+  ctx: Context,
+  reads: typeof import('../../store/open.js').accountReads,
+  where: import('../../store/open.js').StoreWhere,
+  baseUrl: string,
+  key: string,
+): Promise<import('../../store/contract.js').LearnedRate | null> {
+  const { StoreUnavailableError } = await import('../../store/errors.js');
+  try {
+    return await (await reads(where)).learnedRate(baseUrl, key);
+  } catch (err) {
+    if (!(err instanceof StoreUnavailableError)) throw err;
+    ctx.logger.warn(`${err.message}; the rate learned for this account is not shown`);
+    return null;
+  }
 }
 
 /**

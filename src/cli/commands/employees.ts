@@ -2,7 +2,6 @@
 // The list path's module (the whole pipeline: CSV reader and writer, limiter, SQLite) loads only for a list.
 import { UsageError } from '../../api/errors.js';
 import type { Context } from '../context.js';
-import { employeesView } from '../output/render.js';
 import { single } from '../run/single.js';
 
 export default async function employees(ctx: Context<'employees'>): Promise<number> {
@@ -13,5 +12,10 @@ export default async function employees(ctx: Context<'employees'>): Promise<numb
   if (host === undefined) throw new UsageError('employees needs a host, or --input FILE (- for stdin)');
   // One host is shown, not written as a row: the change columns belong to a list's output.
   if (ctx.opts.changes) throw new UsageError('--changes needs --input FILE (one host is shown, not written as rows)');
-  return single(ctx, { kind: 'employees', raw: host, fetch: (client, h, o) => client.employees(h, o), view: (e) => employeesView(e, ctx.outStyle) });
+  return single(ctx, {
+    kind: 'employees',
+    raw: host,
+    fetch: (client, h, o) => client.employees(h, o),
+    view: async (e) => (await import('../output/render.js')).employeesView(e, ctx.outStyle),
+  });
 }

@@ -124,8 +124,8 @@ async function inputStream(ctx: Context, file: string): Promise<{ stream: NodeJS
  * enriched from another (the sandbox, staging), and a summary fetches nothing. Said, naming that service.
  */
 async function otherCatalog(ctx: Context): Promise<CatalogCategory[] | null> {
-  const [config, { anyCachedCatalog }] = await Promise.all([ctx.config(), import('../../store/open.js')]);
-  const found = await anyCachedCatalog(config.cacheDir);
+  const [config, { anyCachedCatalog, storeWhere }] = await Promise.all([ctx.config(), import('../../store/open.js')]);
+  const found = await anyCachedCatalog(storeWhere(config));
   if (found === null) return null;
   const from = found.service === null ? 'another cache file' : found.service;
   ctx.logger.info(

@@ -8,7 +8,8 @@ import { loadCatalog } from '../run/catalog-source.js';
 import type { Context } from '../context.js';
 import { timing } from '../io.js';
 import { EXIT } from '../exit-codes.js';
-import { pickFormat, recordsJson, technologyView } from '../output/render.js';
+import { pickFormat } from '../output/format-choice.js';
+import { recordsJson, technologyView } from '../output/render.js';
 import { writeCsv } from '../output/rows.js';
 
 export default async function tech(ctx: Context<'tech'>): Promise<number> {

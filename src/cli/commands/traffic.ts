@@ -2,7 +2,6 @@
 // The list path's module (the whole pipeline: CSV reader and writer, limiter, SQLite) loads only for a list.
 import { UsageError } from '../../api/errors.js';
 import type { Context } from '../context.js';
-import { trafficView } from '../output/render.js';
 import { single } from '../run/single.js';
 
 export default async function traffic(ctx: Context<'traffic'>): Promise<number> {
@@ -13,5 +12,10 @@ export default async function traffic(ctx: Context<'traffic'>): Promise<number> 
   if (host === undefined) throw new UsageError('traffic needs a host, or --input FILE (- for stdin)');
   // One host is shown, not written as a row: the change columns belong to a list's output.
   if (ctx.opts.changes) throw new UsageError('--changes needs --input FILE (one host is shown, not written as rows)');
-  return single(ctx, { kind: 'traffic', raw: host, fetch: (client, h, o) => client.traffic(h, o), view: (t) => trafficView(t, ctx.outStyle) });
+  return single(ctx, {
+    kind: 'traffic',
+    raw: host,
+    fetch: (client, h, o) => client.traffic(h, o),
+    view: async (t) => (await import('../output/render.js')).trafficView(t, ctx.outStyle),
+  });
 }

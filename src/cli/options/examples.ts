@@ -60,6 +60,11 @@ Re-running the same command resumes: answers already fetched come from the cache
   config: block(['domain-intel config set plan business', 'domain-intel config show']),
   quota: block(['domain-intel quota', "domain-intel quota --json | jq '.accounts[0].remaining'"]),
   cache: block(['domain-intel cache stats', 'domain-intel cache prune --max-age 7d', 'domain-intel cache prune --history 90d   # past answers too']),
+  store: block([
+    "domain-intel config set store 'postgres://intel@db.internal/intel'   # password: PGPASSWORD or ~/.pgpass",
+    'domain-intel store status',
+    "domain-intel store import   # this machine's local cache into the shared store, once",
+  ]),
   sandbox: block(['domain-intel sandbox --port 8787   # prints two export lines: paste them into another shell, then', 'domain-intel lookup <a printed host>']),
   completion: block([
     'domain-intel completion fish > ~/.config/fish/completions/domain-intel.fish',

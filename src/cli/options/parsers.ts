@@ -3,7 +3,7 @@
 // is sent. Kept free of heavy imports: these load for every command, even --help.
 import { InvalidArgumentError } from 'commander';
 import type { Delimiter } from '../../domain/input-forms.js';
-import { parseDelimiter } from '../../input/dialect.js';
+import { parseDelimiter } from '../../domain/input-forms.js';
 import { parseDuration, parseRate } from '../../config/values.js';
 
 /** A whole number >= min. */

@@ -11,6 +11,7 @@ import { delimiter, duration, intOption, list, rate } from './parsers.js';
 import { ENCODINGS } from '../../domain/input-forms.js';
 import { CATALOG_OPTIONS } from './catalog.js';
 import { NETWORK_OPTIONS } from './network.js';
+import { STORE_OPTIONS } from './store.js';
 import { CHANGES_OPTIONS } from './changes.js';
 import { SANDBOX_OPTIONS } from './sandbox.js';
 import { SETTINGS } from '../../config/settings-table.js';
@@ -67,6 +68,7 @@ export const OPTIONS = {
   rate: { flags: '--rate <n/window>', help: 'advanced: requests per window, e.g. 300/1m or 20/1s', commands: 'global', parse: rate },
   timeout: { flags: '--timeout <duration>', help: 'per-attempt timeout', commands: 'global', parse: duration, default: 30_000, show: durationText },
   ...NETWORK_OPTIONS,
+  ...STORE_OPTIONS,
   quiet: { flags: '-q, --quiet', help: 'no quota line, no summary; warnings and errors only', commands: 'global' },
   json: { flags: '--json', help: 'errors as JSON objects on stderr ({error, code, host, exit})', commands: 'global' },
   debug: { flags: '--debug', help: 'request log and stack traces on stderr (the key is redacted)', commands: 'global' },

@@ -19,7 +19,7 @@ import { type InputMeter, liveFigures } from '../report/progress-figures.js';
 import { PROGRESS_INTERVAL_MS } from '../options/progress.js';
 import { printPlan } from '../report/plan.js';
 import { endOutput, type OutputEnd, wroteLine } from './output-end.js';
-import { argsFormat } from '../output/render.js';
+import { argsFormat } from '../output/format-choice.js';
 import { renderSummary, staleAnswers } from '../output/summary.js';
 import { wrapWidth } from '../output/wrap.js';
 import { checkQuota } from './quota-check.js';

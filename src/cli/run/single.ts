@@ -14,7 +14,7 @@ import type { EnrichCommand } from '../options/table.js';
 import { EXIT } from '../exit-codes.js';
 import { durationText } from '../../config/values.js';
 import { humanDuration, relativeAge } from '../output/format.js';
-import { argsFormat, type Format } from '../output/render.js';
+import { argsFormat, type Format } from '../output/format-choice.js';
 import { openOutput } from '../../output/file.js';
 import type { AnswerStore } from '../../store/contract.js';
 import type { Writable } from 'node:stream';
@@ -23,7 +23,8 @@ export interface SingleSpec<T> {
   kind: RunKind;
   raw: string;
   fetch: (client: DomainIntelClient, host: string, opts: CallOptions) => Promise<ApiResponse<T>>;
-  view: (data: T) => string;
+  /** The table view (loaded only for a table: JSON and CSV need none of it). */
+  view: (data: T) => Promise<string>;
 }
 
 /** Looks one host up (cache first) and prints it in the chosen format; returns the exit code. */
@@ -44,11 +45,13 @@ export async function single<T>(ctx: Context<EnrichCommand>, spec: SingleSpec<T>
   // --fields is checked before anything is paid for, as a list run checks it.
   if (ctx.opts.fields !== undefined) chooseColumns(spec.kind, ctx.opts.fields, false);
   if (ctx.opts.maxLookups === 0) throw new UsageError('--max-lookups 0 allows no lookup', 'budget');
-  const [client, store] = await Promise.all([ctx.client(), ctx.store()]);
+  // The client (undici, the account's state file) is made only when a request must go: a cached answer
+  // needs the cache alone, and loading the rest was half of a cached lookup's time (issue 27).
+  const store = await ctx.store();
   // The output is opened before anything is paid for: a path that cannot be written costs no lookup.
   const out = await openOutput(target, ctx.io.stdout, { signal: ctx.interrupted, onWait: (what) => ctx.logger.info(what) });
   try {
-    const written = await lookupAndWrite(ctx, spec, { host, key, format, client, store, out: out.stream });
+    const written = await lookupAndWrite(ctx, spec, { host, key, format, store, out: out.stream });
     await out.commit();
     if (written.error) throw written.error;
     return written.code;
@@ -61,7 +64,6 @@ interface Resolved {
   host: string;
   key: string;
   format: Format;
-  client: DomainIntelClient;
   store: AnswerStore | null;
   out: Writable;
 }
@@ -73,27 +75,29 @@ interface Written {
 }
 
 async function lookupAndWrite<T>(ctx: Context<EnrichCommand>, spec: SingleSpec<T>, r: Resolved): Promise<Written> {
-  const { host, key, format, client, store, out } = r;
+  const { host, key, format, store, out } = r;
   const { endpoint, fanOut } = KINDS[spec.kind];
   // A cache that cannot be written (disk full, read-only) costs the answer's keeping, never the paid answer.
   const kept = { notKept: 0, notKeptCause: null as string | null };
+  // A shared store lost under the lookup: the paid answer is still shown, then the command ends on the loss (exit 13).
+  let lost: Error | null = null;
   const result = await lookupOne<T>({
     endpoint,
     key,
-    fetch: (patience) => spec.fetch(client, host, { patience }),
-    store: store && keptStore(store, { stats: kept, clock: () => ctx.io.clock.now() }),
+    fetch: async (patience) => spec.fetch(await ctx.client(), host, { patience }),
+    store: store && keptStore(store, { stats: kept, clock: () => ctx.io.clock.now(), onLost: (err) => (lost = err) }),
     ...timing(ctx.io.clock),
     maxAgeMs: (await ctx.config()).maxAgeMs, // the resolver's: one road from --max-age to the lookup
     refresh: ctx.opts.refresh === true,
     stale: ctx.opts.stale !== false,
     retries: ctx.opts.retries,
-    timeoutMs: client.timeoutMs, // sets the cap on the request's time (api/retry.ts)
+    timeoutMs: ctx.opts.timeout, // the client's per-attempt timeout; sets the cap on the request's time (api/retry.ts)
     signal: ctx.interrupted,
     onRetry: ({ delayMs, error, rateLimited }) =>
       ctx.logger.warn(rateLimited ? `rate limited; waiting ${humanDuration(delayMs)}` : `${error.message}; retrying in ${humanDuration(delayMs)}`),
   });
   if (result.quota) ctx.logger.quota(result.quota);
-  if (kept.notKept > 0) ctx.logger.warn(`${kept.notKeptCause}: the answer is not kept; a re-run will pay for it again`);
+  if (kept.notKept > 0 && lost === null) ctx.logger.warn(`${kept.notKeptCause}: the answer is not kept; a re-run will pay for it again`);
   // Seconds shown as such: "just now" would contradict "older than --max-age 1s".
   const since = result.cachedAt === null ? 0 : ctx.io.clock.now() - result.cachedAt;
   const age = result.cachedAt === null ? '' : since < 45_000 ? `${humanDuration(Math.max(0, since))} ago` : relativeAge(since);
@@ -106,7 +110,7 @@ async function lookupAndWrite<T>(ctx: Context<EnrichCommand>, spec: SingleSpec<T
   const missing = result.status === 'missing';
   const data = missing ? null : (fanOut(result.data, host) as T);
   if (format === 'table') {
-    if (data !== null) out.write(`${spec.view(data)}\n`);
+    if (data !== null) out.write(`${await spec.view(data)}\n`);
   } else {
     // The same row envelope a list writes (one row, line 1), so one host and many read alike in every format.
     // The row writer loads only here: a table needs none of it.
@@ -125,6 +129,7 @@ async function lookupAndWrite<T>(ctx: Context<EnrichCommand>, spec: SingleSpec<T
     };
     await writeRows(ctx, { stream: out, kind: spec.kind, format, rows: [row] });
   }
+  if (lost !== null) throw lost;
   if (missing) {
     // Reported like every other error (a JSON object on stderr under --json), exit 8; the row above is data,
     // written all the same so a script reads the one shape whatever the answer.

@@ -7,6 +7,7 @@ import { chunks, historyReads, parseBody } from './history.js';
 import { LEASE_MS, type Presence } from './presence.js';
 import type { Db } from './pool.js';
 import { storeUpkeep } from './upkeep.js';
+import { importInto } from './import.js';
 
 /**
  * Longest a live run's claim holds: a request's timeout (30 s) and its retries' backoff, with room (as the
@@ -123,6 +124,7 @@ export function postgresAnswers(db: Db, o: AnswersOptions): Store {
     leave: async () => void (await presence.buying(false)),
     past: historyReads(db.query, s),
     ...storeUpkeep(db, s, now),
+    importAll: (chunks) => importInto(db, s, chunks),
     async close() {
       try {
         await presence.gone();

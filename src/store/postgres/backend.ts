@@ -10,6 +10,7 @@ import type { AccountReads, AccountState, Store } from '../contract.js';
 import { type Db, openDb } from './pool.js';
 import { presence } from './presence.js';
 import { isAbsent, migrate, SCHEMA_VERSION, schemaVersion } from './schema.js';
+import { postgresMigrate, postgresStatus } from './status.js';
 import { parseStoreUrl } from './url.js';
 
 /** What a PostgreSQL handle may be told besides its URL. */
@@ -112,6 +113,8 @@ export const postgres: Backend = {
   openStore: (o) => openPostgresStore(o.url as string, { service: o.service, clock: o.clock }),
   openAccount: (o) => openPostgresAccount(o.url as string, { baseUrl: o.baseUrl, key: o.key, clock: o.clock }),
   accountReads: (o) => postgresAccountReads(o.url as string),
+  status: (o) => postgresStatus(o.url as string),
+  migrate: (o) => postgresMigrate(o.url as string),
   // Nothing here is ever found damaged the way a file is (CacheCorruptError): there is nothing to discard.
   discard: async () => [],
 };

@@ -1,5 +1,6 @@
 // The answer store: every paid answer, keyed by (endpoint, host), read back by age. Writes go through the
 // journal (journal.ts) except a lone answer; reads see the journal's unmerged answers too.
+import { exportRows } from './export.js';
 import fs from 'node:fs';
 import type Database from 'better-sqlite3';
 import type { AnswerPut, Store, StoredAnswer, StoreStats } from '../contract.js';
@@ -18,20 +19,35 @@ export type AnswerCache = Store;
 // SQLite allows 32766 bound parameters, but a short IN list keeps each statement cheap to plan and reuse.
 const HOSTS_PER_QUERY = 498; // plus endpoint and cutoff: 500
 
+/** A stored answer as SQLite gives it back (raw): host, status, body, fetched_at, prev_fetched_at. */
+type RawRow = [string, StoredAnswer['status'], string | null, number, number | null];
+
 /** The answer cache over an open database whose schema is in place; closing it closes `db`. */
 export function answerCache(db: Database.Database, file: string, clock: () => number): AnswerCache {
-  // One prepared statement per IN-list length; in practice: full chunks and one remainder size per run.
-  const inLists = new Map<number, Database.Statement<unknown[], Row>>();
+  // One prepared statement per IN-list length; in practice: full chunks and one remainder size per run. Rows
+  // come back as arrays (raw): a warm re-run reads every host of the file, and an object per row was garbage.
+  const inLists = new Map<number, Database.Statement<unknown[], RawRow>>();
   const inList = (n: number) => {
     let stmt = inLists.get(n);
     if (!stmt) {
       const marks = Array.from({ length: n }, () => '?').join(', ');
-      stmt = db.prepare<unknown[], Row>(
-        `SELECT host, status, body, fetched_at, prev_fetched_at FROM answers WHERE endpoint = ? AND fetched_at >= ? AND host IN (${marks})`,
-      );
+      stmt = db
+        .prepare<unknown[], RawRow>(
+          `SELECT host, status, body, fetched_at, prev_fetched_at FROM answers WHERE endpoint = ? AND fetched_at >= ? AND host IN (${marks})`,
+        )
+        .raw(true) as unknown as Database.Statement<unknown[], RawRow>;
       inLists.set(n, stmt);
     }
     return stmt;
+  };
+  /** The stored rows of `hosts` (any repeat is only asked twice), HOSTS_PER_QUERY at a time, each to `each`. */
+  const selectEach = (endpoint: string, hosts: readonly string[], since: number, each: (row: RawRow) => void): void => {
+    for (let i = 0; i < hosts.length; i += HOSTS_PER_QUERY) {
+      const end = Math.min(hosts.length, i + HOSTS_PER_QUERY);
+      const params: unknown[] = [endpoint, since];
+      for (let j = i; j < end; j++) params.push(hosts[j]);
+      for (const row of inList(end - i).all(params)) each(row);
+    }
   };
   // data_version changes when another connection commits to the file: until one has, no other process can
   // have bought anything this connection does not already know of, and getFresh skips its query.
@@ -44,6 +60,10 @@ export function answerCache(db: Database.Database, file: string, clock: () => nu
     `INSERT INTO answers (endpoint, host, status, body, fetched_at) VALUES (?, ?, ?, ?, ?)
      ON CONFLICT (endpoint, host) DO UPDATE SET status = excluded.status, body = excluded.body, fetched_at = excluded.fetched_at, prev_fetched_at = answers.fetched_at`,
   );
+  const putLone = db.transaction((e: AnswerPut, now: number, answered: () => void) => {
+    putOne.run(e.endpoint, e.host, e.status, encode(e.body), now);
+    answered();
+  });
   const anyFor = db
     .prepare<[string, string], number>('SELECT 1 FROM answers WHERE endpoint = ? UNION ALL SELECT 1 FROM recent WHERE endpoint = ? LIMIT 1')
     .pluck();
@@ -74,19 +94,23 @@ export function answerCache(db: Database.Database, file: string, clock: () => nu
   /** Answers of `hosts` in `answers` or in `unmerged` (the later one per host), or this connection's unmerged ones. */
   const read = (endpoint: string, hosts: readonly string[], maxAgeMs: number, unmerged: Row[] = []): Map<string, StoredAnswer> => {
     const out = new Map<string, StoredAnswer>();
-    const unique = [...new Set(hosts)];
     const since = cutoff(maxAgeMs);
+    // Nothing unmerged (a warm re-run, a lookup): each stored row is the answer, decoded as it comes.
+    if (unmerged.length === 0 && journal.pending === 0) {
+      selectEach(endpoint, hosts, since, (r) => {
+        const entry = decode({ status: r[1], body: r[2], fetched_at: r[3], prev_fetched_at: r[4] });
+        if (entry) out.set(r[0], entry);
+      });
+      return out;
+    }
     const found = new Map<string, Row>();
     const keep = (row: Row) => {
       const kept = found.get(row.host);
       if (kept === undefined || row.fetched_at > kept.fetched_at) found.set(row.host, row);
     };
     unmerged.forEach(keep);
-    for (let i = 0; i < unique.length; i += HOSTS_PER_QUERY) {
-      const chunk = unique.slice(i, i + HOSTS_PER_QUERY);
-      for (const row of inList(chunk.length).all(endpoint, since, ...chunk)) keep(row);
-    }
-    for (const host of unique) {
+    selectEach(endpoint, hosts, since, (r) => keep({ host: r[0], status: r[1], body: r[2], fetched_at: r[3], prev_fetched_at: r[4] }));
+    for (const host of hosts) {
       const row = journal.latest(endpoint, host, found.get(host), since);
       const entry = row ? decode(row) : null;
       if (entry) out.set(host, entry);
@@ -114,23 +138,20 @@ export function answerCache(db: Database.Database, file: string, clock: () => nu
     const now = clock();
     if (entries.length === 0) return now;
     const only = entries[0] as AnswerPut;
-    if (entries.length === 1 && journal.pending === 0) {
-      // A lone answer (a single lookup, a traffic or employees run) dirties a page or two either way: written
-      // straight into `answers`, it leaves nothing to merge when the cache closes.
-      putOne.run(only.endpoint, only.host, only.status, encode(only.body), now);
-    } else {
-      journal.append(entries.map((e) => ({ endpoint: e.endpoint, host: e.host, status: e.status, body: encode(e.body), fetched_at: now })));
-    }
-    // Answered: another process may look these hosts up from the cache now, rather than wait for the claims.
-    try {
+    // Answered: their claims end in the same commit, so another process finds the answers once it finds the
+    // claims gone (and a run pays one commit a batch, not two).
+    const answered = () =>
       claims.release(
         only.endpoint,
         entries.map((e) => e.host),
       );
-    } catch (err) {
-      // The answers are stored: a claim left behind (the file locked or full just now) costs nothing, since
-      // another process finds the stored answer before it looks at claims, and the claim expires with its run.
-      if (sqliteCode(err) === '') throw err;
+    if (entries.length === 1 && journal.pending === 0) {
+      // A lone answer (a single lookup, a traffic or employees run) dirties a page or two either way: written
+      // straight into `answers`, it leaves nothing to merge when the cache closes.
+      putLone(only, now, answered);
+    } else {
+      const rows = entries.map((e) => ({ endpoint: e.endpoint, host: e.host, status: e.status, body: encode(e.body), fetched_at: now }));
+      journal.append(rows, answered);
     }
     return now;
   };
@@ -144,7 +165,12 @@ export function answerCache(db: Database.Database, file: string, clock: () => nu
     getMany: async (endpoint, hosts, maxAgeMs) => reading(() => read(endpoint, hosts, maxAgeMs)),
     getFresh: async (endpoint, hosts, maxAgeMs) => checked(() => getFresh(endpoint, hosts, maxAgeMs)),
     putMany: async (entries) => checked(() => putMany(entries)),
-    claim: async (endpoint, hosts) => (othersWrote ? checked(() => claims.claim(endpoint, hosts)) : []),
+    // Claimed even while this connection believes itself alone: another may have joined after it looked.
+    claim: async (endpoint, hosts) =>
+      checked(() => {
+        if (!joined) join();
+        return claims.claim(endpoint, hosts);
+      }),
     release: async (endpoint, hosts) => checked(() => claims.release(endpoint, hosts)),
     holdsAny: async (endpoint) => reading(() => anyFor.get(endpoint, endpoint) !== undefined),
     join: async () => checked(join),
@@ -179,6 +205,10 @@ export function answerCache(db: Database.Database, file: string, clock: () => nu
         journal.merge();
         return past.prune(cutoff(maxAgeMs));
       }),
+    exportAll: () => {
+      checked(() => journal.merge());
+      return exportRows(db);
+    },
     past: guarded(past, reading),
     close: async () => {
       if (!db.open) return;

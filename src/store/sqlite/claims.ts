@@ -1,10 +1,12 @@
 // Claims: which hosts another process is buying right now. The check just before a batch is sent (answers.ts
 // getFresh) sees what other processes have bought, but not what they have in flight: two runs that reach the
 // same hosts at the same time (a run that skipped ahead through hosts the other bought catches up with it)
-// would each buy every host from there on. So, once another connection is known to share the file, a batch's
-// hosts are claimed just before it is sent; a host another live process has claimed is put back to be looked
-// up in a moment, when its answer is in the cache. A claim ends when its answer is stored, when its request
-// gives up, when its process is gone, or after CLAIM_MS (a hung process must not hold a host for ever).
+// would each buy every host from there on. So a batch's hosts are claimed just before it is sent, by every run,
+// even one that believes itself alone (two runs started at the same instant each join before the other is
+// there to see); a host another live process has claimed is put back to be looked up in a moment, when its
+// answer is in the cache. A claim ends when its answer is stored, when its request gives up, when its run
+// leaves (a finished run holds nothing), when its process is gone, or after CLAIM_MS (a hung process must
+// not hold a host for ever).
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { alive } from '../../config/paths.js';
@@ -31,13 +33,22 @@ export interface Claims {
    * request: whichever writes second sees the first's row, and the first sees the file change.
    */
   join(): boolean;
-  /** Takes back what join said (the cache closes). */
+  /** Takes back what join said, and ends this connection's claims (the run is over, or the cache closes). */
   leave(): void;
   /** Claims `hosts` for this connection; returns those another live process holds (not claimed here). */
   claim(endpoint: string, hosts: readonly string[]): string[];
   /** Ends this connection's claims on `hosts` (answered, or given up). */
   release(endpoint: string, hosts: readonly string[]): void;
 }
+
+/**
+ * The connections of this process that are here (joined, not left). A claim or presence of this process is
+ * live only while its connection is here: a run that ended holds nothing, even when its claims could not be
+ * deleted (the disk full as it left) and its pid lives on in a library caller or the next run of a test.
+ * Another process's are live while that process is.
+ */
+const here = new Set<string>();
+const live = (owner: string, pid: number): boolean => (pid === process.pid ? here.has(owner) : alive(pid));
 
 /** The claims of one connection to the cache file. */
 export function openClaims(db: Database.Database, clock: () => number): Claims {
@@ -57,16 +68,19 @@ export function openClaims(db: Database.Database, clock: () => number): Claims {
   const present = db.prepare<[string, string, number]>(
     `INSERT OR REPLACE INTO claims (endpoint, host, owner, pid, expires_at) VALUES ('', ?, ?, ?, ${Number.MAX_SAFE_INTEGER})`,
   );
-  const others = db.prepare<[string], { host: string; pid: number }>("SELECT host, pid FROM claims WHERE endpoint = '' AND owner != ?");
+  const othersHere = db.prepare<[string], { host: string; pid: number }>("SELECT host, pid FROM claims WHERE endpoint = '' AND owner != ?");
   const gone = db.prepare<[string]>("DELETE FROM claims WHERE endpoint = '' AND host = ?");
+  // Its presence (host = owner) and every claim it still holds: hosts whose lookups were left unsent by a stop.
+  const left = db.prepare<[string]>('DELETE FROM claims WHERE owner = ?');
   const join = db.transaction((): boolean => {
     present.run(owner, owner, process.pid);
-    let live = false;
-    for (const o of others.all(owner)) {
-      if (o.pid === process.pid || alive(o.pid)) live = true;
+    here.add(owner);
+    let others = false;
+    for (const o of othersHere.all(owner)) {
+      if (live(o.host, o.pid)) others = true;
       else gone.run(o.host); // a run killed before it could leave
     }
-    return live;
+    return others;
   });
 
   const claim = db.transaction((endpoint: string, hosts: readonly string[]): string[] => {
@@ -74,7 +88,7 @@ export function openClaims(db: Database.Database, clock: () => number): Claims {
     if (++takes % 64 === 1) expired.run(now);
     const busy = new Set<string>();
     for (const c of held.all(endpoint, JSON.stringify(hosts))) {
-      if (c.owner !== owner && c.expires_at >= now && (c.pid === process.pid || alive(c.pid))) busy.add(c.host);
+      if (c.owner !== owner && c.expires_at >= now && live(c.owner, c.pid)) busy.add(c.host);
     }
     const free = hosts.filter((h) => !busy.has(h));
     if (free.length > 0) {
@@ -86,7 +100,10 @@ export function openClaims(db: Database.Database, clock: () => number): Claims {
 
   return {
     join: () => join.immediate(),
-    leave: () => void gone.run(owner),
+    leave() {
+      here.delete(owner);
+      left.run(owner);
+    },
     claim: (endpoint, hosts) => (hosts.length === 0 ? [] : claim.immediate(endpoint, hosts)),
     release(endpoint, hosts) {
       if (mine && hosts.length > 0) drop.run(owner, endpoint, JSON.stringify(hosts));

@@ -37,8 +37,8 @@ const ROWS_PER_APPEND = 100;
 interface Journal {
   /** How many of this connection's answers are not merged yet. */
   readonly pending: number;
-  /** Appends answers in one transaction; merges once MERGE_EVERY are pending. */
-  append(answers: StoredAnswer[]): void;
+  /** Appends answers in one transaction, with `also` (ending their claims); merges once MERGE_EVERY are pending. */
+  append(answers: StoredAnswer[], also?: () => void): void;
   /** `stored`, or this connection's unmerged answer for the host if that is later and fetched at or after `since`. */
   latest(endpoint: string, host: string, stored: StoredRow | undefined, since: number): StoredRow | undefined;
   /** Moves every appended answer (this connection's, and any a killed run left) into `answers`. */
@@ -88,13 +88,14 @@ export function openJournal(db: Database.Database): Journal {
   /** This connection's unmerged answers, by `${endpoint}\n${host}`. */
   const unmerged = new Map<string, StoredAnswer>();
 
-  const appendAll = db.transaction((answers: StoredAnswer[]) => {
+  const appendAll = db.transaction((answers: StoredAnswer[], also?: () => void) => {
     for (let at = 0; at < answers.length; at += ROWS_PER_APPEND) {
       const n = Math.min(ROWS_PER_APPEND, answers.length - at);
       const params: unknown[] = [];
       for (const a of answers.slice(at, at + n)) params.push(a.endpoint, a.host, a.status, a.body, a.fetched_at);
       appendStatement(n).run(...params);
     }
+    also?.();
   });
   const mergeAll = db.transaction(() => {
     moveRecent.run();
@@ -133,8 +134,8 @@ export function openJournal(db: Database.Database): Journal {
     get pending() {
       return unmerged.size;
     },
-    append(answers) {
-      appendAll(answers);
+    append(answers, also) {
+      appendAll(answers, also);
       for (const a of answers) unmerged.set(`${a.endpoint}\n${a.host}`, a);
       if (unmerged.size < mergeAt) return;
       try {

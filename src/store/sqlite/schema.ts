@@ -22,7 +22,7 @@ const CACHE_FILE = 'cache.sqlite';
 // an older build's journal merges keep history too (only its lone answers, written with INSERT OR REPLACE,
 // skip it). A new version would make every older build refuse the file ("written by a newer domain-intel"),
 // locking a user who goes back a version out of their cache, for nothing the file needs.
-const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 2;
 
 /** The full path of the cache file. */
 const cacheFile = (where: CacheLocation): string => path.join(where.dir, where.file ?? CACHE_FILE);
