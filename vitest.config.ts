@@ -6,9 +6,11 @@ export const PACK_TEST = 'test/e2e/pack.test.ts';
 
 /**
  * Test files that run each in a fresh process: the store's (PostgreSQL helpers hold a pool per file, and one
- * test asserts the process prints no warning at all, which another file's garbage could break).
+ * test asserts the process prints no warning at all, which another file's garbage could break); a workbook piped
+ * in (exceljs's streaming reader failed, "reading 'sheets'", after another file had used it in the same worker);
+ * and Ctrl-C during a settings write (it counted a second SIGINT when it shared a worker).
  */
-const ISOLATED = 'test/store/**/*.test.ts';
+const ISOLATED = ['test/store/**/*.test.ts', 'test/e2e/xlsx.test.ts', 'test/config/settings-signals.test.ts'];
 
 /** What every run of the tests shares (`npm test`, and `npm run test:pack` in vitest.pack.config.ts). */
 export const common = {
@@ -32,9 +34,9 @@ export default defineConfig({
         // dependencies afresh for each of ~145 files cost 66 s of imports summed. None of these files mocks a
         // module, and those that touch process-wide state (fake timers, signal listeners, environment
         // variables) put it back after themselves.
-        test: { name: 'shared', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, PACK_TEST, ISOLATED], isolate: false },
+        test: { name: 'shared', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, PACK_TEST, ...ISOLATED], isolate: false },
       },
-      { extends: true, test: { name: 'isolated', include: [ISOLATED], isolate: true } },
+      { extends: true, test: { name: 'isolated', include: ISOLATED, isolate: true } },
     ],
   },
 });
