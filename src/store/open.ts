@@ -91,8 +91,7 @@ export async function migrateStore(where: StoreWhere, service: string): Promise<
 export async function importLocalCache(fromDir: string, to: StoreWhere, service: string): Promise<ImportCounts> {
   if (to.url === undefined)
     throw new UsageError('store import copies the local cache into a shared store: name it with --store or DOMAIN_INTEL_STORE', 'bad_store');
-  const { existsSync } = await import('node:fs');
-  if (!existsSync(fromDir)) throw new UsageError(`no local cache to import: ${fromDir} does not exist`, 'bad_store');
+  await mustHoldCache(fromDir, service);
   // The shared store first: one that cannot be reached leaves the local cache unopened.
   const target = await openStore({ ...to, service });
   try {
@@ -106,4 +105,21 @@ export async function importLocalCache(fromDir: string, to: StoreWhere, service:
   } finally {
     await target.close();
   }
+}
+
+/**
+ * Refuses, in one line, a `store import` source that holds no local cache of `service` (nothing there, a file,
+ * or a directory without the cache file): opening it would create an empty cache there and import nothing.
+ */
+async function mustHoldCache(dir: string, service: string): Promise<void> {
+  const [{ existsSync, statSync }, path, { serviceCacheFile }] = await Promise.all([import('node:fs'), import('node:path'), import('./sqlite/cache.js')]);
+  const kind = existsSync(dir) ? (statSync(dir).isDirectory() ? 'dir' : 'file') : 'none';
+  if (kind === 'none') throw new UsageError(`no domain-intel cache in ${dir}: it does not exist`, 'bad_store');
+  if (kind === 'file')
+    throw new UsageError(
+      `no domain-intel cache in ${dir}: it is a file; give the directory that holds cache.sqlite (such as ${path.dirname(dir)})`,
+      'bad_store',
+    );
+  if (!['cache.sqlite', serviceCacheFile(service)].some((file) => existsSync(path.join(dir, file))))
+    throw new UsageError(`no domain-intel cache in ${dir} (it holds no cache.sqlite)`, 'bad_store');
 }
