@@ -95,12 +95,15 @@ export async function importLocalCache(fromDir: string, to: StoreWhere, service:
   // The shared store first: one that cannot be reached leaves the local cache unopened.
   const target = await openStore({ ...to, service });
   try {
-    const source = await openStore({ dir: fromDir, service });
+    // The source is read, never written: opened read-only, as found (not migrated, its journal not merged).
+    const [{ openReadOnly }, { serviceCacheFile }] = await Promise.all([import('./sqlite/export.js'), import('./sqlite/cache.js')]);
+    const source = await openReadOnly(fromDir, service, serviceCacheFile(service));
+    if (source === null) throw new UsageError(`no domain-intel cache of ${service} in ${fromDir}`, 'bad_store');
     try {
-      if (source.exportAll === undefined || target.importAll === undefined) throw new UsageError('this store cannot be copied into that one', 'bad_store');
-      return await target.importAll(source.exportAll());
+      if (target.importAll === undefined) throw new UsageError('this store cannot be copied into that one', 'bad_store');
+      return await target.importAll(source.rows());
     } finally {
-      await source.close();
+      source.close();
     }
   } finally {
     await target.close();

@@ -3,9 +3,11 @@
 // (every failure to connect is the store's one line and exit 13); `store import` of a directory without a
 // cache created one and copied nothing (now refused in one line, nothing created); `cache stats` labelled the
 // store's URL a file.
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Sqlite from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT } from '../../src/cli/exit-codes.js';
 import { main } from '../../src/cli/main.js';
@@ -126,5 +128,41 @@ describe.skipIf(PG_URL === null)('a new user of the shared store', () => {
       `error: no domain-intel cache in ${input}: it is a file; give the directory that holds cache.sqlite (such as ${dir})`,
     ]);
     expect(readdirSync(dir).filter((f) => f.endsWith('.sqlite'))).toEqual([]);
+  });
+
+  it("store import reads the local cache without writing to it: an older file, with a killed run's answer not merged yet", async () => {
+    const schema = freshSchema();
+    const env = cliEnv({ DOMAIN_INTEL_BASE_URL: sb.baseUrl, DOMAIN_INTEL_API_KEY: sb.key });
+    expect((await runInProcess(['batch', input, '-o', join(dir, 'mine.csv'), '--quiet'], { env })).code).toBe(EXIT.OK);
+    const cacheDir = env.DOMAIN_INTEL_CACHE_DIR as string;
+    // What a killed run leaves: a newer answer of one host in the journal; and the file of an older build.
+    const [first] = sb.hostList();
+    const db = new Sqlite(join(cacheDir, 'cache.sqlite'));
+    db.prepare("INSERT INTO recent (endpoint, host, status, body, fetched_at) VALUES ('domain', ?, 'missing', NULL, ?)").run(first, Date.now() + 1000);
+    db.pragma('user_version = 1');
+    db.close();
+    const snapshot = () =>
+      readdirSync(cacheDir)
+        .sort()
+        .map(
+          (f) =>
+            `${f} ${createHash('sha256')
+              .update(readFileSync(join(cacheDir, f)))
+              .digest('hex')}`,
+        );
+    const before = snapshot();
+
+    const imported = await runInProcess(['store', 'import', '--store', urlOf(schema)], { env });
+    expect(imported.code, imported.stderr).toBe(EXIT.OK);
+    // Eight answers, one of them replaced by the journal's: nine copied in.
+    expect(JSON.parse(imported.stdout)).toMatchObject({ answers: 9 });
+    expect(await sql(`SELECT count(*)::int AS n FROM ${schema}.answers`)).toEqual([{ n: 8 }]);
+    // Unchanged, but for the index SQLite keeps beside a file it reads (-shm) and an empty write-ahead log.
+    const sidecars = (f: string) => /-(shm|wal) /.test(f);
+    expect(snapshot().filter((f) => !sidecars(f))).toEqual(before.filter((f) => !sidecars(f)));
+    expect(snapshot().filter((f) => f.startsWith('cache.sqlite-wal ') && !f.endsWith(createHash('sha256').digest('hex')))).toEqual([]);
+    // The journal's answer is the current one in the shared store; the one it replaced, a past answer there.
+    expect(await sql(`SELECT status FROM ${schema}.answers WHERE endpoint = 'domain' AND host = $1`, [first])).toEqual([{ status: 'missing' }]);
+    expect(await sql(`SELECT status FROM ${schema}.history WHERE endpoint = 'domain' AND host = $1`, [first])).toEqual([{ status: 'found' }]);
   });
 });
