@@ -197,15 +197,17 @@ function createProgram(io: Io, runAction: RunAction): Command {
     .addHelpText('after', after(EXAMPLES.quota))
     .action((_o, cmd: Command) => runAction('quota', cmd, {}));
 
-  const cache = program.command('cache').description('the local answer cache').addHelpText('after', after(EXAMPLES.cache));
+  const cache = program
+    .command('cache')
+    .description('the answers kept in the store in use: the local cache, or the shared store --store names')
+    .addHelpText('after', after(EXAMPLES.cache));
   cache
     .command('stats')
     .description('entries, size and age')
     .action((_o, cmd: Command) => runAction('cache', cmd, { sub: 'stats' }));
-  cache
-    .command('clear')
-    .description('remove every cached answer')
-    .action((_o, cmd: Command) => runAction('cache', cmd, { sub: 'clear' }));
+  addOptions(cache.command('clear').description('remove every cached answer and past answer (a shared store: asked first)')).action((_o, cmd: Command) =>
+    runAction('cache', cmd, { sub: 'clear' }),
+  );
   addOptions(cache.command('prune').description('remove answers older than --max-age (and, with --history, older past answers)')).action((_o, cmd: Command) =>
     runAction('cache', cmd, { sub: 'prune' }),
   );

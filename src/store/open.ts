@@ -91,19 +91,38 @@ export async function migrateStore(where: StoreWhere, service: string): Promise<
 export async function importLocalCache(fromDir: string, to: StoreWhere, service: string): Promise<ImportCounts> {
   if (to.url === undefined)
     throw new UsageError('store import copies the local cache into a shared store: name it with --store or DOMAIN_INTEL_STORE', 'bad_store');
-  const { existsSync } = await import('node:fs');
-  if (!existsSync(fromDir)) throw new UsageError(`no local cache to import: ${fromDir} does not exist`, 'bad_store');
+  await mustHoldCache(fromDir, service);
   // The shared store first: one that cannot be reached leaves the local cache unopened.
   const target = await openStore({ ...to, service });
   try {
-    const source = await openStore({ dir: fromDir, service });
+    // The source is read, never written: opened read-only, as found (not migrated, its journal not merged).
+    const [{ openReadOnly }, { serviceCacheFile }] = await Promise.all([import('./sqlite/export.js'), import('./sqlite/cache.js')]);
+    const source = await openReadOnly(fromDir, service, serviceCacheFile(service));
+    if (source === null) throw new UsageError(`no domain-intel cache of ${service} in ${fromDir}`, 'bad_store');
     try {
-      if (source.exportAll === undefined || target.importAll === undefined) throw new UsageError('this store cannot be copied into that one', 'bad_store');
-      return await target.importAll(source.exportAll());
+      if (target.importAll === undefined) throw new UsageError('this store cannot be copied into that one', 'bad_store');
+      return await target.importAll(source.rows());
     } finally {
-      await source.close();
+      source.close();
     }
   } finally {
     await target.close();
   }
+}
+
+/**
+ * Refuses, in one line, a `store import` source that holds no local cache of `service` (nothing there, a file,
+ * or a directory without the cache file): opening it would create an empty cache there and import nothing.
+ */
+async function mustHoldCache(dir: string, service: string): Promise<void> {
+  const [{ existsSync, statSync }, path, { serviceCacheFile }] = await Promise.all([import('node:fs'), import('node:path'), import('./sqlite/cache.js')]);
+  const kind = existsSync(dir) ? (statSync(dir).isDirectory() ? 'dir' : 'file') : 'none';
+  if (kind === 'none') throw new UsageError(`no domain-intel cache in ${dir}: it does not exist`, 'bad_store');
+  if (kind === 'file')
+    throw new UsageError(
+      `no domain-intel cache in ${dir}: it is a file; give the directory that holds cache.sqlite (such as ${path.dirname(dir)})`,
+      'bad_store',
+    );
+  if (!['cache.sqlite', serviceCacheFile(service)].some((file) => existsSync(path.join(dir, file))))
+    throw new UsageError(`no domain-intel cache in ${dir} (it holds no cache.sqlite)`, 'bad_store');
 }

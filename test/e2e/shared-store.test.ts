@@ -121,7 +121,7 @@ describe.skipIf(PG_URL === null)('a shared PostgreSQL store from the command lin
     const prune = await runInProcess(['cache', 'prune', '--max-age', '1d'], { env: viaEnv });
     expect(prune.code, prune.stderr).toBe(EXIT.OK);
     expect(prune.stderr).toMatch(/removed 0 answers older than 1d/);
-    const clear = await runInProcess(['cache', 'clear'], { env: viaEnv });
+    const clear = await runInProcess(['cache', 'clear', '--yes'], { env: viaEnv });
     expect(clear.code, clear.stderr).toBe(EXIT.OK);
     expect(clear.stderr).toMatch(new RegExp(`removed ${s.entries} cached answers`));
     expect(await sql(`SELECT 1 FROM ${schema}.answers UNION ALL SELECT 1 FROM ${schema}.history`)).toEqual([]);
@@ -207,8 +207,11 @@ describe.skipIf(PG_URL === null)('a shared PostgreSQL store from the command lin
         if (r.code === EXIT.OK) seen = (JSON.parse(r.stdout) as Status).machines;
         if (!buying()) await new Promise((resolve) => setTimeout(resolve, 20));
       }
+      // Worded on a terminal: a run, and whether it is buying (the run has thousands of ms of lookups left).
+      const table = buying() ? await runInProcess(['store', 'status'], { env, stdoutTTY: true, columns: 200 }) : null;
       // The run ends before anything is judged: a failure must not leave it running against a dropped schema.
       expect((await run.done).code).toBe(EXIT.OK);
+      expect(table?.stdout).toMatch(/runs now:\s+\S+: 1 run, 1 of them between their first and last batch, seen /);
       expect(seen).toEqual([{ machine: hostname(), runs: 1, buying: 1, lastSeen: expect.any(Number) }]);
       const after = await runInProcess(['store', 'status'], { env });
       expect((JSON.parse(after.stdout) as Status).machines).toEqual([]);

@@ -36,15 +36,38 @@ async function testUrl(): Promise<string | null> {
 export const PG_URL: string | null = await testUrl();
 
 /** A connection of the test's own, to look at and bend what the store wrote (never the store's pool). */
-export const admin: pg.Pool | null = PG_URL === null ? null : new pg.Pool({ connectionString: PG_URL, max: 2 });
+// Never ended: test files that share a worker (the shared project does not isolate them) share this module, and
+// so this pool, past the first file's end. An idle pool does not keep the worker alive.
+export const admin: pg.Pool | null = PG_URL === null ? null : new pg.Pool({ connectionString: PG_URL, max: 2, allowExitOnIdle: true });
 
 const made: string[] = [];
 
-/** A fresh schema name for this file (created by the store on open), dropped after the file. */
+// A schema's name carries when it was made (ms since the epoch, base 36): PostgreSQL keeps no creation time for
+// a schema, and a run killed before its afterAll leaves its schemas behind. Each file's cleanup also drops
+// those made over LEFTOVER_MS ago by any run (none of this project's tests runs that long). Names without the
+// time (older runs, other checkouts) are left alone: their age cannot be known cheaply.
+const LEFTOVER_MS = 60 * 60_000;
+const TIMED_NAME = /^di_test_([0-9a-z]{8,9})_[0-9a-f]{12}$/;
+
+/**
+ * A fresh schema name (created by the store on open), dropped after the file; where files share this module
+ * (one worker), after the first of them, or an hour later by any run's cleanup.
+ */
 export function freshSchema(): string {
-  const name = `di_test_${randomBytes(6).toString('hex')}`;
+  const name = `di_test_${Date.now().toString(36)}_${randomBytes(6).toString('hex')}`;
   made.push(name);
   return name;
+}
+
+/** The schemas of test runs made over LEFTOVER_MS ago (by their names): left by a killed run. */
+async function leftovers(pool: pg.Pool): Promise<string[]> {
+  const { rows } = await pool.query<{ nspname: string }>(`SELECT nspname FROM pg_namespace WHERE nspname LIKE 'di\\_test\\_%'`);
+  return rows
+    .map((r) => r.nspname)
+    .filter((name) => {
+      const made = TIMED_NAME.exec(name)?.[1];
+      return made !== undefined && Date.now() - Number.parseInt(made, 36) > LEFTOVER_MS;
+    });
 }
 
 /**
@@ -62,7 +85,8 @@ export async function sql<R = Record<string, unknown>>(text: string, values: unk
 afterAll(async () => {
   if (admin === null) return;
   for (const name of made.splice(0)) await admin.query(`DROP SCHEMA IF EXISTS ${name} CASCADE`);
-  await admin.end();
+  // Another file's cleanup may drop the same leftover at once: whichever loses is not this file's failure.
+  for (const name of await leftovers(admin)) await admin.query(`DROP SCHEMA IF EXISTS ${name} CASCADE`).catch(() => {});
 });
 
 /**

@@ -9,6 +9,9 @@ import { renderKeyValue } from '../output/table.js';
 export default async function cache(ctx: Context<'cache stats' | 'cache clear' | 'cache prune'>): Promise<number> {
   const [{ CacheCorruptError }, { discardStore, storeWhere }] = await Promise.all([import('../../store/errors.js'), import('../../store/open.js')]);
   if (ctx.args.sub === 'clear') {
+    const shown = (await ctx.config()).store.shown;
+    // A shared store is the team's: clearing it is asked first (refused unasked without a terminal), and names it.
+    if (shown !== null && !(await clearAgreed(ctx as Context<'cache clear'>, shown))) return EXIT.USAGE;
     // A damaged file cannot be opened to be cleared: remove it instead, which is what clearing means.
     try {
       await ctx.store();
@@ -33,7 +36,7 @@ export default async function cache(ctx: Context<'cache stats' | 'cache clear' |
       ctx.io.stdout.write(
         `${renderKeyValue(
           [
-            ['file', s.path],
+            [(await ctx.config()).store.url === null ? 'file' : 'store', s.path],
             ['answers', s.entries],
             ...Object.entries(s.byEndpoint).map(([k, v]): [string, unknown] => [`  ${k}`, v]),
             ['found / missing', `${groupedNumber(s.found)} / ${groupedNumber(s.missing)}`],
@@ -62,4 +65,19 @@ export default async function cache(ctx: Context<'cache stats' | 'cache clear' |
       return EXIT.OK;
   }
   throw new UsageError(`unknown cache subcommand ${String(ctx.args.sub)}`);
+}
+
+/**
+ * Whether clearing the shared store `shown` (its URL, password masked) goes ahead: --yes, or a yes at a
+ * terminal. Without a terminal and without --yes it is refused in one line: a cron job that meant the local
+ * cache must not empty the team's store because DOMAIN_INTEL_STORE was set around it.
+ */
+async function clearAgreed(ctx: Context<'cache clear'>, shown: string): Promise<boolean> {
+  if (ctx.opts.yes === true) return true;
+  if (ctx.io.stdin.isTTY !== true || ctx.io.stderr.isTTY !== true)
+    throw new UsageError(`cache clear would remove every answer and past answer in the shared store ${shown}: give --yes to do it`);
+  const { confirm } = await import('../prompt.js');
+  if (await confirm(ctx.io.stdin, ctx.io.stderr, `remove every answer and past answer in the shared store ${shown}, for everyone who uses it?`)) return true;
+  ctx.logger.info('nothing removed');
+  return false;
 }

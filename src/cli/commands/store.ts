@@ -23,7 +23,7 @@ export default async function store(ctx: Context): Promise<number> {
           ? 'not tracked in the local cache'
           : status.machines.length === 0
             ? 'none'
-            : status.machines.map((m) => `${m.machine}: ${m.runs} (${m.buying} buying), seen ${relativeAge(now - m.lastSeen)}`).join('; ');
+            : status.machines.map((m) => `${m.machine}: ${runsText(m.runs, m.buying)}, seen ${relativeAge(now - m.lastSeen)}`).join('; ');
       const rows: [string, unknown][] = [
         ['backend', status.backend === 'sqlite' ? 'sqlite (the local cache)' : 'postgresql (shared)'],
         ['store', status.where],
@@ -75,6 +75,14 @@ async function accountWindowOf(ctx: Context): Promise<Window | null> {
   const windowMs = learned?.windowMs ?? config.windowMs;
   const now = ctx.io.clock.now();
   return { ...(await accountWindow(account, windowMs, now)), windowMs, limit: config.rpm ?? learned?.requests ?? null };
+}
+
+/**
+ * A machine's runs, and how many are buying: between their first batch and their last (the store's presence).
+ * A run still planning, waiting on the quota or the rate, or writing its output is alive but not buying.
+ */
+function runsText(runs: number, buying: number): string {
+  return `${groupedNumber(runs)} run${runs === 1 ? '' : 's'}, ${groupedNumber(buying)} of them between their first and last batch`;
 }
 
 function versionText(found: number, known: number): string {

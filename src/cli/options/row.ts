@@ -10,6 +10,7 @@ export type CommandPath =
   | 'employees'
   | 'tech'
   | 'catalog'
+  | 'cache clear'
   | 'cache prune'
   | 'sandbox'
   | 'completion'

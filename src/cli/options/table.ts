@@ -170,6 +170,11 @@ export const OPTIONS = {
     commands: ['cache prune'],
     parse: duration,
   },
+  yes: {
+    flags: '-y, --yes',
+    help: 'clear a shared store without asking (it is asked at a terminal, and refused elsewhere without this)',
+    commands: ['cache clear'],
+  },
   retries: { flags: '--retries <n>', help: 'retries for 5xx, timeouts and broken answers', commands: ENRICH, parse: intOption(0), default: 4 },
   concurrency: { flags: '--concurrency <n>', help: 'requests in flight', commands: ENRICH, parse: intOption(1), default: 8 },
   ...PROGRESS_OPTIONS,

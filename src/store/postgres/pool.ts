@@ -70,7 +70,13 @@ function worthAnotherTry(err: unknown): boolean {
 /** `err` as the store's one-line error when it says the store is unusable; as it is otherwise (a bug stays a bug). */
 function translated(shown: string, err: unknown): unknown {
   if (err instanceof StoreUnavailableError || !isUnusable(err)) return err;
-  const message = (err as Error).message;
+  return unusable(shown, err);
+}
+
+/** `err` as the store's one-line error, whatever it is. */
+function unusable(shown: string, err: unknown): StoreUnavailableError {
+  if (err instanceof StoreUnavailableError) return err;
+  const message = (err as Error | null)?.message;
   const detail = NO_PASSWORD.test(message ?? '')
     ? 'the server asks for a password and none was given (in the URL, PGPASSWORD or the password file ~/.pgpass)'
     : message || String((err as { code?: unknown }).code ?? err);
@@ -120,9 +126,33 @@ export async function openDb(url: StoreUrl): Promise<Db> {
   const held = entry;
   const shown = url.shown;
   const run =
-    (on: Pool | PoolClient): Query =>
+    (on: PoolClient): Query =>
     async <R>(text: string, values?: readonly unknown[]) =>
       (await on.query(text, values as unknown[] | undefined)).rows as R[];
+  // A connection, by a general rule: anything that fails while one is made (refused, TLS asked for and not
+  // offered or the reverse, authentication, an unknown database or role, a timeout) is the store's being
+  // unusable, in whatever words the driver or the server chose; pg resolves connect() only once the server
+  // has accepted the session. A statement's own failure on a made connection is judged by isUnusable.
+  const connection = async (): Promise<PoolClient> => {
+    try {
+      return await pool.connect();
+    } catch (err) {
+      throw unusable(shown, err);
+    }
+  };
+  // One statement on a connection of its own, as pool.query does: a failed one's connection is not reused.
+  const one: Query = async (text, values) => {
+    const client = await connection();
+    let failed: Error | undefined;
+    try {
+      return await run(client)(text, values);
+    } catch (err) {
+      failed = err instanceof Error ? err : new Error(String(err));
+      throw err;
+    } finally {
+      client.release(failed);
+    }
+  };
   // A statement whose connection was lost under it (the server restarted, a pooler or a failover dropped it),
   // or that lost a deadlock, is tried once more: each is idempotent, or errs on the safe side (a slot taken
   // twice holds one more request's room for a window). Failing again, or unreachable: the one line, for the run
@@ -140,7 +170,7 @@ export async function openDb(url: StoreUrl): Promise<Db> {
     }
   };
   const tx = async <T>(fn: (q: Query) => Promise<T>): Promise<T> => {
-    const client = await pool.connect();
+    const client = await connection();
     const q = run(client);
     let broken: unknown;
     try {
@@ -160,7 +190,7 @@ export async function openDb(url: StoreUrl): Promise<Db> {
   let gone = false;
   return {
     shown,
-    query: (text, values) => again(() => run(pool)(text, values)),
+    query: (text, values) => again(() => one(text, values)),
     memo,
     tx: (fn) => again(() => tx(fn)),
     async letGo() {

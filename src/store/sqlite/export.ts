@@ -19,14 +19,17 @@ interface Row {
  * History first: an answer the import replaces in the other store is then kept as the latest past answer of
  * that moment (the trigger's row, the later one), which is the one it replaced in the merged timeline.
  */
-export async function* exportRows(db: Database.Database): AsyncGenerator<KeptAnswer[], void, undefined> {
+export async function* exportRows(db: Database.Database, withHistory = true): AsyncGenerator<KeptAnswer[], void, undefined> {
   // A page at a time, after the last row yielded (no statement is left open across a yield: it would hold
   // the file busy), so memory stays flat whatever the cache holds.
-  const history = db.prepare(
-    `SELECT rowid AS id, endpoint, host, status, body, fetched_at AS fetchedAt, replaced_at AS replacedAt FROM history
+  // An older file may have no history table: then it has no past answers.
+  const history = withHistory
+    ? db.prepare(
+        `SELECT rowid AS id, endpoint, host, status, body, fetched_at AS fetchedAt, replaced_at AS replacedAt FROM history
       WHERE rowid > ? ORDER BY rowid LIMIT ${CHUNK}`,
-  );
-  for (let after = -1; ; ) {
+      )
+    : null;
+  for (let after = -1; history !== null; ) {
     const rows = history.all(after) as (Row & { id: number })[];
     if (rows.length === 0) break;
     yield rows.map(({ id: _, ...row }) => row);
@@ -43,4 +46,55 @@ export async function* exportRows(db: Database.Database): AsyncGenerator<KeptAns
     const last = rows[rows.length - 1] as Row;
     after = [last.endpoint, last.host];
   }
+}
+
+/** The local cache read out for `store import`, and how to let it go. */
+export interface ReadOnlyCache {
+  readonly file: string;
+  rows(): AsyncGenerator<KeptAnswer[], void, undefined>;
+  close(): void;
+}
+
+/**
+ * The local cache of `service` in `dir`, opened read-only (`store import`): its schema as found, never migrated,
+ * never claimed for the service, its journal not merged. The journal's answers (a killed run's, not merged yet)
+ * are read after the merged ones: newer, they replace them in the other store as a merge would have here.
+ * Null when `dir` holds no cache of `service`: the default file if it is that service's (or no one's), else
+ * the service's own file.
+ */
+export async function openReadOnly(dir: string, service: string, ownFile: string): Promise<ReadOnlyCache | null> {
+  const [{ existsSync }, { join }, { default: Sqlite }] = await Promise.all([import('node:fs'), import('node:path'), import('better-sqlite3')]);
+  const open = (file: string) => (existsSync(file) ? new Sqlite(file, { readonly: true, fileMustExist: true }) : null);
+  const tablesOf = (db: Database.Database) =>
+    new Set((db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((r) => r.name));
+  let file = join(dir, 'cache.sqlite');
+  let db = open(file);
+  if (db !== null && tablesOf(db).has('meta')) {
+    const owner = (db.prepare("SELECT value FROM meta WHERE key = 'service'").get() as { value: string } | undefined)?.value;
+    if (owner !== undefined && owner !== service) {
+      db.close();
+      file = join(dir, ownFile);
+      db = open(file);
+    }
+  }
+  if (db === null) return null;
+  const held = db;
+  const tables = tablesOf(held);
+  return {
+    file,
+    async *rows() {
+      for await (const chunk of exportRows(held, tables.has('history'))) yield chunk;
+      if (!tables.has('recent')) return;
+      const recent = held.prepare(
+        `SELECT rowid AS id, endpoint, host, status, body, fetched_at AS fetchedAt FROM recent WHERE rowid > ? ORDER BY rowid LIMIT ${CHUNK}`,
+      );
+      for (let after = -1; ; ) {
+        const rows = recent.all(after) as (Omit<Row, 'replacedAt'> & { id: number })[];
+        if (rows.length === 0) break;
+        yield rows.map(({ id: _, ...row }) => ({ ...row, replacedAt: null }));
+        after = (rows[rows.length - 1] as { id: number }).id;
+      }
+    },
+    close: () => held.close(),
+  };
 }
