@@ -10,7 +10,8 @@
 // - The text after the options (examples, exit codes) wrapped as every line we write (output/wrap.ts). An
 //   example command is broken only between words outside quotes, with a `\` ending each line, so it still runs
 //   when pasted; a comment after it goes on a line above it; a crontab line is left whole (crontab has no
-//   continuation lines, and a terminal's own wrap copies back as one line).
+//   continuation lines), so the examples' crontab lines are kept short enough for 60 columns: a terminal
+//   breaks a wider one inside a word (`/srv/crm-enri` / `ched.csv`), dangerous to copy.
 import { type AddHelpTextContext, Help } from 'commander';
 import type { Io } from './io.js';
 import { displayWidth } from './output/terminal.js';
@@ -70,7 +71,6 @@ function wrapCommand(line: string, width: number): string {
   if (displayWidth(line) <= width) return line;
   const indent = /^ */.exec(line)?.[0] ?? '';
   let body = line.slice(indent.length);
-  if (CRONTAB.test(body)) return line;
   const out: string[] = [];
   const comment = commentStart(body);
   if (comment !== -1) {
@@ -79,6 +79,9 @@ function wrapCommand(line: string, width: number): string {
     body = body.slice(0, comment).trimEnd();
     if (displayWidth(indent + body) <= width) return [...out, indent + body].join('\n');
   }
+  // A crontab line cannot be continued: it stays whole, so the examples keep theirs within 60 columns
+  // (options/examples.ts); a wider one would be broken by the terminal wherever it fell, inside a word.
+  if (CRONTAB.test(body)) return [...out, indent + body].join('\n');
   const next = `${indent}    `;
   let current = indent;
   for (const word of shellWords(body)) {

@@ -205,6 +205,28 @@ describe('domain-intel changes', () => {
     expect((await runInProcess(['changes', input], { env: noKey })).stdout).toBe(lines);
   });
 
+  it('reads its own enriched output without the column notice, and a quiet night with nothing changed writes nothing at all', async () => {
+    // Hosts no release moves, in a CRM export with both Website and Email, and an invalid row: the README's
+    // cron recipe (`batch ... -o crm.csv`, then `changes crm.csv --quiet`) must not mail anyone on such a night.
+    const still = hosts.slice(60);
+    const crm = join(dir, 'crm-email.csv');
+    writeFileSync(crm, `Name,Website,Email\n${still.map((h, i) => `n${i},https://${h}/,sales@${h}`).join('\n')}\nx,not a host,nobody\n`);
+    // Not yet ours: the choice between two host columns is said, as before.
+    const plain = await runInProcess(['changes', crm, '--format', 'ndjson'], { env: noKey });
+    expect(plain.stderr).toContain('the host is read from "Website" (column 2), not "Email" (column 3)');
+    expect((await runInProcess(['batch', crm, '-o', crm, '--quiet'], { env })).code).toBe(0);
+    const enriched = await runInProcess(['changes', crm, '--since', '20h', '--format', 'ndjson'], { env: noKey });
+    expect([enriched.code, enriched.stdout]).toEqual([0, '']);
+    expect(enriched.stderr).not.toContain('the host is read from');
+    expect(enriched.stderr).toContain(`no changes; compared ${still.length} hosts (1 invalid row skipped)`);
+    // batch reads it alike: no notice either.
+    const again = await runInProcess(['batch', crm, '-o', join(dir, 'crm-email-2.csv')], { env });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).not.toContain('the host is read from');
+    const quiet = await runInProcess(['changes', crm, '--since', '20h', '--format', 'ndjson', '--quiet'], { env: noKey });
+    expect(quiet).toEqual({ code: 0, stdout: '', stderr: '' });
+  });
+
   it('refuses a --since in the future, and warns when none of the hosts is in the cache (another cache: nothing to compare)', async () => {
     const future = await runInProcess(['changes', input, '--since', '2999-01-01'], { env: noKey });
     expect(future.code).toBe(2);

@@ -53,7 +53,7 @@ describe('--help on a real terminal (a pty through script)', () => {
       // Long flags (30 columns of them) leave no room beside: each description goes under its flags. Short
       // ones (changes: 23) keep theirs beside, wrapped.
       if (args[0] !== 'changes') expect(help).toMatch(/^ {2}-[^\n]*\n {6}\S/m);
-      else expect(help).toMatch(/^ {2}--raw {2,}neutralise no spreadsheet\n {10,}formulas/m);
+      else expect(help).toMatch(/^ {2}--raw {2,}write the service's text as it is\n {10,}in CSV cells/m);
       // Every example, its ` \` continuations joined, is the command the help holds, a comment moved above it.
       const examples = EXAMPLES[(args[0] === '--help' ? 'program' : args[0]) as keyof typeof EXAMPLES];
       const wanted = commands(examples).map((c) => c.replace(/\s+#.*$/, ''));
@@ -80,6 +80,20 @@ describe('--help in-process: the width it is laid out to', () => {
     const r = await runInProcess(['--help'], { env, stdoutTTY: true, columns: 60 });
     fits(r.stdout, 60);
     expect(flat(r.stdout)).toContain(EXIT_LINE);
+  });
+
+  it('60 columns, every command: no example line wider than the terminal (which would break it inside a word), and each reads back word for word', async () => {
+    for (const name of Object.keys(EXAMPLES) as (keyof typeof EXAMPLES)[]) {
+      const r = await runInProcess(name === 'program' ? ['--help'] : [name, '--help'], { env, stdoutTTY: true, columns: 60 });
+      expect(r.code, name).toBe(0);
+      const shown = commands(r.stdout);
+      // A line the help leaves wider than 60 columns is cut by the terminal wherever it falls: crontab lines too.
+      const block = r.stdout.slice(r.stdout.indexOf('Examples:\n'));
+      for (const line of block.slice(0, block.indexOf('\n\n')).split('\n')) expect(displayWidth(line), `${name}: ${line}`).toBeLessThanOrEqual(60);
+      // The words of each command, its comment moved above it, are the example's: no word was split or joined.
+      const words = (list: string[]) => list.flatMap((c) => c.split(/\s+/)).filter((w) => w !== '' && w !== '#');
+      expect(words(shown).sort(), name).toEqual(words(commands(EXAMPLES[name])).sort());
+    }
   });
 
   it('piped to a pager from a terminal (`--help | less`): the terminal the user sits at, stderr (72)', async () => {

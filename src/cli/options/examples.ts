@@ -10,17 +10,18 @@ const block = (lines: string[]): string => `\nExamples:\n${lines.map((l) => `  $
 
 export const EXAMPLES = {
   program: `${block([
-    'domain-intel lookup example.com',
+    'domain-intel lookup usi.com',
     'domain-intel batch crm.csv -o crm-enriched.csv',
     'cut -d, -f3 leads.csv | domain-intel batch - --format ndjson | jq -r \'select(.status=="found") | .host\'',
     'domain-intel batch crm.csv --dry-run          # what it would cost, spending nothing',
-    '0 3 * * * DOMAIN_INTEL_API_KEY=... domain-intel batch /data/crm.csv -o /data/crm-enriched.csv --quiet',
+    '0 3 * * * domain-intel batch ~/crm.csv -o ~/out.csv -q   # nightly, with the key stored by keys add',
   ])}
 Try it without a key or network: domain-intel sandbox   (then follow what it prints)
 Exit codes: 0 ok, 2 usage/input, 3 invalid rows (--strict), 4 incomplete, 5 quota, 6 key, 7 network, 8 not found, 130 interrupted.
 `,
   lookup: block([
-    'domain-intel lookup example.com',
+    'domain-intel lookup usi.com                      # usi.com: a host the sandbox holds',
+    "domain-intel lookup usi.com | jq '.[0].data.technologies'   # JSON: an array of rows, the answer in .data",
     'domain-intel lookup https://www.example.com/pricing sales@example.org --format json | jq .',
     'domain-intel lookup a.com b.com c.com --format csv > profiles.csv',
   ]),
@@ -28,7 +29,7 @@ Exit codes: 0 ok, 2 usage/input, 3 invalid rows (--strict), 4 incomplete, 5 quot
     'domain-intel batch crm.csv -o crm-enriched.csv',
     'domain-intel batch leads.csv --column "Company Website" --fields status,host,technologies,traffic_visits',
     "cut -d, -f2 export.csv | domain-intel batch - --format ndjson | jq -c '{host, tech: .data.technologies}'",
-    '0 2 * * * domain-intel batch /srv/crm.csv -o /srv/crm-enriched.csv --quiet || mail -s "enrich failed: $?" ops',
+    '0 2 * * * domain-intel batch ~/crm.csv -o ~/crm.csv -q   # nightly, in place; cron mails any error',
   ])}
 ${listLine(columnsOf(profileValues, 'profile'), 'Appended columns:')}.
 Re-running the same command resumes: answers already fetched come from the cache and cost nothing.

@@ -96,7 +96,11 @@ export const OPTIONS = {
     help: 'let an incomplete run replace -o FILE (default: FILE kept, rows to FILE.partial)',
     commands: ENRICH,
   },
-  raw: { flags: '--raw', help: "neutralise no spreadsheet formulas in CSV cells, not even the service's", commands: [...ENRICH, 'tech', 'catalog', 'changes'] },
+  raw: {
+    flags: '--raw',
+    help: "write the service's text as it is in CSV cells (by default a cell starting with = + - or @ gets a leading ' so a spreadsheet does not run it as a formula)",
+    commands: [...ENRICH, 'tech', 'catalog', 'changes'],
+  },
   neutraliseInput: { flags: '--neutralise-input', help: 'neutralise formulas in your own input cells too (default: only ours)', commands: ENRICH },
   bom: { flags: '--bom', help: 'start CSV output with a UTF-8 BOM, for Excel (kept anyway when the input has one)', commands: ENRICH },
   column: {
@@ -126,7 +130,12 @@ export const OPTIONS = {
     default: '',
     per: { summarize: { help: 'the prefix the enriched file was written with (batch --prefix)' } },
   },
-  fields: { flags: '--fields <list>', help: 'appended columns to write, comma-separated (see --help)', commands: FROM_FILE, parse: list },
+  fields: {
+    flags: '--fields <list>',
+    help: 'appended columns to write, comma-separated, named as in the CSV output (a wrong name is refused with the list)',
+    commands: FROM_FILE,
+    parse: list,
+  },
   strict: { flags: '--strict', help: 'exit 3 when any row is invalid', commands: FROM_FILE },
   changes: {
     flags: '--changes',

@@ -27,6 +27,8 @@ export interface ProgressSnapshot {
   etaMs: number | null;
   /** The ETA rests on an estimate of the need (the input is not all read yet): shown with a `~`. */
   etaEstimated: boolean;
+  /** The rate limit is not known yet (none given or learned, none met): no ETA, said so. */
+  etaLearning?: boolean;
   lookupsPerSec: number;
   elapsedMs: number;
   quotaRemaining: number | null;
@@ -109,7 +111,8 @@ function progressFields(p: ProgressSnapshot, now: number): Field[] {
     add('lookups', `lookups ${n(p.lookupsDone)}`);
     if (p.readShare !== null) add('read', `read ${percent(p.readShare)}`);
   }
-  if (p.etaMs !== null && Number.isFinite(p.etaMs)) add('eta', `ETA ${p.etaEstimated ? '~' : ''}${etaText(p.etaMs)}`);
+  if (p.etaLearning === true) add('eta', 'ETA: learning the rate', 'ETA ?');
+  else if (p.etaMs !== null && Number.isFinite(p.etaMs)) add('eta', `ETA ${p.etaEstimated ? '~' : ''}${etaText(p.etaMs)}`);
   if (p.quotaRemaining !== null) add('quota', `quota ${n(p.quotaRemaining)}`);
   add('rows', `${n(p.rows)} rows`);
   add('hosts', `${n(p.hosts)} hosts`);

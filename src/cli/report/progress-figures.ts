@@ -19,6 +19,12 @@ export interface Pace {
   oldestHeldAt: number | null;
   /** When requests resume after a 429 (epoch ms), or 0. */
   pausedUntil: number;
+  /**
+   * No rate given (plan, --rpm, --rate) nor learned by an earlier run, and the limit not met yet: the run
+   * goes at whatever pace the service allows until its first 429 says how much that is, so an ETA from the
+   * pace so far is a guess too soon by minutes (a tryout: `ETA ~26s` for a 3-minute run). None is shown.
+   */
+  learning?: boolean;
 }
 
 /** The size of a run's input file in bytes; `total` null when not known (stdin, a workbook). */
@@ -90,7 +96,9 @@ export function progressFigures(s: Readonly<RunStats>, meter: InputMeter | null,
       : rate !== null
         ? Math.round(s.lookupsNeeded + rate * (1 - share))
         : Math.round(s.lookupsNeeded / share);
-  const eta = needed === null ? null : etaMs({ now, hostsLeft: Math.max(0, needed - lookupsDone), requestsSent: s.requests, startedAt: s.startedAt, pace });
+  const learning = pace.learning === true;
+  const eta =
+    needed === null || learning ? null : etaMs({ now, hostsLeft: Math.max(0, needed - lookupsDone), requestsSent: s.requests, startedAt: s.startedAt, pace });
   const elapsed = Math.max(1, now - s.startedAt);
   return {
     rows: s.rows,
@@ -101,6 +109,7 @@ export function progressFigures(s: Readonly<RunStats>, meter: InputMeter | null,
     readShare: share,
     etaMs: eta,
     etaEstimated: !s.inputDone,
+    ...(learning ? { etaLearning: true } : {}),
     lookupsPerSec: (lookupsDone * 1000) / elapsed,
     elapsedMs: now - s.startedAt,
     quotaRemaining: s.quota?.remaining ?? null,
@@ -130,6 +139,8 @@ export interface LiveSources {
   batchSize: number;
   meter: InputMeter | null;
   clock: () => number;
+  /** No rate was given to the run (policy.ts givenRate undefined): until the limiter has one, it is learning it. */
+  rateUnsaid?: boolean;
 }
 
 /**
@@ -137,7 +148,7 @@ export interface LiveSources {
  * the limiter's pace and the slots it holds. A redraw never waits on the store: the slots are read in the
  * background, one read at a time, and a redraw shows what the last read found (a redraw old at most).
  */
-export function liveFigures({ stats, limiter, slots, batchSize, meter, clock }: LiveSources): () => ProgressSnapshot | null {
+export function liveFigures({ stats, limiter, slots, batchSize, meter, clock, rateUnsaid }: LiveSources): () => ProgressSnapshot | null {
   // (share read, need) as the redraws saw them, the oldest first: what the last stretch of the file added.
   const seen: { share: number; need: number }[] = [];
   const rateOf = (s: Readonly<RunStats>): NeedRate => {
@@ -182,6 +193,7 @@ export function liveFigures({ stats, limiter, slots, batchSize, meter, clock }: 
       held,
       oldestHeldAt: answered.first ?? (s.inFlight > 0 ? now : null),
       pausedUntil: limiter.pausedUntil,
+      learning: rateUnsaid === true && limiter.limit === null,
     };
     return progressFigures(s, meter, pace, now, rate);
   };

@@ -91,7 +91,8 @@ export async function runList(ctx: Context<EnrichCommand>, spec: ListSpec): Prom
   // The same object fills in as the run goes: progress reads it live.
   let seen: Readonly<RunStats> | null = null;
   const clock = () => ctx.io.clock.now();
-  const read = liveFigures({ stats: () => seen, limiter, slots, batchSize: KINDS[spec.kind].batchSize, meter, clock });
+  const rateUnsaid = givenRate(config) === undefined;
+  const read = liveFigures({ stats: () => seen, limiter, slots, batchSize: KINDS[spec.kind].batchSize, meter, clock, rateUnsaid });
   const plainEveryMs = asked ? (o.progressInterval ?? PROGRESS_INTERVAL_MS) : null;
   // Rows piped on (`| head`, `| jq`): no spinner for the first second. The program reading them often writes to
   // this terminal too, and head prints its lines and exits at once: a spinner drawn meanwhile was left on

@@ -84,7 +84,11 @@ export async function openSource(ctx: Context<EnrichCommand>, spec: ListSpec, me
  */
 export function noteRead(ctx: Context, column: string | undefined, file: string, shape: InputShape, notes = true): void {
   if (notes) for (const note of inputNotes(shape, file)) ctx.logger.warn(note);
-  const chose = column === undefined ? columnChoice(shape.headers, shape.hostColumn, file) : null;
+  // Our own output read again (the nightly pattern: shape.earlier names the columns a run appended): its host
+  // column was chosen, and said, by the run that wrote it; said again every night it is only noise (a cron job
+  // mailed it). batch and changes both read through here, so both keep quiet on it alike.
+  const ours = shape.earlier !== undefined && shape.earlier.length > 0;
+  const chose = column === undefined && !ours ? columnChoice(shape.headers, shape.hostColumn, file) : null;
   if (chose !== null) ctx.logger.info(chose);
 }
 

@@ -127,6 +127,14 @@ describe('formatProgressLine', () => {
     expect(line).toBe('lookups 3,000 · read 42% · ETA ~13s · quota 94,099 · 26,093 rows · 7,624 hosts · 120 cached · 51 lookups/s');
   });
 
+  it('while the rate is being learned: no figure, said so (a tryout saw `ETA ~26s` for a 3-minute run)', () => {
+    const line = formatProgressLine({ ...snap, etaMs: null, etaLearning: true }, 0);
+    expect(line).toContain('ETA: learning the rate');
+    expect(line).not.toMatch(/ETA ~?\d/);
+    // Narrow: the short form before it is dropped.
+    expect(formatProgressLine({ ...snap, etaMs: null, etaLearning: true }, 0, 60)).not.toContain('learning the rate ·');
+  });
+
   it('drops unknowns and shows a 429 pause', () => {
     const line = formatProgressLine({ ...snap, etaMs: null, quotaRemaining: null, lookupsPerSec: 2.5, waitingUntil: 12_000 }, 1_000);
     expect(line).toBe('paused by rate limit, resuming in 11s · lookups 3,000 / 7,624 (39%) · 26,093 rows · 7,624 hosts · 120 cached · 2.5 lookups/s');

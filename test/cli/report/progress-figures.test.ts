@@ -91,6 +91,32 @@ describe('progressFigures', () => {
     expect(f).toMatchObject({ readShare: null, etaMs: null, lookupsNeeded: null });
   });
 
+  it('no rate given nor learned, none met yet: no ETA from the pace so far, and said to be learning; once known, the ETA from it', () => {
+    // 30 requests in 3 s: the pace so far says 47 requests left take 4.7 s, when the service's limit may
+    // allow a few a minute.
+    const s = { ...stats(), lookupsNeeded: 7_624, lookupsWaiting: 4_624, inputDone: true, requests: 30 };
+    const learning = progressFigures(s, null, pace({ limit: null, learning: true }), 3_000);
+    expect(learning).toMatchObject({ etaMs: null, etaLearning: true });
+    // Learned (or given): 60 a minute, 47 requests left, none held: all within the window, at the run's pace.
+    const known = progressFigures(s, null, pace({ limit: 60 }), 3_000);
+    expect(known.etaLearning).toBeUndefined();
+    expect(known.etaMs).toBe(4_700);
+    const slow = progressFigures(s, null, pace({ limit: 10 }), 3_000);
+    expect(slow.etaMs).toBe(4 * WINDOW);
+  });
+
+  it('live: learning while the limiter has no limit and none was given; not with --rpm 0 (pacing off) or once it has one', async () => {
+    const s = { ...emptyStats(0), lookupsNeeded: 400, lookupsWaiting: 300, inputDone: true, requests: 1 };
+    const slots = { acceptedBetween: async () => ({ count: 0, first: null }) };
+    const open = { limit: null, windowMs: 60_000, pausedUntil: 0 };
+    const figures = (limiter: typeof open | { limit: number; windowMs: number; pausedUntil: number }, rateUnsaid: boolean) =>
+      liveFigures({ stats: () => s, limiter, slots, batchSize: 100, meter: null, clock: () => 1_000, rateUnsaid })();
+    expect(figures(open, true)).toMatchObject({ etaMs: null, etaLearning: true });
+    expect(figures(open, false)?.etaLearning).toBeUndefined();
+    expect(figures(open, false)?.etaMs).toBe(3_000);
+    expect(figures({ limit: 2, windowMs: 1_000, pausedUntil: 0 }, true)?.etaLearning).toBeUndefined();
+  });
+
   it('a 429 pause is passed on with its end', () => {
     const s = { ...stats(), lookupsNeeded: 10, lookupsWaiting: 10, inputDone: true };
     expect(progressFigures(s, null, pace({ pausedUntil: 9_000 }), 1_000).waitingUntil).toBe(9_000);
