@@ -32,8 +32,11 @@ interface Entry {
 
 const pools = new Map<string, Entry>();
 
-// Connections per process: a run's workers take slots and store answers a few at a time, each a short statement.
-const MAX_CONNECTIONS = 4;
+// Connections per process: each of a run's workers (--concurrency, 8 at most usually) has one statement at a time
+// in flight (a slot step, a claim, a read, a store), and the quota memo and the heartbeat one more each. Fewer
+// connections than workers queued every statement behind the others' (issue 25: 4 made a 8-worker run wait on
+// the pool for most of each statement's time); an idle connection closes after idleTimeoutMillis.
+const MAX_CONNECTIONS = 10;
 const CONNECT_TIMEOUT_MS = 10_000;
 
 /** SQLSTATE classes and codes that mean the store cannot be used now, whatever was asked of it. */
