@@ -5,7 +5,7 @@
 import type { AnswerPut, ClaimedFresh, Store, StoredAnswer } from '../contract.js';
 import { chunks, historyReads, parseBody } from './history.js';
 import { LEASE_MS, type Presence } from './presence.js';
-import type { Db } from './pool.js';
+import { type Db, LEASE } from './pool.js';
 import { storeUpkeep } from './upkeep.js';
 import { importInto } from './import.js';
 
@@ -123,7 +123,7 @@ export function postgresAnswers(db: Db, o: AnswersOptions): Store {
       const out: ClaimedFresh = { busy: [], held: new Map() };
       if (wanted.length === 0) return out;
       await presence.ensure();
-      const rows = await db.query<Row & { busy: boolean }>(`SELECT * FROM ${s}.claim_fresh($1, $2, $3, $4, $5, $6, $7)`, [
+      const rows = await db.query<Row & { busy: boolean }>(`SELECT cf.* FROM ${LEASE}, ${s}.claim_fresh($1, $2, $3, $4, $5, $6, $7) AS cf`, [
         endpoint,
         presence.id,
         wanted,
