@@ -43,6 +43,7 @@ export function keptStore(store: AnswerStore, o: KeptOptions): AnswerStore {
   let alone = false;
   let lost = false;
   const keyOf = (endpoint: string, host: string) => `${endpoint}\n${host}`;
+  const claimFresh = store.claimFresh?.bind(store) ?? (() => Promise.resolve({ busy: [], held: new Map() }));
 
   /** Runs a sharing step; a storage failure ends sharing for the run (once said), anything else is thrown. */
   const shared = async <T>(fn: () => Promise<T>, otherwise: T): Promise<T> => {
@@ -85,6 +86,12 @@ export function keptStore(store: AnswerStore, o: KeptOptions): AnswerStore {
     getFresh: (endpoint, hosts, maxAgeMs) => shared(() => store.getFresh(endpoint, hosts, maxAgeMs), new Map()),
     claim: (endpoint, hosts) => shared(() => store.claim(endpoint, hosts), []),
     release: (endpoint, hosts) => shared(() => store.release(endpoint, hosts), undefined),
+    ...(store.claimFresh
+      ? {
+          claimFresh: (endpoint: string, hosts: readonly string[], maxAgeMs: number) =>
+            shared(() => claimFresh(endpoint, hosts, maxAgeMs), { busy: [], held: new Map() }),
+        }
+      : {}),
     join: () => shared(() => store.join(), false),
     leave: () => shared(() => store.leave(), undefined),
     async putMany(entries) {

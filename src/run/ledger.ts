@@ -5,7 +5,7 @@
 // against what the service counted.
 import { comparePeriods, periodMark } from '../api/quota.js';
 import type { QuotaInfo } from '../api/types.js';
-import type { AnswerStore } from '../store/contract.js';
+import type { AnswerStore, ClaimedFresh } from '../store/contract.js';
 import type { Answer, KindSpec } from '../domain/kinds.js';
 import type { Later } from './bought-elsewhere.js';
 import type { RunStats } from './stats.js';
@@ -82,17 +82,25 @@ export class Ledger<K extends RunKind> {
     const { store, spec, stats, waiting } = this.#o;
     this.#joined ??= store.join();
     await this.#joined;
-    const busy = new Set(await store.claim(spec.endpoint, keys));
-    later.add([...busy]);
-    const mine = busy.size === 0 ? keys : keys.filter((k) => !busy.has(k));
-    const held = await store.getFresh(spec.endpoint, mine, maxAgeMs);
-    if (held.size === 0) return mine;
+    const { busy, held } = store.claimFresh ? await store.claimFresh(spec.endpoint, keys, maxAgeMs) : await this.#claimFresh(keys, maxAgeMs);
+    later.add(busy);
+    const gone = new Set(busy);
     for (const [key, hit] of held) {
+      gone.add(key);
       stats.cacheHits++;
       waiting.settle(key, hit.status, hit.body, null, false, true, hit.fetchedAt);
     }
-    await store.release(spec.endpoint, [...held.keys()]); // not bought here: their claims end
-    return mine.filter((k) => !held.has(k));
+    return gone.size === 0 ? keys : keys.filter((k) => !gone.has(k));
+  }
+
+  /** claimFresh asked as three steps, for a store that has no one-step claimFresh (contract.ts). */
+  async #claimFresh(keys: string[], maxAgeMs: number): Promise<ClaimedFresh> {
+    const { store, spec } = this.#o;
+    const busy = await store.claim(spec.endpoint, keys);
+    const taken = new Set(busy);
+    const held = await store.getFresh(spec.endpoint, taken.size === 0 ? keys : keys.filter((k) => !taken.has(k)), maxAgeMs);
+    if (held.size > 0) await store.release(spec.endpoint, [...held.keys()]); // not bought here: their claims end
+    return { busy, held };
   }
 
   /** The run is over: it leaves the store's presence, if it joined. */

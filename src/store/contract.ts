@@ -54,6 +54,12 @@ export interface AnswerStore {
   /** Ends this handle's claims on hosts whose lookup gave up. */
   release(endpoint: string, hosts: readonly string[]): Promise<void>;
   /**
+   * What a run asks before sending a batch, where a backend does it in one round trip (optional; without it
+   * the run asks the three in turn): claim `hosts`, then getFresh of those claimed here, then release of
+   * those found held. `busy`: as claim returns; `held`: as getFresh does.
+   */
+  claimFresh?(endpoint: string, hosts: readonly string[], maxAgeMs: number): Promise<ClaimedFresh>;
+  /**
    * Stores (or replaces) answers; resolves once they are recorded, durably: a paid answer is in the store
    * before any row shows it. Resolves to when they were recorded (their fetchedAt), which the rows say too.
    * A replaced answer that differs (age_days aside) goes to the history.
@@ -72,6 +78,12 @@ export interface AnswerStore {
   leave(): Promise<void>;
   /** The answers held before the current ones. */
   readonly past: HistoryReads;
+}
+
+/** What claimFresh found: the hosts another run is buying, and answers stored meanwhile of the rest. */
+export interface ClaimedFresh {
+  busy: string[];
+  held: Map<string, StoredAnswer>;
 }
 
 /** An answer held before the one held now. `fetchedAt`: when it was last fetched; `replacedAt`: when its successor was. */

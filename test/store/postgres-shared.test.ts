@@ -143,6 +143,38 @@ describe.skipIf(PG_URL === null)('PostgreSQL store: presence', () => {
     expect((await roundTrips(() => a.putMany(batch.map(found)))).n).toBe(1);
     await closeAll();
   });
+
+  it('claimFresh: claims, finds what another run stored and ends those claims, in one round trip', async () => {
+    const {
+      stores: [a, b],
+      schema,
+      closeAll,
+    } = await runs(2);
+    const claimFresh = a?.claimFresh?.bind(a);
+    if (a === undefined || claimFresh === undefined || b === undefined) throw new Error('no stores, or no claimFresh');
+    await a.join();
+    await b.join();
+    await b.putMany([found('x.example')]);
+    expect(await b.claim('domain', ['y.example'])).toEqual([]);
+    const { value, n } = await roundTrips(() => claimFresh('domain', ['z.example', 'y.example', 'x.example', 'z.example'], 60_000));
+    expect(n).toBe(1);
+    expect(value.busy).toEqual(['y.example']);
+    expect([...value.held.keys()]).toEqual(['x.example']);
+    expect(value.held.get('x.example')?.status).toBe('found');
+    // x is not bought here: its claim ended; y stays b's, z is a's.
+    const claims = await sql<{ host: string; mine: boolean }>(`SELECT host, owner = $1 AS mine FROM ${schema}.claims ORDER BY host`, [
+      await sql<{ id: string }>(`SELECT id FROM ${schema}.runs WHERE id <> (SELECT owner FROM ${schema}.claims WHERE host = 'y.example')`).then(
+        (r) => r[0]?.id,
+      ),
+    ]);
+    expect(claims).toEqual([
+      { host: 'y.example', mine: false },
+      { host: 'z.example', mine: true },
+    ]);
+    // An answer older than the age asked for is not held: its host is claimed and bought.
+    expect((await claimFresh('domain', ['x.example'], 0)).held.size).toBe(0);
+    await closeAll();
+  });
 });
 
 const A = 'https://api.example/api/v1';

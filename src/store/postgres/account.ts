@@ -33,7 +33,7 @@ export function postgresAccount(db: Db, o: AccountOptions): AccountState {
   const account = accountName(o.baseUrl, fp);
   // Read, merge and write in one transaction holding the row (or, before it exists, the account's lock): two
   // machines must not each keep their own figure over the other's lower one.
-  const update = (change: (current: QuotaFigures | null) => QuotaFigures) =>
+  const write = (change: (current: QuotaFigures | null) => QuotaFigures) =>
     db.tx(async (q) => {
       await q('SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))', [`${s} quota`, account]);
       const [row] = await q<MemoRow>(`SELECT ${MEMO_COLUMNS} FROM ${s}.quota WHERE account = $1 FOR UPDATE`, [account]);
@@ -45,6 +45,30 @@ export function postgresAccount(db: Db, o: AccountOptions): AccountState {
         [account, o.baseUrl, fp, f.limit, f.remaining, f.reset, f.resetRaw, Math.round(f.seenAt)],
       );
     });
+  // One write at a time per handle: the changes that come while one is in flight are applied together, in
+  // order, by the next. A run notes the quota of every answer, and a transaction each, queued on the account's
+  // lock, held a pooled connection apiece and starved the batches' statements (issue 25).
+  let writing: Promise<void> | null = null;
+  let pending: { changes: ((current: QuotaFigures | null) => QuotaFigures)[]; done: Promise<void> } | null = null;
+  const update = (change: (current: QuotaFigures | null) => QuotaFigures): Promise<void> => {
+    if (writing === null) {
+      writing = write(change).finally(() => {
+        writing = null;
+      });
+      return writing;
+    }
+    if (pending === null) {
+      const next = { changes: [] as ((current: QuotaFigures | null) => QuotaFigures)[], done: Promise.resolve() };
+      const after = writing.catch(() => undefined);
+      next.done = after.then(() => {
+        if (pending === next) pending = null;
+        return update((current) => next.changes.reduce<QuotaFigures | null>((f, c) => c(f), current) as QuotaFigures);
+      });
+      pending = next;
+    }
+    pending.changes.push(change);
+    return pending.done;
+  };
   return {
     account,
     noteQuota: (q: QuotaInfo) => update((current) => mergeFigures(current, figuresOf(q))),

@@ -2,10 +2,10 @@
 // clock, stored with one upsert per batch (the trigger keeps what a differing refresh replaced), claims that
 // keep two runs anywhere from buying one host at once, and the runs' presence. Each contract method is one
 // statement, so one round trip, whatever the number of hosts (they travel as one array parameter).
-import type { AnswerPut, Store, StoredAnswer } from '../contract.js';
+import type { AnswerPut, ClaimedFresh, Store, StoredAnswer } from '../contract.js';
 import { chunks, historyReads, parseBody } from './history.js';
 import { LEASE_MS, type Presence } from './presence.js';
-import type { Db } from './pool.js';
+import { type Db, LEASE } from './pool.js';
 import { storeUpkeep } from './upkeep.js';
 import { importInto } from './import.js';
 
@@ -33,6 +33,13 @@ export interface AnswersOptions {
   close: () => Promise<void>;
 }
 
+/** Puts the answer of row `r` into `out`, unless its body no longer parses. */
+function keep(out: Map<string, StoredAnswer>, r: Row): void {
+  const { ok, body } = parseBody(r.body);
+  // A body that no longer parses is no answer: the host is fetched again and the row overwritten.
+  if (ok) out.set(r.host, { status: r.status, body, fetchedAt: r.fetched_at, previousAt: r.prev_fetched_at });
+}
+
 /** The answer store of the schema `o.schema` on `db`. */
 export function postgresAnswers(db: Db, o: AnswersOptions): Store {
   const s = o.schema;
@@ -40,7 +47,7 @@ export function postgresAnswers(db: Db, o: AnswersOptions): Store {
   const now = () => (o.clock === null ? null : o.clock());
   const read = async (endpoint: string, hosts: readonly string[], maxAgeMs: number): Promise<Map<string, StoredAnswer>> => {
     const out = new Map<string, StoredAnswer>();
-    const maxAge = Number.isFinite(maxAgeMs) ? Math.max(0, Math.round(maxAgeMs)) : null;
+    const maxAge = ageOf(maxAgeMs);
     for (const part of chunks([...new Set(hosts)])) {
       const rows = await db.query<Row>(
         `SELECT host, status, body, fetched_at, prev_fetched_at FROM ${s}.answers
@@ -48,14 +55,11 @@ export function postgresAnswers(db: Db, o: AnswersOptions): Store {
             AND ($3::bigint IS NULL OR fetched_at >= COALESCE($4::bigint, ${s}.now_ms()) - $3::bigint)`,
         [endpoint, part, maxAge, now()],
       );
-      for (const r of rows) {
-        const { ok, body } = parseBody(r.body);
-        // A body that no longer parses is no answer: the host is fetched again and the row overwritten.
-        if (ok) out.set(r.host, { status: r.status, body, fetchedAt: r.fetched_at, previousAt: r.prev_fetched_at });
-      }
+      for (const r of rows) keep(out, r);
     }
     return out;
   };
+  const ageOf = (maxAgeMs: number) => (Number.isFinite(maxAgeMs) ? Math.max(0, Math.round(maxAgeMs)) : null);
 
   const putMany = async (entries: readonly AnswerPut[]): Promise<number> => {
     // One row per key, the last given winning (an upsert may not touch a row twice), in key order, so two
@@ -111,6 +115,28 @@ export function postgresAnswers(db: Db, o: AnswersOptions): Store {
       );
       const mine = new Set(got.map((r) => r.host));
       return wanted.filter((h) => !mine.has(h));
+    },
+    // One round trip: the function (sql-claim-v3.ts) claims, then looks with a fresh snapshot, then ends the
+    // claims of what it found.
+    async claimFresh(endpoint, hosts, maxAgeMs): Promise<ClaimedFresh> {
+      const wanted = [...new Set(hosts)].sort();
+      const out: ClaimedFresh = { busy: [], held: new Map() };
+      if (wanted.length === 0) return out;
+      await presence.ensure();
+      const rows = await db.query<Row & { busy: boolean }>(`SELECT cf.* FROM ${LEASE}, ${s}.claim_fresh($1, $2, $3, $4, $5, $6, $7) AS cf`, [
+        endpoint,
+        presence.id,
+        wanted,
+        CLAIM_MAX_MS,
+        LEASE_MS,
+        ageOf(maxAgeMs),
+        now(),
+      ]);
+      for (const r of rows) {
+        if (r.busy) out.busy.push(r.host);
+        else keep(out.held, r);
+      }
+      return out;
     },
     async release(endpoint, hosts) {
       if (hosts.length === 0) return;

@@ -32,9 +32,21 @@ interface Entry {
 
 const pools = new Map<string, Entry>();
 
-// Connections per process: a run's workers take slots and store answers a few at a time, each a short statement.
-const MAX_CONNECTIONS = 4;
+// Connections per process: each of a run's workers (--concurrency, 8 at most usually) has one statement at a time
+// in flight (a slot step, a claim, a read, a store), and the quota memo and the heartbeat one more each. Fewer
+// connections than workers queued every statement behind the others' (issue 25: 4 made a 8-worker run wait on
+// the pool for most of each statement's time); an idle connection closes after idleTimeoutMillis.
+const MAX_CONNECTIONS = 10;
 const CONNECT_TIMEOUT_MS = 10_000;
+
+/**
+ * A FROM item that makes the statement's own transaction commit without waiting for its WAL to be flushed
+ * (synchronous_commit off, for that transaction only: set_config's is_local; a pooler in transaction mode is
+ * fine). For leases only, never for answers: slot steps, claims and heartbeats, each of which a server crash
+ * may lose (the last few hundred ms of them), which costs at worst a host bought twice or a request paced a
+ * little early. Issue 25: a commit's flush was most of each small statement's time at 8 workers.
+ */
+export const LEASE = "set_config('synchronous_commit', 'off', true) AS lease";
 
 /** SQLSTATE classes and codes that mean the store cannot be used now, whatever was asked of it. */
 const UNUSABLE_STATES = /^(08|28|53|57P0|3D000|25006|42501)/;
@@ -173,6 +185,10 @@ export async function openDb(url: StoreUrl): Promise<Db> {
     const client = await connection();
     const q = run(client);
     let broken: unknown;
+    // A checked-out connection has no listener of the pool's: the server ending it (a restart, a kill) between
+    // two statements of this transaction would be an uncaught error. The next statement fails and says why.
+    const ignore = () => {};
+    client.on('error', ignore);
     try {
       await q('BEGIN');
       const out = await fn(q);
@@ -184,6 +200,7 @@ export async function openDb(url: StoreUrl): Promise<Db> {
       });
       throw err;
     } finally {
+      client.removeListener('error', ignore);
       client.release(broken instanceof Error ? broken : undefined);
     }
   };

@@ -4,7 +4,7 @@
 // measures (see there). Unlike the SQLite slots, a failure is never met by pacing alone: the rate is the
 // account's, several machines spend it, and a run that cannot reach the store stops rather than guess.
 import type { SlotStore, TakeResult } from '../contract.js';
-import type { Db } from './pool.js';
+import { type Db, LEASE } from './pool.js';
 import { LEASE_MS, type Presence } from './presence.js';
 
 /** Forgetting old slots is housekeeping: every FORGET_EVERY takes is enough, and each take stays small. */
@@ -27,7 +27,10 @@ export function postgresSlots(db: Db, s: string, account: string, presence: Pres
     if (clock !== null) return clock();
     return last === null ? Date.now() : Math.round(last.at + (performance.now() - last.real));
   };
-  const call = <R>(fn: string, args: unknown[]) => db.query<R>(`SELECT * FROM ${s}.${fn}(${args.map((_, i) => `$${i + 1}`).join(', ')})`, args);
+  // Each step commits without waiting for its WAL to reach the disk (LEASE, pool.ts): a slot is a lease of
+  // the rate, not a paid answer.
+  const call = <R>(fn: string, args: unknown[]) =>
+    db.query<R>(`SELECT ${fn}.* FROM ${LEASE}, ${s}.${fn}(${args.map((_, i) => `$${i + 1}`).join(', ')}) AS ${fn}`, args);
   let takes = 0;
 
   return {
