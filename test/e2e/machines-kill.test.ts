@@ -1,0 +1,61 @@
+// A machine killed with -9 mid-run (issue 25): the others finish, blocked at most by its leases, and its re-run
+// buys again only what it had in flight. Apart from machines.test.ts, so its lease runs beside those.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
+import { PG_URL, freshSchema, urlOf } from '../store/postgres-helpers.js';
+import { assertBuilt } from '../helpers/cli.js';
+import { type Machine, machine, PLAN, RATE, list, run, type Run, sites, twice, waitFor, WINDOW_MS } from '../helpers/machines.js';
+
+let sb: Sandbox;
+const dir = mkdtempSync(join(tmpdir(), 'di-machines-'));
+
+beforeAll(async () => {
+  assertBuilt();
+  // A quota no test here spends: the runs add up to tens of thousands of lookups.
+  sb = await startSandbox({ port: 0, rpm: RATE, windowMs: WINDOW_MS, latencyMs: 20, quota: 10_000_000 });
+});
+afterAll(async () => {
+  await sb?.close();
+});
+
+describe.skipIf(PG_URL === null)('a machine killed on one account and one PostgreSQL store', () => {
+  it('a machine killed with -9 mid-run blocks nobody beyond its leases, and its re-run buys at most one batch twice', async () => {
+    const store = urlOf(freshSchema());
+    const lists = [
+      list(dir, 'k-a.csv', sites(0, 6000, 'kill')),
+      list(dir, 'k-b.csv', sites(3000, 9000, 'kill')),
+      list(dir, 'k-c.csv', sites(6000, 12_000, 'kill')),
+    ];
+    const prep = await run(machine(sb, 'kprep', store), ['store', 'migrate']).done;
+    expect(prep.code, prep.stderr).toBe(0);
+    sb.resetCounters();
+    const ms = lists.map((_, i) => machine(sb, `k${i}`, store));
+    // What a killed machine loses is what it had in flight: answers the service charged for that never reached
+    // its store. The machine to be killed sends one batch at a time (--concurrency 1), so that is one batch; at
+    // the default concurrency it is up to that many (2 were seen here), which the re-run buys again.
+    const runs = lists.map((file, i) =>
+      run(ms[i] as Machine, ['batch', file, '-o', join(dir, `k-out-${i}.csv`), '--quiet', ...PLAN, ...(i === 0 ? ['--concurrency', '1'] : [])]),
+    );
+    // Killed once the account has bought a quarter of the work, with requests in flight.
+    await waitFor(() => sb.charges().total >= 3000, 60_000);
+    (runs[0] as Run).kill9();
+    const killed = await (runs[0] as Run).done;
+    expect(killed.signal ?? killed.code).not.toBe(0);
+    const [b, c] = await Promise.all([(runs[1] as Run).done, (runs[2] as Run).done]);
+    expect(b.code, b.stderr).toBe(0);
+    expect(c.code, c.stderr).toBe(0);
+    // Unblocked: the rest at the account's rate, plus at most one lease (30 s) for the dead machine's claims.
+    const rest = ((12_000 - 3000) / 100 / RATE) * WINDOW_MS;
+    expect(Math.max(b.ms, c.ms)).toBeLessThanOrEqual(1.3 * rest + 30_000 + 5000);
+    expect(twice(sb)).toEqual([]);
+    // The re-run on the same machine buys only what nobody bought: what was in flight at most (one batch).
+    const again = await run(ms[0] as Machine, ['batch', lists[0] as string, '-o', join(dir, 'k-out-0.csv'), '--quiet', ...PLAN]).done;
+    expect(again.code, again.stderr).toBe(0);
+    expect(twice(sb).length).toBeLessThanOrEqual(100);
+    expect(sb.charges().total - 12_000).toBe(twice(sb).length);
+    expect(sb.charges().rateLimited).toBe(0);
+  }, 180_000);
+});
