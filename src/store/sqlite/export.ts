@@ -5,15 +5,6 @@ import type { KeptAnswer } from '../contract.js';
 
 const CHUNK = 1000;
 
-interface Row {
-  endpoint: string;
-  host: string;
-  status: 'found' | 'missing';
-  body: string | null;
-  fetchedAt: number;
-  replacedAt: number | null;
-}
-
 /**
  * Every past answer, then every answer, of the cache open in `db` (whose journal is merged first by the caller).
  * History first: an answer the import replaces in the other store is then kept as the latest past answer of
@@ -30,7 +21,7 @@ export async function* exportRows(db: Database.Database, withHistory = true): As
       )
     : null;
   for (let after = -1; history !== null; ) {
-    const rows = history.all(after) as (Row & { id: number })[];
+    const rows = history.all(after) as (KeptAnswer & { id: number })[];
     if (rows.length === 0) break;
     yield rows.map(({ id: _, ...row }) => row);
     after = (rows[rows.length - 1] as { id: number }).id;
@@ -40,10 +31,10 @@ export async function* exportRows(db: Database.Database, withHistory = true): As
       WHERE (endpoint, host) > (?, ?) ORDER BY endpoint, host LIMIT ${CHUNK}`,
   );
   for (let after = ['', '']; ; ) {
-    const rows = answers.all(...after) as Row[];
+    const rows = answers.all(...after) as KeptAnswer[];
     if (rows.length === 0) break;
     yield rows;
-    const last = rows[rows.length - 1] as Row;
+    const last = rows[rows.length - 1] as KeptAnswer;
     after = [last.endpoint, last.host];
   }
 }
@@ -89,7 +80,7 @@ export async function openReadOnly(dir: string, service: string, ownFile: string
         `SELECT rowid AS id, endpoint, host, status, body, fetched_at AS fetchedAt FROM recent WHERE rowid > ? ORDER BY rowid LIMIT ${CHUNK}`,
       );
       for (let after = -1; ; ) {
-        const rows = recent.all(after) as (Omit<Row, 'replacedAt'> & { id: number })[];
+        const rows = recent.all(after) as (Omit<KeptAnswer, 'replacedAt'> & { id: number })[];
         if (rows.length === 0) break;
         yield rows.map(({ id: _, ...row }) => ({ ...row, replacedAt: null }));
         after = (rows[rows.length - 1] as { id: number }).id;
