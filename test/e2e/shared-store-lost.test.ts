@@ -2,10 +2,7 @@
 // (pg_createcluster, as root), stopped under the run: the run stops buying, every answer the service charged
 // for is in FILE.partial (never an error row), -o FILE is left alone, and it exits 13 with one line naming the
 // store. It never goes on alone, with a store or a rate of its own.
-import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
@@ -13,32 +10,21 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT } from '../../src/cli/exit-codes.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import { cliEnv, startInProcess } from '../helpers/cli.js';
+import { CLUSTER_USABLE, type Cluster, startCluster } from '../helpers/pg-cluster.js';
 
-const VERSION = '15';
-const usable = process.getuid?.() === 0 && fs.existsSync('/usr/bin/pg_createcluster') && fs.existsSync(`/usr/lib/postgresql/${VERSION}/bin/initdb`);
-if (!usable) console.warn('the lost-store test is skipped: it needs root and pg_createcluster (PostgreSQL 15)');
+if (!CLUSTER_USABLE) console.warn('the lost-store test is skipped: it needs root and pg_createcluster (PostgreSQL 15)');
 
 const CLUSTER = `di_lost_${process.pid}`;
 const HOSTS = 1200;
-let port = 0;
 let sb: Sandbox;
 let dir: string;
+let cluster: Cluster | undefined;
+let port = 0;
 
-const ctl = (action: 'start' | 'stop') => execFileSync('pg_ctlcluster', [VERSION, CLUSTER, action], { stdio: 'pipe' });
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port: p } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return p;
-}
-
-describe.skipIf(!usable)('the shared store lost mid-run', () => {
+describe.skipIf(!CLUSTER_USABLE)('the shared store lost mid-run', () => {
   beforeAll(async () => {
-    port = await freePort();
-    execFileSync('pg_createcluster', [VERSION, CLUSTER, '-p', String(port), '--', '--auth-host=trust', '--auth-local=trust'], { stdio: 'pipe' });
-    ctl('start');
+    cluster = await startCluster(CLUSTER, 'trust');
+    port = cluster.port;
     // Each request takes a while, so the server can be stopped between the first answers and the last.
     sb = await startSandbox({ port: 0, rpm: 0, hosts: HOSTS, latencyMs: 150 });
     dir = mkdtempSync(join(tmpdir(), 'di-lost-'));
@@ -46,7 +32,7 @@ describe.skipIf(!usable)('the shared store lost mid-run', () => {
 
   afterAll(async () => {
     await sb?.close();
-    if (port !== 0) execFileSync('pg_dropcluster', ['--stop', VERSION, CLUSTER], { stdio: 'pipe' });
+    cluster?.drop();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
@@ -61,7 +47,7 @@ describe.skipIf(!usable)('the shared store lost mid-run', () => {
     const run = startInProcess(['batch', input, '-o', out, '--concurrency', '1'], { env });
     // Stopped once some answers are paid for, with most of the file still to buy.
     while (sb.charges().total < 200) await new Promise((r) => setTimeout(r, 10));
-    ctl('stop');
+    cluster?.stop();
     const r = await run.done;
     const charged = new Set(sb.requests().flatMap((q) => (q.charged > 0 ? q.hosts : [])));
 

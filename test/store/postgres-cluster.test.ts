@@ -1,9 +1,7 @@
 // The PostgreSQL store against a throwaway server of its own (pg_createcluster, as root), for what the shared
 // server cannot show: a server that asks for a password (given by the password file or PGPASSWORD, or missing),
 // and a server stopped under a run and started again.
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,24 +9,14 @@ import { openPostgresStore } from '../../src/store/postgres/backend.js';
 import { StoreUnavailableError } from '../../src/store/errors.js';
 import { profile } from './cache-helpers.js';
 import { tempDir } from './helpers.js';
+import { CLUSTER_USABLE, type Cluster, startCluster } from '../helpers/pg-cluster.js';
 
-const VERSION = '15';
-const usable = process.getuid?.() === 0 && fs.existsSync('/usr/bin/pg_createcluster') && fs.existsSync(`/usr/lib/postgresql/${VERSION}/bin/initdb`);
-if (!usable) console.warn('PostgreSQL cluster tests skipped: they need root and pg_createcluster (PostgreSQL 15)');
+if (!CLUSTER_USABLE) console.warn('PostgreSQL cluster tests skipped: they need root and pg_createcluster (PostgreSQL 15)');
 
 const CLUSTER = `di_test_${process.pid}`;
 const PASSWORD = 'correct horse';
+let cluster: Cluster | undefined;
 let port = 0;
-
-const ctl = (action: 'start' | 'stop') => execFileSync('pg_ctlcluster', [VERSION, CLUSTER, action], { stdio: 'pipe' });
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port: p } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return p;
-}
 
 /** A URL of the throwaway server, without a password unless given. */
 const urlOf = (password?: string) =>
@@ -51,12 +39,11 @@ async function withEnv<T>(env: Record<string, string | undefined>, fn: () => Pro
   }
 }
 
-describe.skipIf(!usable)('PostgreSQL store on a server of its own', () => {
+describe.skipIf(!CLUSTER_USABLE)('PostgreSQL store on a server of its own', () => {
   beforeAll(async () => {
-    port = await freePort();
     // Passwords over TCP (SCRAM), trust over the local socket for the test's own setting up.
-    execFileSync('pg_createcluster', [VERSION, CLUSTER, '-p', String(port), '--', '--auth-host=scram-sha-256', '--auth-local=trust'], { stdio: 'pipe' });
-    ctl('start');
+    cluster = await startCluster(CLUSTER, 'scram-sha-256');
+    port = cluster.port;
     const admin = new pg.Client({ host: '/var/run/postgresql', port, user: 'postgres', database: 'postgres' });
     await admin.connect();
     await admin.query(`ALTER USER postgres PASSWORD '${PASSWORD}'`);
@@ -64,7 +51,7 @@ describe.skipIf(!usable)('PostgreSQL store on a server of its own', () => {
   }, 60_000);
 
   afterAll(() => {
-    if (port !== 0) execFileSync('pg_dropcluster', ['--stop', VERSION, CLUSTER], { stdio: 'pipe' });
+    cluster?.drop();
   });
 
   it('takes the password from the password file, or PGPASSWORD, and says in one line when there is none', async () => {
@@ -104,7 +91,7 @@ describe.skipIf(!usable)('PostgreSQL store on a server of its own', () => {
   it('fails in one line while the server is stopped, and works again once it is back', async () => {
     const store = await openPostgresStore(urlOf(PASSWORD));
     await store.putMany([{ endpoint: 'domain', host: 'b.example', status: 'found', body: profile('b.example') }]);
-    ctl('stop');
+    cluster?.stop();
     try {
       const err = await store.putMany([{ endpoint: 'domain', host: 'c.example', status: 'found', body: profile('c.example') }]).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(StoreUnavailableError);
@@ -112,7 +99,7 @@ describe.skipIf(!usable)('PostgreSQL store on a server of its own', () => {
       expect((err as Error).message).not.toContain(PASSWORD);
       await expect(store.claim('domain', ['d.example'])).rejects.toBeInstanceOf(StoreUnavailableError);
     } finally {
-      ctl('start');
+      cluster?.start();
     }
     expect([...(await store.getMany('domain', ['b.example', 'c.example'], Number.POSITIVE_INFINITY)).keys()]).toEqual(['b.example']);
     await store.close();
