@@ -1,21 +1,16 @@
 // A machine killed with -9 mid-run (issue 25): the others finish, blocked at most by its leases, and its re-run
 // buys again only what it had in flight. Apart from machines.test.ts, so its lease runs beside those.
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
+import type { Sandbox } from '../../src/sandbox/index.js';
 import { PG_URL, freshSchema, urlOf } from '../store/postgres-helpers.js';
-import { assertBuilt } from '../helpers/cli.js';
-import { type Machine, machine, PLAN, RATE, list, run, type Run, sites, twice, waitFor, WINDOW_MS } from '../helpers/machines.js';
+import { listDir, type Machine, machine, PLAN, RATE, list, run, type Run, sites, startAccount, twice, waitFor, WINDOW_MS } from '../helpers/machines.js';
 
 let sb: Sandbox;
-const dir = mkdtempSync(join(tmpdir(), 'di-machines-'));
+const dir = listDir();
 
 beforeAll(async () => {
-  assertBuilt();
-  // A quota no test here spends: the runs add up to tens of thousands of lookups.
-  sb = await startSandbox({ port: 0, rpm: RATE, windowMs: WINDOW_MS, latencyMs: 20, quota: 10_000_000 });
+  sb = await startAccount();
 });
 afterAll(async () => {
   await sb?.close();

@@ -2,22 +2,18 @@
 // their own (test/helpers/machines.ts) that share only the sandbox (one account, a known rate) and the database.
 // The witness is the sandbox's charge and request log, never what the machines say they did. A machine killed
 // with -9 is in machines-kill.test.ts (it waits out a lease, so it runs beside these).
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
+import type { Sandbox } from '../../src/sandbox/index.js';
 import { PG_URL, freshSchema, urlOf } from '../store/postgres-helpers.js';
-import { assertBuilt } from '../helpers/cli.js';
-import { machine, PLAN, RATE, list, run, sites, twice, WINDOW_MS } from '../helpers/machines.js';
+import { listDir, machine, PLAN, RATE, list, run, sites, startAccount, twice, WINDOW_MS } from '../helpers/machines.js';
 
 let sb: Sandbox;
-const dir = mkdtempSync(join(tmpdir(), 'di-machines-'));
+const dir = listDir();
 
 beforeAll(async () => {
-  assertBuilt();
-  // A quota no test here spends: the runs add up to tens of thousands of lookups.
-  sb = await startSandbox({ port: 0, rpm: RATE, windowMs: WINDOW_MS, latencyMs: 20, quota: 10_000_000 });
+  sb = await startAccount();
 });
 afterAll(async () => {
   await sb?.close();

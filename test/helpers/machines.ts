@@ -5,8 +5,8 @@ import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Sandbox } from '../../src/sandbox/index.js';
-import { BIN, cliEnv, ROOT } from './cli.js';
+import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
+import { assertBuilt, BIN, cliEnv, ROOT } from './cli.js';
 
 // Root is needed for namespaces; elsewhere the machines are plain processes (still separate directories, so
 // still separate caches and settings), and the test says so.
@@ -95,3 +95,15 @@ export async function waitFor(cond: () => boolean, ms: number): Promise<void> {
     await new Promise((r) => setTimeout(r, 20));
   }
 }
+
+/**
+ * The account the machines share: a sandbox at the known rate, its answers a little slow, with a quota no test
+ * here spends (the runs add up to tens of thousands of lookups). The machines run the built bin.
+ */
+export async function startAccount(): Promise<Sandbox> {
+  assertBuilt();
+  return startSandbox({ port: 0, rpm: RATE, windowMs: WINDOW_MS, latencyMs: 20, quota: 10_000_000 });
+}
+
+/** A directory for a test file's lists and outputs. */
+export const listDir = (): string => mkdtempSync(join(tmpdir(), 'di-machines-'));
