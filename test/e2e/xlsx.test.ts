@@ -214,7 +214,7 @@ describe('xlsx output', () => {
 
   it('goes into a pipe: stdout carries the workbook', async () => {
     const r = await runInProcess(['batch', FIXTURE, '--format', 'xlsx', '--quiet', '--fields', 'status'], { env });
-    expect(r.code).toBe(0);
+    expect(r.code, r.stderr).toBe(0);
     expect(r.stdout.startsWith('PK\u0003\u0004')).toBe(true);
     expect(r.stderr).toBe('');
   });
