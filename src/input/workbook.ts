@@ -9,9 +9,10 @@
 // - Cells are read as cells.ts says (formulas by their result, dates as ISO text); the values as the sheet
 //   held them ride along in `typed` for xlsx output. A row shorter than the header is padded by the writers,
 //   as CSV rows are; cells beyond the header are kept.
-// - exceljs parses a sheet stored before the shared strings (Excel's order) or before the workbook's parts
-//   list (LibreOffice's) after the whole file: it keeps that sheet in a temporary file meanwhile, on disk,
-//   not in memory. The shared strings (each distinct text once) are held in memory, as every xlsx reader
+// - A sheet stored before the shared strings (Excel's order) or before the workbook's parts list
+//   (LibreOffice's) is parsed after the whole file: it is kept in a temporary file meanwhile, on disk, not in
+//   memory, and removed however the reading ends (workbook-entries.ts, which also runs exceljs's loop over the
+//   ZIP's entries without the race that dropped some). The shared strings (each distinct text once) are held in memory, as every xlsx reader
 //   must: a sheet refers to them by number.
 // - Anything exceljs cannot read (not a ZIP, a ZIP that is no workbook, a broken entry) is an InputError
 //   naming the file, and the row when rows were already read: never a stack trace.
@@ -24,6 +25,7 @@ import type { OpenedInput } from './read.js';
 import { showValue } from '../domain/safe-text.js';
 import type { InputRecord, SheetValue } from '../domain/types.js';
 import { cellText, sheetValue } from './workbook-cells.js';
+import { readEntriesInFull } from './workbook-entries.js';
 
 export interface XlsxInputOptions {
   /** Name used in messages. */
@@ -49,16 +51,24 @@ export async function openXlsxInput(source: NodeJS.ReadableStream | Readable, op
   const file = opts.fileName;
   // Styles are read (they are small) because a date is a number with a date format; hyperlinks are not needed:
   // a hyperlink cell's shown text is its value.
-  const reader = new ExcelJS.stream.xlsx.WorkbookReader(source as Readable, {
-    worksheets: 'emit',
-    sharedStrings: 'cache',
-    styles: 'cache',
-    hyperlinks: 'ignore',
-    entries: 'ignore',
-  });
+  // Its loop over the ZIP's entries is ours (workbook-entries.ts): exceljs's own drops entries at random.
+  const reader = readEntriesInFull(
+    new ExcelJS.stream.xlsx.WorkbookReader(source as Readable, {
+      worksheets: 'emit',
+      sharedStrings: 'cache',
+      styles: 'cache',
+      hyperlinks: 'ignore',
+      entries: 'ignore',
+    }),
+  );
   const sheets = (reader as unknown as AsyncIterable<Sheet>)[Symbol.asyncIterator]();
-  const sheet = await pickSheet(sheets, opts.sheet, file).catch((err: unknown) => {
+  // Ends the reader's loop (its temporary files go) and the input, however the reading ends.
+  const close = async (): Promise<void> => {
+    await sheets.return?.(undefined).catch(() => undefined);
     (source as Readable).destroy?.();
+  };
+  const sheet = await pickSheet(sheets, opts.sheet, file).catch(async (err: unknown) => {
+    await close();
     throw unreadable(err, file, null);
   });
   const rows = readRows(sheet, file);
@@ -66,7 +76,7 @@ export async function openXlsxInput(source: NodeJS.ReadableStream | Readable, op
   try {
     header = await nextRow(rows);
   } catch (err) {
-    (source as Readable).destroy?.();
+    await close();
     throw err;
   }
   const headers = header?.cells ?? [];
@@ -77,7 +87,7 @@ export async function openXlsxInput(source: NodeJS.ReadableStream | Readable, op
     try {
       hostColumn = cut !== -1 && headers.length === 1 && headers[0] === 'input' ? 0 : findHostColumn(headers, opts.column, file);
     } catch (err) {
-      (source as Readable).destroy?.();
+      await close();
       throw err;
     }
   }
@@ -93,7 +103,7 @@ export async function openXlsxInput(source: NodeJS.ReadableStream | Readable, op
       }
     } finally {
       await rows.return(undefined);
-      (source as Readable).destroy?.();
+      await close();
     }
   }
   const shape = {

@@ -5,9 +5,13 @@ import { crc32, inflateRawSync } from 'node:zlib';
 
 /** The named entries of a ZIP file, as text. */
 async function zipEntries(file: string): Promise<Map<string, string>> {
-  const zip = await readFile(file);
+  return entriesOf(await readFile(file), file);
+}
+
+/** The named entries of a ZIP's bytes, as text, in the order its central directory lists them. */
+export function entriesOf(zip: Buffer, name = 'the ZIP'): Map<string, string> {
   const eocd = zip.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
-  if (eocd === -1) throw new Error(`${file}: not a ZIP file`);
+  if (eocd === -1) throw new Error(`${name}: not a ZIP file`);
   const count = zip.readUInt16LE(eocd + 10);
   let at = zip.readUInt32LE(eocd + 16);
   const entries = new Map<string, string>();
