@@ -365,7 +365,7 @@ function renderRate(r, summary) {
   if (r.unknown?.[0])
     L.push(
       '',
-      `With the plan unknown the client has no window length either: the minute it starts from is only a default (cli/run/batch-run.ts tells the RateLimiter so: \`windowGuessed\`). At the first 429 it resumes at the reset the service announced, and paces at what the service accepted in the window ending there, over a window no longer than that reset's distance from the first request it may have counted; the second 429's reset measures the window (the gap between resets), and only then is the rate stored for the account (state.sqlite) and announced. After four whole windows at the cap with no 429 it tries a quarter more (a probe, never stored), which the next 429 corrects.`,
+      `With the plan unknown the client has no window length either: the minute it starts from is only a default (cli/run/batch-run.ts tells the RateLimiter so: \`windowGuessed\`). At the first 429 it resumes at the reset the service announced, and paces at what the service accepted in the window ending there, over a window no longer than that reset's distance from the first request it may have counted; the second 429's reset measures the window (the gap between resets), and only then is the rate stored for the account (state.sqlite) as confirmed and announced (before that, what each 429 taught is kept unconfirmed, for a run stopped early to resume from). After four whole windows at the cap with no 429 it tries a quarter more (a probe, never stored), which the next 429 corrects.`,
       '',
     );
   if (r.minute?.[0])

@@ -24,7 +24,7 @@ export interface InputShape {
   format: 'csv' | 'tsv' | 'lines';
   /** Header cells for CSV/TSV input; null for newline lists. */
   headers: string[] | null;
-  /** Index of the host column in `cells`. 0 for newline lists. */
+  /** Index of the host column in `cells`. 0 for newline lists; -1 when read from our own, dropped `host` column (input/own-columns.ts ownHost). */
   hostColumn: number;
   /** The delimiter of a CSV/TSV input (sniffed or forced, dialect.ts); CSV output keeps it. Absent: by format. */
   delimiter?: Delimiter;

@@ -30,7 +30,7 @@ import { Readable as ReadableStream } from 'node:stream';
 import { parse, CsvError } from 'csv-parse';
 import { UsageError } from '../api/errors.js';
 import type { InputRecord, InputShape } from '../domain/types.js';
-import { earlierColumns } from './own-columns.js';
+import { cutOurs, type OwnColumnsOptions } from './own-columns.js';
 import { type ByteFacts, inputError, MAX_LINE_BYTES, utf8Chunks } from './decode.js';
 import type { Delimiter, Encoding } from '../domain/input-forms.js';
 import { RAGGED_LINES, sniffTable } from './dialect.js';
@@ -40,7 +40,8 @@ import { LineReader, lineText, RowStarts, tooLong } from './lines.js';
 
 export type InputFormat = 'auto' | 'csv' | 'tsv' | 'lines';
 
-export interface OpenInputOptions {
+/** How to read an input; our own columns of an earlier run: input/own-columns.ts. */
+export interface OpenInputOptions extends OwnColumnsOptions {
   /** Name used in messages ('-' or 'stdin' for standard input). */
   fileName: string;
   /** Host column: a header name (case-insensitive) or a 1-based index. */
@@ -50,11 +51,6 @@ export interface OpenInputOptions {
   delimiter?: Delimiter;
   /** The input's encoding, forced; else a BOM decides and UTF-8 is expected (encoding.ts). */
   encoding?: Encoding;
-  /**
-   * Column lists an earlier run of ours may have appended (input/own-columns.ts ourColumnLists): when the header ends
-   * with one, those columns are dropped from the header and every row, and named in the shape (`earlier`).
-   */
-  earlier?: readonly (readonly string[])[];
 }
 
 export interface OpenedInput {
@@ -235,19 +231,14 @@ async function openTable(reader: LineReader, first: FirstLine, delimiter: Delimi
 
   let opening: InputRecord[] | null;
   let hostColumn: number;
-  let cut = -1;
-  let ours = 0;
-  let earlier: string[] = [];
+  let ours: ReturnType<typeof cutOurs> = { cut: -1, earlier: [], own: -1 };
   try {
     opening = await pull();
     const header = opening?.[0]?.cells ?? [];
-    cut = earlierColumns(header, opts.earlier ?? []);
-    if (cut !== -1) {
-      earlier = header.splice(cut);
-      ours = earlier.length;
-    }
-    // A plain list comes back from our CSV output as its one `input` column.
-    hostColumn = cut !== -1 && header.length === 1 && header[0] === 'input' ? 0 : findHostColumn(header, opts.column, file);
+    ours = cutOurs(header, opts);
+    const { cut, own } = ours;
+    // Our host column when asked for (own-columns.ts); a plain list comes back from our CSV output as its one `input` column.
+    hostColumn = own !== -1 ? -1 : cut !== -1 && header.length === 1 && header[0] === 'input' ? 0 : findHostColumn(header, opts.column, file);
   } catch (err) {
     close();
     throw err;
@@ -258,8 +249,9 @@ async function openTable(reader: LineReader, first: FirstLine, delimiter: Delimi
     for (const r of batch) {
       // Cells past the header (a ragged row's) were written after our columns: they stay, ours go. A row too
       // short for the host cell is marked (quote-span.ts: over several lines, a quote left open took in rows).
-      if (cut !== -1) r.cells.splice(cut, ours);
-      r.value = r.cells[hostColumn] ?? '';
+      const own = ours.own === -1 ? undefined : (r.cells[ours.own] ?? '');
+      if (ours.cut !== -1) r.cells.splice(ours.cut, ours.earlier.length);
+      r.value = own ?? r.cells[hostColumn] ?? '';
       if (r.cells.length <= hostColumn) r.short = true;
       if (r.cells.length !== headers.length && ragged.rows++ < RAGGED_LINES) ragged.lines.push(r.line);
     }
@@ -282,7 +274,7 @@ async function openTable(reader: LineReader, first: FirstLine, delimiter: Delimi
   // The header has been scanned to its end by now (the parser emitted it), so its line end is known; a file
   // that is a header without a line break ends in the LF put back above, after a CR if it had one.
   const eol = starts.eol ?? '\n';
-  const shape: InputShape = { format, headers, hostColumn, delimiter, eol, ragged, ...(cut === -1 ? {} : { earlier }) };
+  const shape: InputShape = { format, headers, hostColumn, delimiter, eol, ragged, ...(ours.cut === -1 ? {} : { earlier: ours.earlier }) };
   return { shape, records: records(), chunks: chunks() };
 }
 

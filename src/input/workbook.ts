@@ -19,7 +19,7 @@
 import type { Readable } from 'node:stream';
 import ExcelJS from 'exceljs';
 import { InputError, UsageError } from '../api/errors.js';
-import { earlierColumns } from './own-columns.js';
+import { cutOurs, type OwnColumnsOptions } from './own-columns.js';
 import { findHostColumn } from './host-column.js';
 import type { OpenedInput } from './read.js';
 import { showValue } from '../domain/safe-text.js';
@@ -27,15 +27,14 @@ import type { InputRecord, SheetValue } from '../domain/types.js';
 import { cellText, sheetValue } from './workbook-cells.js';
 import { readEntriesInFull } from './workbook-entries.js';
 
-export interface XlsxInputOptions {
+/** How to read a workbook; our own columns of an earlier run, as read.ts drops them: own-columns.ts. */
+export interface XlsxInputOptions extends OwnColumnsOptions {
   /** Name used in messages. */
   fileName: string;
   /** Host column: a header name (case-insensitive) or a 1-based index. */
   column?: string;
   /** The sheet to read; the first when absent. */
   sheet?: string;
-  /** Column lists an earlier run of ours may have appended (as read.ts drops them). */
-  earlier?: readonly (readonly string[])[];
 }
 
 type Sheet = AsyncIterable<ExcelJS.Row> & { name?: string; id?: number | string };
@@ -80,12 +79,11 @@ export async function openXlsxInput(source: NodeJS.ReadableStream | Readable, op
     throw err;
   }
   const headers = header?.cells ?? [];
-  const cut = earlierColumns(headers, opts.earlier ?? []);
-  const earlier = cut === -1 ? [] : headers.splice(cut);
+  const { cut, earlier, own } = cutOurs(headers, opts);
   let hostColumn = 0;
   if (header !== null) {
     try {
-      hostColumn = cut !== -1 && headers.length === 1 && headers[0] === 'input' ? 0 : findHostColumn(headers, opts.column, file);
+      hostColumn = own !== -1 ? -1 : cut !== -1 && headers.length === 1 && headers[0] === 'input' ? 0 : findHostColumn(headers, opts.column, file);
     } catch (err) {
       await close();
       throw err;
@@ -95,11 +93,12 @@ export async function openXlsxInput(source: NodeJS.ReadableStream | Readable, op
     try {
       for (let row = await nextRow(rows); row !== null; row = await nextRow(rows)) {
         // Cells past the header (a ragged row's) were written after our columns: they stay, ours go.
+        const value = own === -1 ? undefined : (row.cells[own] ?? '');
         if (cut !== -1) {
           row.cells.splice(cut, earlier.length);
           row.typed.splice(cut, earlier.length);
         }
-        yield { line: row.line, cells: row.cells, typed: row.typed, value: row.cells[hostColumn] ?? '' };
+        yield { line: row.line, cells: row.cells, typed: row.typed, value: value ?? row.cells[hostColumn] ?? '' };
       }
     } finally {
       await rows.return(undefined);

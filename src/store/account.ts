@@ -34,8 +34,9 @@ export function memoryAccount(baseUrl: string, key: string): AccountState {
     quota: async () => (figures === null ? null : { baseUrl, keyFingerprint: fp, ...figures }),
     learnedRate: async () => (learned === null ? null : { ...learned }),
     saveLearnedRate: async (rate) => {
-      // As a store keeps it: whole figures, and nothing that says nothing.
-      if (rate.requests > 0 && rate.windowMs > 0) learned = { requests: Math.round(rate.requests), windowMs: Math.round(rate.windowMs) };
+      // As a store keeps it: whole figures, nothing that says nothing, and a confirmed rate over an unconfirmed one.
+      if (!(rate.requests > 0 && rate.windowMs > 0) || (rate.unconfirmed === true && learned !== null && learned.unconfirmed !== true)) return;
+      learned = { requests: Math.round(rate.requests), windowMs: Math.round(rate.windowMs), ...(rate.unconfirmed === true ? { unconfirmed: true } : {}) };
     },
     slots: memorySlots(),
     close: async () => {},

@@ -195,6 +195,11 @@ export interface Store extends AnswerStore, StoreMaintenance {
 export interface LearnedRate {
   requests: number;
   windowMs: number;
+  /**
+   * True: not confirmed. One reset bounded the window below, and the run stopped before a second one measured
+   * it; the next run starts from it and confirms it (run/limit/policy.ts). Absent: two resets confirmed it.
+   */
+  unconfirmed?: boolean;
 }
 
 /**
@@ -210,7 +215,10 @@ export interface AccountState {
   noteExhausted(seenAt: number): Promise<void>;
   quota(): Promise<QuotaMemo | null>;
   learnedRate(): Promise<LearnedRate | null>;
-  /** Keeps a rate learned from the service; one that says nothing (no requests, no window) is ignored. */
+  /**
+   * Keeps a rate learned from the service; one that says nothing (no requests, no window) is ignored. A
+   * confirmed rate replaces any; an unconfirmed one never replaces a confirmed one (another run's, say).
+   */
   saveLearnedRate(rate: LearnedRate): Promise<void>;
   /** The limiter's slots of this account, shared with every run that opens it. */
   readonly slots: SlotStore;

@@ -227,6 +227,36 @@ describe('domain-intel changes', () => {
     expect(quiet).toEqual({ code: 0, stdout: '', stderr: '' });
   });
 
+  it("reads batch's own output by our host column: the hosts that run looked up, not the user's Website", async () => {
+    // A CRM export whose Website is the agency's page and whose Email names the customer's domain: enriched by
+    // Email (--column), the file's `host` is the customer's, which the cache is keyed by. The feed on that file,
+    // with no --column, must follow our column: by rank it would read Website, hosts nothing moved.
+    const moved = [...new Set(expected('2025-10', '2025-11').map((c) => c.host))].slice(0, 20);
+    const agency = hosts.slice(60, 80);
+    expect(moved.length).toBe(20);
+    const crm = join(dir, 'crm-by-email.csv');
+    writeFileSync(crm, `Name,Website,Email\n${moved.map((h, i) => `n${i},https://${agency[i]}/,sales@${h}`).join('\n')}\nx,,nobody\n`);
+    const out = join(dir, 'crm-by-email-enriched.csv');
+    const wrote = await runInProcess(['batch', crm, '--column', 'Email', '-o', out, '--quiet'], { env });
+    expect(wrote.code, wrote.stderr).toBe(0);
+    const rows = parse(readFileSync(out, 'utf8'), { columns: true }) as Record<string, string>[];
+    expect(rows.slice(0, moved.length).map((row) => row.host)).toEqual(moved);
+    const r = await runInProcess(['changes', out, '--format', 'ndjson'], { env: noKey });
+    expect(r.code, r.stderr).toBe(0);
+    const want = expected('2025-10', '2025-11').filter((c) => moved.includes(c.host));
+    expect(keys(ndjson(r.stdout))).toEqual(keys(want));
+    expect(r.stderr).toContain(`compared ${moved.length} hosts (1 invalid row skipped)`);
+    expect(r.stderr).not.toContain('the host is read from');
+    // A workbook batch wrote is read alike.
+    const book = join(dir, 'crm-by-email.xlsx');
+    expect((await runInProcess(['batch', crm, '--column', 'Email', '-o', book, '--quiet'], { env })).code).toBe(0);
+    const fromBook = await runInProcess(['changes', book, '--format', 'ndjson'], { env: noKey });
+    expect([fromBook.code, fromBook.stdout]).toEqual([0, r.stdout]);
+    // --column still chooses: the user's Website, whose hosts nothing moved.
+    const byWebsite = await runInProcess(['changes', out, '--column', 'Website', '--format', 'ndjson'], { env: noKey });
+    expect([byWebsite.code, byWebsite.stdout]).toEqual([0, '']);
+  });
+
   it('refuses a --since in the future, and warns when none of the hosts is in the cache (another cache: nothing to compare)', async () => {
     const future = await runInProcess(['changes', input, '--since', '2999-01-01'], { env: noKey });
     expect(future.code).toBe(2);

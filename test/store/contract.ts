@@ -331,6 +331,21 @@ export function storeContract(b: ContractBackend): void {
         }
       });
 
+      it('keeps a rate unconfirmed until a confirmed one replaces it; an unconfirmed one never replaces a confirmed one', async () => {
+        const o = await open();
+        const one = await o.account(A, KEY);
+        await one.saveLearnedRate({ requests: 2, windowMs: 850, unconfirmed: true });
+        expect(await (await o.account(A, KEY)).learnedRate()).toEqual({ requests: 2, windowMs: 850, unconfirmed: true });
+        await one.saveLearnedRate({ requests: 2, windowMs: 900.4, unconfirmed: true }); // a later bound, wider
+        if (o.reads) expect(await (await o.reads()).learnedRate(A, KEY)).toEqual({ requests: 2, windowMs: 900, unconfirmed: true });
+        await one.saveLearnedRate({ requests: 2, windowMs: 1000 });
+        expect(await one.learnedRate()).toEqual({ requests: 2, windowMs: 1000 });
+        // Another run's, stopped before confirming: the confirmed rate stands.
+        await (await o.account(A, KEY)).saveLearnedRate({ requests: 3, windowMs: 400, unconfirmed: true });
+        expect(await one.learnedRate()).toEqual({ requests: 2, windowMs: 1000 });
+        if (o.reads) expect(await (await o.reads()).learnedRate(A, KEY)).toEqual({ requests: 2, windowMs: 1000 });
+      });
+
       it("slots: at most `limit` held until each frees, none during a pause, and the accepted counted; shared by the account's handles", async () => {
         const o = await open();
         const s = (await o.account(A, KEY)).slots;

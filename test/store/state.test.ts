@@ -149,6 +149,25 @@ describe('the account state file', () => {
     await state.close();
   });
 
+  it("an older build's file gains the unconfirmed rates in place: its confirmed rate read as before, nothing else changed", async () => {
+    const dir = tempDir();
+    await (await openAccountState({ dir }, A, KEY)).close();
+    // The state file as an older build wrote it: the same version, without learned_bound.
+    const old = new Sqlite(stateFile({ dir }));
+    old.exec('DROP TABLE learned_bound');
+    old.close();
+    const other = await openAccountState({ dir }, A, OTHER);
+    await other.saveLearnedRate({ requests: 2, windowMs: 850, unconfirmed: true });
+    expect(await readLearnedRate({ dir }, A, OTHER)).toEqual({ requests: 2, windowMs: 850, unconfirmed: true });
+    await other.close();
+    const db = new Sqlite(stateFile({ dir }));
+    // The older build's own write, by position, still fits its table; and the version is the one it knows.
+    db.prepare('INSERT OR REPLACE INTO learned_rate VALUES (?, ?, ?, ?)').run(`${A} ${keyFingerprint(KEY)}`, 40, 2000, 1);
+    expect(db.pragma('user_version', { simple: true })).toBe(1);
+    db.close();
+    expect(await readLearnedRate({ dir }, A, KEY)).toEqual({ requests: 40, windowMs: 2000 });
+  });
+
   it('a damaged or newer file is the cache error (exit 9) naming the state file, not a crash', async () => {
     const dir = tempDir();
     fs.writeFileSync(stateFile({ dir }), NOT_A_DATABASE);

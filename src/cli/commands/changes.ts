@@ -83,11 +83,12 @@ export default async function changes(ctx: Context<'changes'>): Promise<number> 
 /**
  * The input, opened up front so a file that cannot be read is a usage error naming it. Read as batch reads
  * it, including a file batch wrote (the nightly pattern's crm.csv): the columns a run appended, with its
- * --prefix and with or without --changes' after them, are dropped so the user's host column is found.
+ * --prefix and with or without --changes' after them, are recognised, and the host read from our `host`.
  */
 async function readInput(ctx: Context<'changes'>, file: string) {
-  // Through the job's opening, as batch reads it: a workbook (by name or signature) too.
-  const common = inputReading(ctx.opts);
+  // Through the job's opening, as batch reads it: a workbook (by name or signature) too. But our own output is
+  // read by our `host` column, the host that run looked up and the cache keys (input/own-columns.ts).
+  const common = { ...inputReading(ctx.opts), ownHost: `${ctx.opts.prefix ?? ''}host` };
   let opened: Awaited<ReturnType<typeof openJobInput>>;
   if (file === '-') opened = await openJobInput({ stream: stdinInput(ctx), fileName: 'stdin', ...common });
   else {

@@ -24,7 +24,7 @@ export default async function config(ctx: Context): Promise<number> {
         c.rpm !== null
           ? `${c.rpm} requests per ${c.windowMs / 1000}s  (${c.sources.rate})`
           : learned
-            ? `${learned.requests} requests per ${learned.windowMs / 1000}s  (learned for this base url and key)`
+            ? `${learned.requests} requests per ${learned.windowMs / 1000}s  (learned for this base url and key${learned.unconfirmed ? '; unconfirmed: the window is at least this' : ''})`
             : 'unknown: learned from the first 429';
       const rows: [string, unknown][] = [
         ['base url', `${c.baseUrl}  (${c.sources.baseUrl})`],

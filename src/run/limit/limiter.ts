@@ -72,7 +72,9 @@ export class RateLimiter {
     this.#limit = o.limit !== null && o.limit > 0 ? o.limit : null;
     this.#windowMs = o.windowMs;
     this.#given = o.given && this.#limit !== null;
-    this.#bounds = new WindowBounds(this.#limit !== null);
+    // A limit with its window guessed is an earlier run's, the window only bounded below (policy.ts): to confirm.
+    const bound = this.#limit !== null && o.windowGuessed === true ? o.windowMs : 0;
+    this.#bounds = new WindowBounds(this.#limit !== null && bound === 0, bound);
     this.#windowGuessed = o.windowGuessed === true;
     this.#slots = o.slots ?? memorySlots();
     this.#marginOption = o.marginMs;
@@ -85,6 +87,12 @@ export class RateLimiter {
   /** Requests per window in force, or null while unknown. */
   get limit(): number | null {
     return this.#limit;
+  }
+
+  /** What was measured of a rate not given (a probe's try left out) and whether two resets confirmed its window; null: nothing, or from resets in whole seconds. */
+  get measured(): { requests: number; windowMs: number; confirmed: boolean } | null {
+    const requests = this.#probedFrom ?? this.#limit;
+    return this.#given || this.#rounded || requests === null ? null : { requests, windowMs: this.#windowMs, confirmed: this.#bounds.known };
   }
 
   /** The window in force (ms): given, or the best estimate. */

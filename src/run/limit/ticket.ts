@@ -11,6 +11,8 @@ export interface LimiterOptions {
   /**
    * True when `windowMs` is only a default, nothing known of the service's (no rate given or learned): a 429
    * that names no reset is then looked past at 1 s, 2 s, 4 s... rather than waited out for a default window.
+   * With a limit: both are what an earlier run learned before two resets confirmed the window, which is then
+   * only a lower bound; this run confirms it before telling onLearn.
    */
   windowGuessed?: boolean;
   /** Default memorySlots(). */

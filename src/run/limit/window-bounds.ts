@@ -60,8 +60,11 @@ export class WindowBounds {
   /** The window in force was measured (confirmed by two resets), or learned before: not a bound's guess. */
   known: boolean;
 
-  constructor(known: boolean) {
+  /** `bound`: a window an earlier run's reset bounded below (0: none), which a first reset widens, never narrows. */
+  constructor(known: boolean, bound = 0) {
     this.known = known;
+    this.#lo = bound;
+    this.#bounded = bound > 0;
   }
 
   /** The window and limit to pace at after the 429 `r` (requests null: nothing to go by); confirmed: two resets just measured the window. */

@@ -11,9 +11,14 @@ import { postgresSlots } from './slots.js';
 
 const MEMO_COLUMNS = 'base_url, key_fp, quota_limit, remaining, reset, reset_raw, seen_at';
 
+/** The rate confirmed, else the one a run kept unconfirmed (sql-bound-v4.ts). */
 async function readRate(query: Query, s: string, account: string): Promise<LearnedRate | null> {
-  const [r] = await query<{ requests: number; window_ms: number }>(`SELECT requests, window_ms FROM ${s}.learned_rate WHERE account = $1`, [account]);
-  return r === undefined ? null : { requests: r.requests, windowMs: r.window_ms };
+  const [r] = await query<{ requests: number; window_ms: number; unconfirmed: boolean }>(
+    `SELECT requests, window_ms, false AS unconfirmed FROM ${s}.learned_rate WHERE account = $1
+     UNION ALL SELECT requests, window_ms, true FROM ${s}.learned_bound WHERE account = $1 ORDER BY unconfirmed LIMIT 1`,
+    [account],
+  );
+  return r === undefined ? null : { requests: r.requests, windowMs: r.window_ms, ...(r.unconfirmed ? { unconfirmed: true } : {}) };
 }
 
 /** What an account needs besides its pool: the schema, the clock (null: the server's), its presence, and closing. */
@@ -80,8 +85,14 @@ export function postgresAccount(db: Db, o: AccountOptions): AccountState {
     learnedRate: () => readRate(db.query, s, account),
     async saveLearnedRate(rate) {
       if (!(rate.requests > 0 && rate.windowMs > 0)) return; // nothing learned worth keeping
+      // Confirmed: kept, and the unconfirmed one ends. Unconfirmed: kept unless a confirmed one is (another run's).
+      const [into, before, unless] =
+        rate.unconfirmed === true
+          ? ['learned_bound', '', `WHERE NOT EXISTS (SELECT 1 FROM ${s}.learned_rate WHERE account = $1)`]
+          : ['learned_rate', `WITH gone AS (DELETE FROM ${s}.learned_bound WHERE account = $1) `, ''];
       await db.query(
-        `INSERT INTO ${s}.learned_rate (account, requests, window_ms, learned_at) VALUES ($1, $2, $3, COALESCE($4::bigint, ${s}.now_ms()))
+        `${before}INSERT INTO ${s}.${into} (account, requests, window_ms, learned_at)
+         SELECT $1::text, $2::bigint, $3::bigint, COALESCE($4::bigint, ${s}.now_ms()) ${unless}
          ON CONFLICT (account) DO UPDATE SET requests = excluded.requests, window_ms = excluded.window_ms, learned_at = excluded.learned_at`,
         [account, Math.round(rate.requests), Math.round(rate.windowMs), o.clock === null ? null : o.clock()],
       );

@@ -9,9 +9,10 @@ import { accountSchema } from './sql-account.js';
 import { answersSchema } from './sql-answers.js';
 import { slotsV2Schema } from './sql-slots-v2.js';
 import { claimV3Schema } from './sql-claim-v3.js';
+import { boundV4Schema } from './sql-bound-v4.js';
 
 /** The migrations in order: migration i (from 0) brings the schema to version i + 1. */
-const MIGRATIONS: readonly ((schema: string) => string)[] = [(s) => `${answersSchema(s)}\n${accountSchema(s)}`, slotsV2Schema, claimV3Schema];
+const MIGRATIONS: readonly ((schema: string) => string)[] = [(s) => `${answersSchema(s)}\n${accountSchema(s)}`, slotsV2Schema, claimV3Schema, boundV4Schema];
 
 /** The schema version this build writes and reads. */
 export const SCHEMA_VERSION = MIGRATIONS.length;

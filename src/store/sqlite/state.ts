@@ -19,9 +19,22 @@ const STATE_VERSION = 1;
 /** The full path of the account state file (always state.sqlite in the cache directory). */
 export const stateFile = (where: CacheLocation): string => path.join(where.dir, STATE_FILE);
 
-const READ_RATE = 'SELECT requests, window_ms FROM learned_rate WHERE account = ?';
-const rateOf = (row: { requests: number; window_ms: number } | undefined): LearnedRate | null =>
-  row ? { requests: row.requests, windowMs: row.window_ms } : null;
+// The rate confirmed, else the one a run kept unconfirmed (learned_bound: contract.ts LearnedRate).
+const READ_RATE = `SELECT requests, window_ms, 0 AS unconfirmed FROM learned_rate WHERE account = ?
+  UNION ALL SELECT requests, window_ms, 1 FROM learned_bound WHERE account = ? ORDER BY unconfirmed LIMIT 1`;
+type RateRow = { requests: number; window_ms: number; unconfirmed: number };
+const rateOf = (row: RateRow | undefined): LearnedRate | null =>
+  row ? { requests: row.requests, windowMs: row.window_ms, ...(row.unconfirmed === 1 ? { unconfirmed: true } : {}) } : null;
+
+// The rates kept unconfirmed, added to a file of an older build in place, with no new version: an older build
+// reads and writes its own tables as before, and never reads these (it starts from nothing, as it did).
+const BOUND_SCHEMA = `
+  CREATE TABLE IF NOT EXISTS learned_bound (
+    account    TEXT    NOT NULL PRIMARY KEY,
+    requests   INTEGER NOT NULL CHECK (requests > 0),
+    window_ms  INTEGER NOT NULL CHECK (window_ms > 0),
+    learned_at INTEGER NOT NULL
+  ) WITHOUT ROWID;`;
 
 function prepareState(db: Database.Database, file: string): void {
   const version = db.pragma('user_version', { simple: true }) as number;
@@ -29,7 +42,10 @@ function prepareState(db: Database.Database, file: string): void {
     throw new CacheUnavailableError(file, `the account state file ${file} was written by a newer domain-intel; upgrade to use it`, { code: 'cache_version' });
   }
   // In place already: no write (setting user_version is one) on every open, which each lookup pays.
-  if (version === STATE_VERSION) return;
+  if (version === STATE_VERSION) {
+    if (db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'learned_bound'").get() === undefined) db.exec(BOUND_SCHEMA);
+    return;
+  }
   db.exec(`
     CREATE TABLE IF NOT EXISTS quota (
       account     TEXT    NOT NULL PRIMARY KEY,
@@ -47,6 +63,7 @@ function prepareState(db: Database.Database, file: string): void {
       window_ms  INTEGER NOT NULL CHECK (window_ms > 0),
       learned_at INTEGER NOT NULL
     ) WITHOUT ROWID;
+    ${BOUND_SCHEMA}
     ${SLOTS_SCHEMA}
     PRAGMA user_version = ${STATE_VERSION};
   `);
@@ -99,8 +116,20 @@ export async function openAccountState(
       const writeMemo = db.prepare<[string, string, string, number | null, number | null, string | null, string | null, number]>(
         'INSERT OR REPLACE INTO quota VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
       );
-      const readRate = db.prepare<[string], { requests: number; window_ms: number }>(READ_RATE);
-      const writeRate = db.prepare<[string, number, number, number]>('INSERT OR REPLACE INTO learned_rate VALUES (?, ?, ?, ?)');
+      const readRate = db.prepare<[string, string], RateRow>(READ_RATE);
+      const writeRate = db.prepare<[string, number, number, number]>(
+        'INSERT OR REPLACE INTO learned_rate (account, requests, window_ms, learned_at) VALUES (?, ?, ?, ?)',
+      );
+      const dropBound = db.prepare<[string]>('DELETE FROM learned_bound WHERE account = ?');
+      // Never over a confirmed rate (another run's).
+      const writeBound = db.prepare<[string, number, number, number, string]>(
+        `INSERT OR REPLACE INTO learned_bound (account, requests, window_ms, learned_at)
+         SELECT ?, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM learned_rate WHERE account = ?)`,
+      );
+      const confirmRate = db.transaction((requests: number, windowMs: number, at: number) => {
+        writeRate.run(account, requests, windowMs, at);
+        dropBound.run(account);
+      });
       const memo = (): QuotaMemo | null => {
         const row = readMemo.get(account);
         return row ? rowToMemo(row) : null;
@@ -119,10 +148,12 @@ export async function openAccountState(
         noteQuota: async (q) => damage(() => update((current) => mergeFigures(current, figuresOf(q)))),
         noteExhausted: async (seenAt) => damage(() => update((current) => exhaustedFigures(current, seenAt))),
         quota: async () => damage(memo),
-        learnedRate: async () => damage(() => rateOf(readRate.get(account))),
+        learnedRate: async () => damage(() => rateOf(readRate.get(account, account))),
         saveLearnedRate: async (rate) => {
           if (!(rate.requests > 0 && rate.windowMs > 0)) return; // nothing learned worth keeping
-          damage(() => writeRate.run(account, Math.round(rate.requests), Math.round(rate.windowMs), clock()));
+          const [requests, windowMs] = [Math.round(rate.requests), Math.round(rate.windowMs)];
+          if (rate.unconfirmed === true) damage(() => writeBound.run(account, requests, windowMs, clock(), account));
+          else damage(() => confirmRate.immediate(requests, windowMs, clock()));
         },
         get slots() {
           slots ??= failoverSlots(sqliteSlots(db, account, clock), (trouble) =>
@@ -146,9 +177,10 @@ export function stateReads(where: CacheLocation): AccountReads {
   return {
     quotaMemos: () => withState(where, [], (db) => db.prepare<[], MemoRow>('SELECT * FROM quota ORDER BY seen_at DESC').all().map(rowToMemo)),
     learnedRate: (baseUrl, key) =>
-      withState(where, null, (db) =>
-        rateOf(db.prepare<[string], { requests: number; window_ms: number }>(READ_RATE).get(accountName(baseUrl, keyFingerprint(key)))),
-      ),
+      withState(where, null, (db) => {
+        const account = accountName(baseUrl, keyFingerprint(key));
+        return rateOf(db.prepare<[string, string], RateRow>(READ_RATE).get(account, account));
+      }),
   };
 }
 

@@ -53,6 +53,27 @@ describe('the pacing policy', () => {
     expect(await account.learnedRate()).toEqual({ requests: 4, windowMs: 1000 });
   });
 
+  it('a run stopped after one reset keeps what it learned, unconfirmed; the next starts from it and confirms it', async () => {
+    const account = memoryAccount(A, KEY);
+    const learned: unknown[] = [];
+    const t = virtualTime();
+    const first = await pacedLimiter({ account, windowMs: 60_000, onLearn: (r) => learned.push(r), ...t });
+    for (let i = 0; i < 3; i++) await first.settle(await first.acquire(), true);
+    await first.rateLimit(1000); // one reset: 3 requests, in a window of at least 1000 ms
+    expect(learned).toEqual([]); // not announced: the window is only bounded
+    expect(await account.learnedRate()).toEqual({ requests: 3, windowMs: 1000, unconfirmed: true });
+    // The next run (the first stopped here) paces at it from its first request, and a second reset a window
+    // after the first confirms it: only then is it announced, and kept as confirmed.
+    const next = await pacedLimiter({ account, windowMs: 60_000, onLearn: (r) => learned.push(r), ...t });
+    expect([next.limit, next.windowMs]).toEqual([3, 1000]);
+    expect(next.measured).toEqual({ requests: 3, windowMs: 1000, confirmed: false });
+    for (let i = 0; i < 3; i++) await next.settle(await next.acquire(), true);
+    expect(t.clock()).toBeGreaterThanOrEqual(1000); // the first run's pause and slots held it
+    await next.rateLimit(2000);
+    expect(learned).toEqual([{ requests: 3, windowMs: 1000 }]);
+    expect(await account.learnedRate()).toEqual({ requests: 3, windowMs: 1000 });
+  });
+
   it('pacing turned off (--rpm 0): no limit, and the learned rate neither used nor kept', async () => {
     const account = memoryAccount(A, KEY);
     await account.saveLearnedRate({ requests: 7, windowMs: 1000 });
