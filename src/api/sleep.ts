@@ -1,7 +1,8 @@
-/** Sleeps `ms`, resolving early (without error) when the signal aborts. */
+/** Sleeps `ms`, resolving early (without error) when the signal aborts; 0, a turn of the event loop (what I/O has come is read first). */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
-    if (signal?.aborted || ms <= 0) return resolve();
+    if (signal?.aborted) return resolve();
+    if (ms <= 0) return void setImmediate(resolve);
     const timer = setTimeout(done, ms);
     function done() {
       clearTimeout(timer);

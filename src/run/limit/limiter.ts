@@ -5,25 +5,24 @@
 // apart on the service's clock, so no window of that length ever sees more than `limit`, and a known limit
 // never meets a 429 from this run. The slots live in a SlotStore: in memory for one run, or in SQLite
 // (store/sqlite/slots.ts) so every process of one account on this machine paces against the same slots.
-//
 // A 429 pauses every user of the slots until the reset, which frees the refused slots and the oldest accepted
 // one (window-bounds.ts says why). A 429 that named no reset pauses until our best estimate of the window's
 // next boundary, but frees no slot early: a wrong guess would otherwise meet a 429 in every window.
-//
 // A limit the user gave (plan, --rpm, --rate) is never changed: a 429 under it means another client shares
 // the account, so we wait for the reset and keep the limit. With no limit given the limiter learns the window
-// and the limit from each 429 (window-bounds.ts), and raises the limit when it may be too low: a limit that is
-// too low never meets a 429 and so is never re-measured (a client we cannot see shared the account while we
-// measured, then stopped). After PROBE_WINDOWS whole windows with no 429 and no change while demand waits at
-// the cap, the limit is raised by one, or by a quarter when the raise before held (no 429 came since); the
-// next 429 measures the true figure. A probe that the next 429 proves useless doubles the wait before the
-// following one, up to MAX_PROBE_WINDOWS, so a right limit costs one 429 every 64 windows, and a low one climbs
-// back in a few. For a window after a 429 or a raise, requests go one at a time: a window or limit guessed
-// wrong then meets one 429, not one per worker in flight.
+// and the limit from each 429 (window-bounds.ts), and raises the limit when it may be too low (a client we
+// cannot see shared the account while we measured, then stopped): after PROBE_WINDOWS whole windows with no
+// 429 while demand waits at the cap, by one, and again only once the service was seen to accept the raised
+// limit within one window (#proves): so at most one more than it allows is ever sent in a window, and a raise
+// costs at most one 429 there. A raise the next 429 proves useless doubles the wait before the following
+// one, up to MAX_PROBE_WINDOWS: a right limit costs one 429 every 64 windows.
+// Nor may a request go while another's 429 may be on its way back: for a window after a 429 requests go one
+// at a time, and beyond the limit since a reset that only bounds the window (it may be far longer) alone.
 import { nextBoundary } from '../../api/reset.js';
 import { sleep } from '../../api/sleep.js';
 import type { SlotStore } from '../../store/contract.js';
 import { memorySlots } from '../../store/memory-slots.js';
+import { Changes } from './changes.js';
 import type { LimiterOptions, Ticket } from './ticket.js';
 import { LONGEST_WINDOW_MS, WindowBounds } from './window-bounds.js';
 
@@ -43,12 +42,11 @@ export class RateLimiter {
   readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   readonly #onLearn: LimiterOptions['onLearn'];
   #queue: Promise<void> = Promise.resolve();
-  #changed: Promise<void> | null = null;
-  #wake: (() => void) | null = null;
+  readonly #changes = new Changes();
   /** When the last 429 came or the limit last changed: the raise waits PROBE windows after it. */
   #quietSince: number;
   #probeWindows = PROBE_WINDOWS;
-  /** The limit before the last probe raised it, until a 429 tells whether the raise held. */
+  /** The limit before the last probe raised it, until the raise is refused (a 429) or proven (#proves). */
   #probedFrom: number | null = null;
   /** What the resets showed of the window; `known` false while it is only the configured default or a bound. */
   readonly #bounds: WindowBounds;
@@ -67,14 +65,14 @@ export class RateLimiter {
   /** Tickets not yet settled or released, and until when they go one at a time (see the top of the file). */
   #inFlight = 0;
   #trialUntil = 0;
+  /** The request sent alone beyond the limit since a reset that only bounds the window (WindowBounds.beyond). */
+  #beyondId: number | null = null;
 
   constructor(o: LimiterOptions) {
     this.#limit = o.limit !== null && o.limit > 0 ? o.limit : null;
     this.#windowMs = o.windowMs;
     this.#given = o.given && this.#limit !== null;
-    // A limit with its window guessed is an earlier run's, the window only bounded below (policy.ts): to confirm.
-    const bound = this.#limit !== null && o.windowGuessed === true ? o.windowMs : 0;
-    this.#bounds = new WindowBounds(this.#limit !== null && bound === 0, bound);
+    this.#bounds = WindowBounds.atStart(this.#limit, o.windowMs, o.windowGuessed === true);
     this.#windowGuessed = o.windowGuessed === true;
     this.#slots = o.slots ?? memorySlots();
     this.#marginOption = o.marginMs;
@@ -105,6 +103,21 @@ export class RateLimiter {
     return this.#pausedUntil;
   }
 
+  /**
+   * Whether a request may go while others are in flight: not for a window after a 429; nor, while the window
+   * is only a bound from one reset (WindowBounds.doubtful), beyond the limit since it: were the window fixed,
+   * the reset began one that takes the limit, but it may be far longer than the bound (see the top of the file).
+   */
+  async #mayJoin(now: number): Promise<boolean> {
+    if (now < this.#trialUntil) return false;
+    return !this.#bounds.doubtful || (this.#limit !== null && (await this.#sinceReset(now)) + this.#inFlight < this.#limit);
+  }
+
+  /** Requests accepted since the last announced reset. */
+  async #sinceReset(now: number): Promise<number> {
+    return this.#lastReset === null ? 0 : (await this.#slots.acceptedBetween(this.#lastReset, now + 1)).count;
+  }
+
   get #holdMs(): number {
     return this.#windowMs + (this.#marginOption ?? Math.min(250, Math.max(5, Math.round(this.#windowMs * 0.01))));
   }
@@ -120,17 +133,21 @@ export class RateLimiter {
   }
 
   async #wait(signal?: AbortSignal): Promise<Ticket> {
+    // While learning, answers already in are read first (sleep(0) is a turn of the event loop): a 429 among them pauses this one.
+    if (!this.#given && (this.#limit === null || this.#bounds.doubtful || this.#clock() < this.#trialUntil)) await this.#sleep(0, signal);
     for (;;) {
       if (signal?.aborted) throw signal.reason ?? new Error('aborted');
       if (this.#rateLimits !== null) await this.#rateLimits;
       const now = this.#clock();
-      if (this.#inFlight > 0 && now < this.#trialUntil) {
-        await this.#nextChange(signal);
+      if (this.#inFlight > 0 && !(await this.#mayJoin(now))) {
+        await this.#changes.next(signal);
         continue;
       }
+      const beyond = this.#bounds.doubtful && (await this.#sinceReset(now)) >= (this.#limit ?? Number.POSITIVE_INFINITY);
       const got = await this.#slots.take(now, this.#limit, this.#holdMs);
       if ('id' in got) {
         this.#inFlight++;
+        if (beyond) this.#beyondId = got.id;
         return { id: got.id, startedAt: now, answeredAt: null };
       }
       if (got.paused) this.#pausedUntil = Math.max(this.#pausedUntil, got.retryAt ?? 0);
@@ -149,34 +166,11 @@ export class RateLimiter {
     const poll = this.#slots.shared ? Math.max(1, Math.min(250, Math.round(this.#windowMs / 20))) : Number.POSITIVE_INFINITY;
     const ms = Math.min(retryAt === null ? Number.POSITIVE_INFINITY : retryAt - now, poll);
     // Not a poll when nothing else can free a slot: an injected clock that never advances must not spin.
-    if (ms === Number.POSITIVE_INFINITY) return this.#nextChange(signal);
+    if (ms === Number.POSITIVE_INFINITY) return this.#changes.next(signal);
     const stop = new AbortController();
     const both = signal ? AbortSignal.any([signal, stop.signal]) : stop.signal;
-    await Promise.race([this.#sleep(ms, both), this.#nextChange(both)]);
+    await Promise.race([this.#sleep(ms, both), this.#changes.next(both)]);
     stop.abort();
-  }
-
-  /** Resolves at the next local `settle` or `release` (or when the signal aborts). */
-  #nextChange(signal: AbortSignal | undefined): Promise<void> {
-    this.#changed ??= new Promise<void>((resolve) => {
-      this.#wake = resolve;
-    });
-    if (!signal) return this.#changed;
-    return new Promise<void>((resolve) => {
-      const done = () => {
-        signal.removeEventListener('abort', done);
-        resolve();
-      };
-      signal.addEventListener('abort', done, { once: true });
-      void this.#changed?.then(done);
-    });
-  }
-
-  #woken(): void {
-    const wake = this.#wake;
-    this.#changed = null;
-    this.#wake = null;
-    wake?.();
   }
 
   /** The request behind `ticket` goes now: the window is bounded by when requests were sent (window-bounds.ts). */
@@ -189,16 +183,39 @@ export class RateLimiter {
     const at = this.#clock();
     ticket.answeredAt = at;
     this.#inFlight--;
+    this.#bounds.roundTrip(at - (ticket.sentAt ?? ticket.startedAt));
     if (accepted) this.#blind = 0;
     // Kept for the longest window we believe unless the window was given: a window widened later holds it too.
     const keep = this.#given ? this.#holdMs : Math.max(this.#holdMs, LONGEST_WINDOW_MS);
-    await this.#slots.answer(ticket.id, at, accepted, at + keep, ticket.sentAt).finally(() => this.#woken());
+    try {
+      await this.#slots.answer(ticket.id, at, accepted, at + keep, ticket.sentAt);
+      if (accepted && this.#probedFrom !== null && (await this.#proves(at))) this.#probedFrom = null;
+      if (ticket.id === this.#beyondId && this.#lastReset !== null) {
+        this.#beyondId = null;
+        const windowMs = this.#bounds.beyond(this.#lastReset, at, accepted, this.#windowMs);
+        if (windowMs !== null) this.#adopt(this.#limit, windowMs);
+      }
+    } finally {
+      this.#changes.notify();
+    }
+  }
+
+  /**
+   * A raise is proven once the service accepted the raised limit within one of its windows (measured, not a
+   * bound): requests sent since it began, answered by `now`. One that merely met no 429 may never have been
+   * tried (paced requests seldom fill a window): climbing on it could send two too many in one window.
+   */
+  async #proves(now: number): Promise<boolean> {
+    const limit = this.#limit;
+    if (limit === null || !this.#bounds.known) return false;
+    const begun = this.#guessReset(now) - this.#windowMs;
+    return (await this.#slots.acceptedBetween(begun, now + 1)).count >= limit;
   }
 
   /** Gives back a slot whose request was never sent. */
   async release(ticket: Ticket): Promise<void> {
     this.#inFlight--;
-    await this.#slots.release(ticket.id).finally(() => this.#woken());
+    await this.#slots.release(ticket.id).finally(() => this.#changes.notify());
   }
 
   /** A 429 arrived: every worker waits until its reset (null: it named none, so until our estimate of the window's end; `rounded`: given in whole seconds). */
@@ -246,9 +263,7 @@ export class RateLimiter {
     const probedFrom = this.#probedFrom;
     const r = { until, announced, now, fresh, probedFrom, marginMs: this.#holdMs - this.#windowMs, windowMs: this.#windowMs, limit: this.#limit };
     const { windowMs, requests, confirmed } = await this.#bounds.learn(this.#slots, r);
-    if (probedFrom !== null && requests !== null && requests <= probedFrom) {
-      this.#probeWindows = Math.min(MAX_PROBE_WINDOWS, this.#probeWindows * 2);
-    }
+    if (probedFrom !== null && requests !== null && requests <= probedFrom) this.#probeWindows = Math.min(MAX_PROBE_WINDOWS, this.#probeWindows * 2);
     this.#probedFrom = null;
     this.#adopt(requests, windowMs, true, confirmed);
   }
@@ -259,15 +274,13 @@ export class RateLimiter {
     return last === null ? nextBoundary(now, w) : last + Math.max(1, Math.ceil((now - last) / w)) * w;
   }
 
-  /** The raise: after whole windows at the cap with no 429, try a quarter more (see the top of the file). */
+  /** The raise: after whole windows at the cap with no 429, the raise before proven, one more (see the top of the file). */
   #probe(now: number): boolean {
     const limit = this.#limit;
-    if (this.#given || limit === null || now - this.#quietSince < this.#probeWindows * this.#windowMs) return false;
-    // The raise before held (no 429 took it back): the limit was too low, so climb faster.
-    const step = this.#probedFrom === null ? 1 : Math.max(1, Math.ceil(limit / 4));
+    if (this.#given || limit === null || this.#probedFrom !== null) return false;
+    if (now - this.#quietSince < this.#probeWindows * this.#windowMs) return false;
     this.#probedFrom = limit;
-    this.#adopt(limit + step, this.#windowMs, false);
-    this.#trialUntil = now + this.#holdMs; // the raise tried one request at a time for a window
+    this.#adopt(limit + 1, this.#windowMs, false);
     return true;
   }
 

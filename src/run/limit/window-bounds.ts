@@ -23,9 +23,14 @@
 //   default by the bound; a later one widens the window to its bound. Two resets a window apart (the gap no
 //   shorter than the bound and under half as long again) confirm it under the fixed reading: only then is
 //   what was learned told to be kept.
-// - The limit: the requests accepted that began in the window ending at R. A 429 never raises the limit in
-//   force (a probe's try excluded: its 429 shows the raise was refused), unless its reset widened the window:
-//   the limit swung between 3 and 4 where the service allows 3.
+// - While the window is only the bound of one reset (it may be far longer: 616 ms where it was 2 s), the
+//   limiter sends alone what goes beyond the limit since that reset (limiter.ts): a second 429 in flight
+//   behind the first was the second of the window. Two of them accepted end the doubt as a second reset
+//   does; the first one's answer bounds the window from above (were the limit right, a window had ended).
+// - The limit: the requests accepted that began in the window ending at R, or up to a round trip before it
+//   (they may have been counted in it: counting only those sent in it took 9 for the sandbox's 10). A 429
+//   never raises the limit in force (a probe's try excluded: its 429 shows the raise was refused), unless
+//   its reset widened the window: the limit swung between 3 and 4 where the service allows 3.
 // Answered slots are kept in the store for the longest window we believe (a minute, or the window if longer),
 // and each taker holds them by its own window (store/contract.ts `take`), so a window widened later also
 // holds the slots answered before it.
@@ -59,12 +64,53 @@ export class WindowBounds {
   #bounded = false;
   /** The window in force was measured (confirmed by two resets), or learned before: not a bound's guess. */
   known: boolean;
+  /** A second reset, or requests beyond the limit accepted (`beyond`), tested the bound of the first. */
+  #tested = false;
+  /** When requests sent alone beyond the limit since the last reset were answered accepted. */
+  #beyond: number[] = [];
+  /** The longest round trip seen: a request sent that long before a window began may have been counted in it. */
+  #rttMs = 0;
 
   /** `bound`: a window an earlier run's reset bounded below (0: none), which a first reset widens, never narrows. */
   constructor(known: boolean, bound = 0) {
     this.known = known;
     this.#lo = bound;
     this.#bounded = bound > 0;
+  }
+
+  /**
+   * A limiter's start: a limit with its window known (given, or confirmed before), or none; or a limit with its
+   * window guessed, which is an earlier run's unconfirmed one (policy.ts): the window only bounded below, to confirm.
+   */
+  static atStart(limit: number | null, windowMs: number, windowGuessed: boolean): WindowBounds {
+    const bound = limit !== null && windowGuessed ? windowMs : 0;
+    return new WindowBounds(limit !== null && bound === 0, bound);
+  }
+
+  /** A request was answered `ms` after it was sent. */
+  roundTrip(ms: number): void {
+    this.#rttMs = Math.max(this.#rttMs, ms);
+  }
+
+  /** The window is only a bound from one reset: it may be far longer (the limiter sends alone beyond the limit). */
+  get doubtful(): boolean {
+    return this.#bounded && !this.known && !this.#tested;
+  }
+
+  /**
+   * A request sent alone beyond the limit since the reset `from` (the window doubtful) was answered at `at`.
+   * Accepted, and were the limit right, a window has ended since `from`: the window is no longer than
+   * `at - from`. The first such answer may be one the limit undercounted (another client's request was in
+   * the window the reset ended), so the second ends the doubt, and the first bounds the window. Returns the
+   * window to pace at, or null to keep the one in force.
+   */
+  beyond(from: number, at: number, accepted: boolean, windowMs: number): number | null {
+    if (!accepted || !this.doubtful) return null;
+    this.#beyond.push(at - from);
+    if (this.#beyond.length < 2) return null;
+    this.#tested = true;
+    const most = this.#beyond[0] as number;
+    return most > windowMs ? most : null;
   }
 
   /** The window and limit to pace at after the 429 `r` (requests null: nothing to go by); confirmed: two resets just measured the window. */
@@ -81,13 +127,18 @@ export class WindowBounds {
       const oldest = await slots.recentAccepted(until, n);
       this.#lo = Math.max(this.#lo, until - r.now, oldest === null ? 0 : until - oldest);
       const gap = r.fresh ? smallestGap(await slots.noteReset(until), Math.min(SAME_RESET_MS, windowMs / 3)) : null;
+      this.#tested ||= gap !== null;
+      this.#beyond = [];
       if (gap !== null && gap >= this.#lo - marginMs && gap < this.#lo * 1.5) [windowMs, this.known] = [Math.max(gap, this.#lo), true];
       else windowMs = this.#bounded || this.known ? Math.max(windowMs, this.#lo) : this.#lo;
       this.#bounded = true;
     }
-    const seen = (await slots.acceptedBetween(until - windowMs - marginMs, until)).count;
-    let requests = seen > 0 ? seen : r.limit;
     const widened = windowMs > r.windowMs;
+    // Those sent up to a round trip before the window began may have been counted in it: counted too (no more
+    // than the limit before) unless the window widened, when the count is all there is to go by.
+    const reach = widened || before === null ? 0 : this.#rttMs;
+    const seen = (await slots.acceptedBetween(until - windowMs - marginMs - reach, until)).count;
+    let requests = seen > 0 ? seen : r.limit;
     if (requests !== null && before !== null && !widened) requests = Math.min(requests, before);
     return { windowMs, requests, confirmed: this.known && !known };
   }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DomainIntelClient } from '../../../src/api/client.js';
-import { RateLimiter } from '../../../src/run/limit/limiter.js';
+import { RateLimiter, type Ticket } from '../../../src/run/limit/limiter.js';
 import { RESET_STYLES, type ResetStyle, startSandbox } from '../../../src/sandbox/index.js';
 import { drive, requestsByTime } from '../../helpers/limiter.js';
 import { virtualTime as idleTime } from '../../helpers/virtual-time.js';
@@ -107,6 +107,36 @@ describe('RateLimiter', () => {
       { requests: 7, windowMs: 800 },
       { requests: 7, windowMs: 1000 },
     ]);
+  });
+
+  // Issue 26: a first reset may be far short of the window (616 ms where it is 2 s). Past the limit since it,
+  // a request may be refused; sent while another is in flight, its 429 would be the second in one window.
+  it('while one reset only bounds the window, sends alone what goes beyond the limit since it', async () => {
+    const t = virtualTime(0);
+    const limiter = new RateLimiter({ limit: null, windowMs: 60_000, given: false, windowGuessed: true, marginMs: 0, ...t });
+    const [a, b, c] = [await limiter.acquire(), await limiter.acquire(), await limiter.acquire()];
+    await limiter.settle(a, true);
+    await limiter.settle(b, true);
+    const paused = limiter.rateLimit(616);
+    await limiter.settle(c, false);
+    await paused;
+    expect([limiter.limit, limiter.windowMs]).toEqual([2, 616]);
+    // Past the window after the 429 (one at a time), the limit since the reset goes together...
+    await t.sleep(1300 - t.clock());
+    const [d, e] = [await limiter.acquire(), await limiter.acquire()];
+    await limiter.settle(d, true);
+    await limiter.settle(e, true);
+    // ...and beyond it, alone: the next waits for the answer of the one in flight.
+    const f = await limiter.acquire();
+    let g: Ticket | null = null;
+    const next = limiter.acquire().then((ticket) => {
+      g = ticket;
+    });
+    for (let i = 0; i < 20; i++) await Promise.resolve();
+    expect(g).toBeNull();
+    await limiter.settle(f, true);
+    await next;
+    expect(g).not.toBeNull();
   });
 
   it('learns from the first 429 when it names no reset, pausing to the next boundary of the window', async () => {

@@ -21,7 +21,7 @@ function announced(style: ResetStyle, r: RequestLogEntry): number {
 }
 
 /** latency: each way (a request reaches the service that long after it is sent, its answer the client as long after). */
-const base = { rpm: 3, workers: 4, latency: 10, perWindow: 1 };
+const base = { rpm: 3, workers: 4, latency: 10 };
 const cases = [
   ...RESET_STYLES.flatMap((style) =>
     (['sliding', 'fixed'] as const).flatMap((window) => [
@@ -30,22 +30,23 @@ const cases = [
       { ...base, style, window, before: true },
     ]),
   ),
-  // A higher limit, more workers than it, and slow answers. Here a request may still be sent while another's 429 is
-  // on its way back: after a first reset far short of the window (fixed), or when a raise that held while tried
-  // one request at a time meets a crowded moment later (sliding: one 429 per request sent at that moment). So
-  // the bound is two or three 429s in a window, and few in all (issue 26 asks for one: not reached here).
+  // A higher limit, more workers than it, and slow answers: a request could still be sent while another's 429
+  // was on its way back, after a first reset far short of the window (fixed: 616 ms where it is 2 s, and the
+  // limit learned one short, the other client's request being in the window), or when a raise that met no 429
+  // (paced one at a time, it never filled a window) was built on and met a crowded moment later (sliding).
+  // Two or three 429s landed in one window, until requests beyond the limit since a reset that only bounds
+  // the window went alone, and a raise was built on only once the service had accepted it within a window.
   ...(['sliding', 'fixed'] as const).flatMap((window) =>
-    (['iso', 'resets-in-ms'] as const).map((style) => ({
-      style,
-      window,
-      before: true,
-      rpm: 10,
-      workers: 12,
-      latency: 150,
-      perWindow: window === 'sliding' ? 3 : 2,
-    })),
+    (['iso', 'resets-in-ms'] as const).map((style) => ({ style, window, before: true, rpm: 10, workers: 12, latency: 150 })),
   ),
-];
+  // Shapes that met two or three 429s in a window the same ways (a limit of 5, quicker answers), or (sliding,
+  // 300 ms each way) because answers that came back at the instant of the first 429s sent again before it was
+  // read, to land past its reset: while learning, the limiter now reads what has come in before sending.
+  { style: 'retry-after', window: 'fixed', before: true, rpm: 5, workers: 7, latency: 10 },
+  { style: 'iso', window: 'fixed', before: true, rpm: 5, workers: 7, latency: 50 },
+  { style: 'x-ratelimit-reset', window: 'fixed', before: true, rpm: 10, workers: 12, latency: 50 },
+  { style: 'iso', window: 'sliding', before: true, rpm: 5, workers: 7, latency: 300 },
+] as const;
 
 describe('the limiter with no plan, against the sandbox on simulated time', () => {
   it.each(cases)('$window window, reset as $style, another client first: $before, $rpm per window, latency $latency', async (c) => {
@@ -77,11 +78,11 @@ describe('the limiter with no plan, against the sandbox on simulated time', () =
           `sent before the reset announced by the 429 at ${r.time - start}`,
         ).toEqual([]);
       }
-      // After the first window (which ends at the first reset), at most one 429 (perWindow) in any window.
+      // After the first window (which ends at the first reset), at most one 429 in any window.
       const firstReset = announced(style, refused[0] as RequestLogEntry);
       const later = refused.filter((r) => r.time >= firstReset).map((r) => r.time - start);
-      for (let i = c.perWindow; i < later.length; i++) {
-        expect((later[i] as number) - (later[i - c.perWindow] as number), `429s at ${later.join(', ')}`).toBeGreaterThanOrEqual(WINDOW);
+      for (let i = 1; i < later.length; i++) {
+        expect((later[i] as number) - (later[i - 1] as number), `429s at ${later.join(', ')}`).toBeGreaterThanOrEqual(WINDOW);
       }
       expect(later.length).toBeLessThanOrEqual(RUN / WINDOW / 3);
       // And the run used the rate: at least three quarters of what the service allows after the first window.

@@ -1,0 +1,31 @@
+// What the limiter's waiters (limiter.ts) wait on when only a local answer or release can free a slot.
+
+/** Resolves each waiter at the next `notify`: a local `settle` or `release`. */
+export class Changes {
+  #changed: Promise<void> | null = null;
+  #wake: (() => void) | null = null;
+
+  /** Resolves at the next `notify` (or when the signal aborts). */
+  next(signal: AbortSignal | undefined): Promise<void> {
+    this.#changed ??= new Promise<void>((resolve) => {
+      this.#wake = resolve;
+    });
+    if (!signal) return this.#changed;
+    const changed = this.#changed;
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      signal.addEventListener('abort', done, { once: true });
+      void changed.then(done);
+    });
+  }
+
+  notify(): void {
+    const wake = this.#wake;
+    this.#changed = null;
+    this.#wake = null;
+    wake?.();
+  }
+}
