@@ -6,7 +6,7 @@ import { RateLimiter } from '../../src/run/limit/limiter.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 import type { AccountState, SlotStore } from '../../src/store/contract.js';
 import { openPostgresAccount } from '../../src/store/postgres/backend.js';
-import { LEASE_MS } from '../../src/store/postgres/presence.js';
+import { LEASE_MS } from '../../src/store/postgres/url.js';
 import { drive, requestsByTime } from '../helpers/limiter.js';
 import { freshSchema, PG_URL, roundTrips, sql, urlOf } from './postgres-helpers.js';
 
