@@ -150,7 +150,8 @@ describe.skipIf(PG_URL === null)("PostgreSQL slots, on the server's clock", () =
   });
 
   it('paces two machines of one account together: no 429, the rate split, then all of it for the one left', async () => {
-    const W = 1000;
+    // Half-second windows: real time (three shared, three alone), and a statement is a few ms beside either.
+    const W = 500;
     const rpm = 10;
     const sb = await startSandbox({ rpm, windowMs: W });
     const schema = freshSchema();
