@@ -22,14 +22,16 @@ const ISOLATED = ['test/store/**/*.test.ts', 'test/e2e/xlsx.test.ts', 'test/conf
  */
 const SLOW_FIRST = [
   'test/e2e/machines.test.ts',
-  'test/e2e/completion.test.ts',
-  'test/e2e/machines-kill.test.ts',
-  'test/e2e/cooperate.test.ts',
-  'test/store/postgres-slots.test.ts',
+  // Beside the machines' pacing, which needs the CPU: a throwaway cluster mostly waits for PostgreSQL.
   'test/store/postgres-cluster.test.ts',
-  'test/e2e/shared-store-lost.test.ts',
+  'test/e2e/machines-kill.test.ts',
   'test/e2e/commands.test.ts',
+  'test/e2e/completion.test.ts',
+  'test/e2e/shared-store-lost.test.ts',
   'test/e2e/peek.test.ts',
+  'test/store/postgres-slots.test.ts',
+  'test/e2e/quota.test.ts',
+  'test/e2e/cooperate.test.ts',
   'test/e2e/same-instant.test.ts',
 ];
 
