@@ -25,11 +25,7 @@ describe.skipIf(PG_URL === null)('three machines, one account, one PostgreSQL st
     // 6,000 each, overlapping by half: 12,000 distinct hosts, 120 batches at 20 a second: 5 s ideal. (18,000
     // each, 17 s, proved no more: the three start within 250 ms of each other, so all three race over the shared
     // hosts and the shared rate from the first window to the last either way.)
-    const lists = [
-      list(dir, 'a.csv', sites(0, 6000, 'same')),
-      list(dir, 'b.csv', sites(3000, 9000, 'same')),
-      list(dir, 'c.csv', sites(6000, 12_000, 'same')),
-    ];
+    const lists = [list(dir, 'a.csv', sites(0, 6000, 'same')), list(dir, 'b.csv', sites(3000, 9000, 'same')), list(dir, 'c.csv', sites(6000, 12_000, 'same'))];
     const distinct = 12_000;
     // The schema is made before the clock starts (each machine would otherwise race to create it: that is
     // tested by the same-instant starts below, not timed here).
