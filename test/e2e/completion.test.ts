@@ -1,7 +1,9 @@
-// Shell completion (issue 7): the scripts the built CLI prints are loaded into the real shells that are
-// installed (bash always; zsh and fish when present) and asked for candidates the way the shell asks.
-// Stored key names and cached catalog names come from `domain-intel completion --names`, so the CLI is
-// put on PATH as `domain-intel` and the catalog is fetched once from the sandbox to fill the cache.
+// Shell completion (issue 7): the scripts the CLI prints are loaded into the real shells that are installed
+// (bash always; zsh and fish when present) and asked for candidates the way the shell asks. Stored key names
+// and cached catalog names come from `domain-intel completion --names`, so the built CLI is put on PATH as
+// `domain-intel` and the catalog is fetched once from the sandbox to fill the cache. What needs no shell (the
+// set-up, the scripts printed, the command's own answers) runs the CLI in this process: a node start-up each
+// was most of this file's time, and the shells still start the built bin, as they do once it is installed.
 import { execFile, execFileSync, spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OptionRow } from '../../src/cli/options/row.js';
 import { flagsOf, OPTIONS, optionsOf } from '../../src/cli/options/table.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import { assertBuilt, BIN, cliEnv, runCli } from '../helpers/cli.js';
+import { assertBuilt, BIN, cliEnv, runInProcess } from '../helpers/cli.js';
 
 const exec = promisify(execFile);
 
@@ -46,13 +48,13 @@ beforeAll(async () => {
   chmodSync(join(binDir, 'domain-intel'), 0o755);
   env = cliEnv({ DOMAIN_INTEL_BASE_URL: sb.baseUrl, PATH: `${binDir}${delimiter}${process.env.PATH ?? ''}`, LC_ALL: 'C.UTF-8' });
 
-  const added = await runCli(['keys', 'add', 'work'], { env, input: `${sb.key}\n` });
+  const added = await runInProcess(['keys', 'add', 'work'], { env, input: `${sb.key}\n` });
   expect(added.code, added.stderr).toBe(0);
-  const catalog = await runCli(['catalog', '--format', 'json'], { env }); // fills the local cache, free
+  const catalog = await runInProcess(['catalog', '--format', 'json'], { env }); // fills the local cache, free
   expect(catalog.code, catalog.stderr).toBe(0);
 
   for (const shell of ['bash', 'zsh', 'fish']) {
-    const r = await runCli(['completion', shell], { env });
+    const r = await runInProcess(['completion', shell], { env });
     expect(r.code, r.stderr).toBe(0);
     scripts[shell] = join(dir, `completion.${shell}`);
     writeFileSync(scripts[shell], r.stdout);
@@ -77,15 +79,27 @@ async function bashComplete(...words: string[]): Promise<string[]> {
   return stdout.split('\0').filter((w) => w !== '');
 }
 
-/** How bash reads a completed word back: the arguments it becomes. */
-async function bashWords(word: string): Promise<string[]> {
-  const { stdout } = await exec('bash', ['-c', `eval "set -- $1"; printf "%s\\0" "$@"`, 'bash', word], { env });
-  return stdout.split('\0').slice(0, -1);
+/**
+ * How bash reads each completed word back: the arguments each becomes. One bash for all the words (a bash
+ * start-up each was a second of this file on a loaded machine): each is read by its own `eval "set -- WORD"`,
+ * and its count of arguments goes before them, so words never run into each other.
+ */
+async function bashWords(...words: string[]): Promise<string[][]> {
+  const script = 'for word in "$@"; do eval "set -- $word"; printf "%s\\0" "$#" "$@"; done';
+  const { stdout } = await exec('bash', ['-c', script, 'bash', ...words], { env });
+  const fields = stdout.split('\0').slice(0, -1);
+  const out: string[][] = [];
+  for (let i = 0; i < fields.length; ) {
+    const n = Number(fields[i]);
+    out.push(fields.slice(i + 1, i + 1 + n));
+    i += 1 + n;
+  }
+  return out;
 }
 
 describe('completion command', () => {
   it('with no shell, exits 2 naming the three shells', async () => {
-    const r = await runCli(['completion'], { env });
+    const r = await runInProcess(['completion'], { env });
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
     expect(r.stderr).toMatch(/bash/);
@@ -95,30 +109,30 @@ describe('completion command', () => {
   });
 
   it('with an unknown shell, exits 2 and suggests the nearest', async () => {
-    const r = await runCli(['completion', 'zhs'], { env });
+    const r = await runInProcess(['completion', 'zhs'], { env });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/"zhs"/);
     expect(r.stderr).toMatch(/did you mean zsh/);
   });
 
   it('lists each cached technology once and the stored key names', async () => {
-    const tech = await runCli(['completion', '--names', 'tech'], { env });
+    const tech = await runInProcess(['completion', '--names', 'tech'], { env });
     expect(tech.stdout.split('\n').filter((l) => l !== '')).toEqual(techNames);
-    const keys = await runCli(['completion', '--names', 'keys'], { env });
+    const keys = await runInProcess(['completion', '--names', 'keys'], { env });
     expect(keys.stdout).toBe('work\n');
-    const categories = await runCli(['completion', '--names', 'categories'], { env });
+    const categories = await runInProcess(['completion', '--names', 'categories'], { env });
     expect(categories.stdout).toBe(`${slugs.join('\n')}\n`);
   });
 
   it('lists names from the cache only: with the service gone and an empty cache, nothing, at once', async () => {
     const cold = cliEnv({ DOMAIN_INTEL_BASE_URL: 'http://127.0.0.1:9/api/v1', DOMAIN_INTEL_API_KEY: sb.key });
     for (const what of ['tech', 'categories']) {
-      const r = await runCli(['completion', '--names', what], { env: cold });
+      const r = await runInProcess(['completion', '--names', what], { env: cold });
       expect(r.code, r.stderr).toBe(0);
       expect(r.stdout).toBe('');
       expect(r.stderr).toBe('');
     }
-    const r = await runCli(['completion', '--names', 'hosts'], { env });
+    const r = await runInProcess(['completion', '--names', 'hosts'], { env });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/--names takes keys, tech or categories, got "hosts"/);
   });
@@ -145,10 +159,16 @@ describe('bash: setting names, plan names, category slugs, and nothing for a hos
   });
 
   it('catalog --category offers the cached slugs, in both spellings of the option', async () => {
-    expect(await bashComplete('catalog', '--category', '')).toEqual(slugs);
-    expect(await bashComplete('catalog', '--category', '=', '')).toEqual(slugs);
     const first = slugs[0] as string;
-    expect(await bashComplete('catalog', '--category', first.slice(0, 2))).toEqual(slugs.filter((s) => s.startsWith(first.slice(0, 2))));
+    // Each asks the CLI for the names: started together (a node start-up each).
+    const [spaced, equals, typed] = await Promise.all([
+      bashComplete('catalog', '--category', ''),
+      bashComplete('catalog', '--category', '=', ''),
+      bashComplete('catalog', '--category', first.slice(0, 2)),
+    ]);
+    expect(spaced).toEqual(slugs);
+    expect(equals).toEqual(slugs);
+    expect(typed).toEqual(slugs.filter((s) => s.startsWith(first.slice(0, 2))));
   });
 });
 
@@ -264,31 +284,42 @@ describe('bash', () => {
   });
 
   it('completes stored key names after `keys use` and `keys remove`', async () => {
-    expect(await bashComplete('keys', 'use', '')).toEqual(['work']);
-    expect(await bashComplete('keys', 'remove', 'w')).toEqual(['work']);
+    const [use, remove] = await Promise.all([bashComplete('keys', 'use', ''), bashComplete('keys', 'remove', 'w')]);
+    expect(use).toEqual(['work']);
+    expect(remove).toEqual(['work']);
   });
 
   it('completes a technology name with a space as one quoted word, after global options too', async () => {
-    const [word, ...more] = await bashComplete('--plan', 'pro', 'tech', 'TCP/I');
+    // Each asks the CLI for the names: started together (a node start-up each).
+    const [[word, ...more], escaped, after] = await Promise.all([
+      bashComplete('--plan', 'pro', 'tech', 'TCP/I'),
+      // What the user has typed so far may already be escaped.
+      bashComplete('tech', 'TCP/IP\\ S'),
+      // Only one name: after it, nothing but options (on a `-`).
+      bashComplete('tech', 'TCP/IP\\ Stack', ''),
+    ]);
     expect(more).toEqual([]);
     expect(word).toBe('TCP/IP\\ Stack');
-    expect(await bashWords(word as string)).toEqual(['TCP/IP Stack']);
-    // What the user has typed so far may already be escaped.
-    expect(await bashComplete('tech', 'TCP/IP\\ S')).toEqual(['TCP/IP\\ Stack']);
-    // Only one name: after it, nothing but options (on a `-`).
-    expect(await bashComplete('tech', 'TCP/IP\\ Stack', '')).toEqual([]);
+    expect(await bashWords(word as string)).toEqual([['TCP/IP Stack']]);
+    expect(escaped).toEqual(['TCP/IP\\ Stack']);
+    expect(after).toEqual([]);
   });
 
   it('quotes every catalog name so that it reads back as exactly that name', async () => {
     const words = await bashComplete('tech', '');
     expect(words).toHaveLength(techNames.length);
-    const readBack = await Promise.all(words.map((w) => bashWords(w)));
+    const readBack = await bashWords(...words);
     expect(readBack).toEqual(techNames.map((n) => [n]));
   });
 
   it('changes --tech offers the catalog names as tech does', async () => {
-    expect(await bashComplete('changes', '--tech', '')).toEqual(await bashComplete('tech', ''));
-    expect(await bashComplete('changes', '--tech', 'TCP/I')).toEqual(['TCP/IP\\ Stack']);
+    const [changes, tech, typed] = await Promise.all([
+      bashComplete('changes', '--tech', ''),
+      bashComplete('tech', ''),
+      bashComplete('changes', '--tech', 'TCP/I'),
+    ]);
+    expect(changes).toEqual(tech);
+    expect(typed).toEqual(['TCP/IP\\ Stack']);
   });
 });
 

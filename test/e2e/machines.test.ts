@@ -22,13 +22,16 @@ afterAll(async () => {
 describe.skipIf(PG_URL === null)('three machines, one account, one PostgreSQL store', () => {
   it('over overlapping lists, started at the same instant: charged = distinct hosts, no 429, wall time within 1.3x of the ideal', async () => {
     const store = urlOf(freshSchema());
-    // 18,000 each, overlapping by half: 36,000 distinct hosts, 360 batches at 20 a second: 17 s ideal.
+    // 12,000 each, overlapping by half: 24,000 distinct hosts, 240 batches at 20 a second: 11 s ideal. The ideal
+    // takes a whole window at the first instant, which the machines, whose every slot is a statement under the
+    // account's lock, do not send: measured at about 16.5 requests a second on a loaded machine, so fewer
+    // batches put the ratio over 1.3x by that alone (120 batches: 1.5x; 360: 1.28x, at 17 s).
     const lists = [
-      list(dir, 'a.csv', sites(0, 18_000, 'same')),
-      list(dir, 'b.csv', sites(9000, 27_000, 'same')),
-      list(dir, 'c.csv', sites(18_000, 36_000, 'same')),
+      list(dir, 'a.csv', sites(0, 12_000, 'same')),
+      list(dir, 'b.csv', sites(6000, 18_000, 'same')),
+      list(dir, 'c.csv', sites(12_000, 24_000, 'same')),
     ];
-    const distinct = 36_000;
+    const distinct = 24_000;
     // The schema is made before the clock starts (each machine would otherwise race to create it: that is
     // tested by the same-instant starts below, not timed here).
     const prep = await run(machine(sb, 'prep', store), ['store', 'migrate']).done;
@@ -62,7 +65,7 @@ describe.skipIf(PG_URL === null)('three machines, one account, one PostgreSQL st
         readFileSync(join(dir, `out-${i}.csv`), 'utf8')
           .trimEnd()
           .split('\n'),
-      ).toHaveLength(18_001);
+      ).toHaveLength(12_001);
   }, 120_000);
 
   it('five same-instant starts of three machines on a fresh store buy nothing twice', async () => {

@@ -5,7 +5,7 @@ import os from 'node:os';
 import { describe, expect, it, vi } from 'vitest';
 import { keyFingerprint } from '../../src/store/account.js';
 import { openPostgresAccount, openPostgresStore, postgresAccountReads } from '../../src/store/postgres/backend.js';
-import { LEASE_MS } from '../../src/store/postgres/presence.js';
+import { LEASE_MS } from '../../src/store/postgres/url.js';
 import { profile } from './cache-helpers.js';
 import { fakeKey } from './helpers.js';
 import { freshSchema, PG_URL, roundTrips, sql, urlOf } from './postgres-helpers.js';

@@ -6,7 +6,7 @@ import { RateLimiter } from '../../src/run/limit/limiter.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 import type { AccountState, SlotStore } from '../../src/store/contract.js';
 import { openPostgresAccount } from '../../src/store/postgres/backend.js';
-import { LEASE_MS } from '../../src/store/postgres/presence.js';
+import { LEASE_MS } from '../../src/store/postgres/url.js';
 import { drive, requestsByTime } from '../helpers/limiter.js';
 import { freshSchema, PG_URL, roundTrips, sql, urlOf } from './postgres-helpers.js';
 
@@ -150,7 +150,8 @@ describe.skipIf(PG_URL === null)("PostgreSQL slots, on the server's clock", () =
   });
 
   it('paces two machines of one account together: no 429, the rate split, then all of it for the one left', async () => {
-    const W = 1000;
+    // Half-second windows: real time (three shared, three alone), and a statement is a few ms beside either.
+    const W = 500;
     const rpm = 10;
     const sb = await startSandbox({ rpm, windowMs: W });
     const schema = freshSchema();

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { maskUrl } from '../../src/config/store-url.js';
 import { StoreUnavailableError } from '../../src/store/errors.js';
 import { pgpassLookup, pgpassPassword } from '../../src/store/postgres/pgpass.js';
-import { parseStoreUrl } from '../../src/store/postgres/url.js';
+import { LEASE_MS, parseStoreUrl } from '../../src/store/postgres/url.js';
 import { tempDir } from './helpers.js';
 
 describe('maskUrl', () => {
@@ -27,13 +27,30 @@ describe('maskUrl', () => {
 
 describe('parseStoreUrl', () => {
   it('takes the schema out of the URL (the option winning), defaulting to domain_intel', () => {
-    expect(parseStoreUrl('postgres://h/db')).toEqual({ connectionString: 'postgres://h/db', schema: 'domain_intel', shown: 'postgres://h/db' });
+    expect(parseStoreUrl('postgres://h/db')).toEqual({
+      connectionString: 'postgres://h/db',
+      schema: 'domain_intel',
+      leaseMs: LEASE_MS,
+      shown: 'postgres://h/db',
+    });
     expect(parseStoreUrl('postgres://u:pw@h/db?schema=team_a&application_name=x')).toEqual({
       connectionString: 'postgres://u:pw@h/db?application_name=x',
       schema: 'team_a',
+      leaseMs: LEASE_MS,
       shown: 'postgres://u:***@h/db?schema=team_a&application_name=x',
     });
     expect(parseStoreUrl('postgres://h/db?schema=team_a', 'team_b').schema).toBe('team_b');
+  });
+
+  it('takes the lease out of the URL as a duration, 30 s when it gives none', () => {
+    expect(LEASE_MS).toBe(30_000);
+    expect(parseStoreUrl('postgres://h/db?lease=5s&schema=team_a')).toEqual({
+      connectionString: 'postgres://h/db',
+      schema: 'team_a',
+      leaseMs: 5000,
+      shown: 'postgres://h/db?lease=5s&schema=team_a',
+    });
+    expect(parseStoreUrl('postgres://h/db?lease=2m&sslmode=require').leaseMs).toBe(120_000);
   });
 
   it('asks pg for libpq’s meaning of sslmode', () => {
@@ -45,6 +62,8 @@ describe('parseStoreUrl', () => {
     ['mysql://h/db', /^not a PostgreSQL URL: mysql:\/\/h\/db/],
     ['postgres://u:pw@h/db?schema=Team', /^the schema name "Team" in postgres:\/\/u:\*\*\*@h\/db\?schema=Team is not usable/],
     ['postgres://h/db?schema=a;drop', /schema name "a;drop"/],
+    ['postgres://u:pw@h/db?lease=30', /^the lease "30" in postgres:\/\/u:\*\*\*@h\/db\?lease=30 is not usable: a duration of at least 1s/],
+    ['postgres://h/db?lease=500ms', /the lease "500ms" .* is not usable/],
   ])('refuses %s in one line', (url, message) => {
     const err = (() => {
       try {

@@ -4,14 +4,14 @@
 // statement, so one round trip, whatever the number of hosts (they travel as one array parameter).
 import type { AnswerPut, ClaimedFresh, Store, StoredAnswer } from '../contract.js';
 import { chunks, historyReads, parseBody } from './history.js';
-import { LEASE_MS, type Presence } from './presence.js';
+import type { Presence } from './presence.js';
 import { type Db, LEASE } from './pool.js';
 import { storeUpkeep } from './upkeep.js';
 import { importInto } from './import.js';
 
 /**
  * Longest a live run's claim holds: a request's timeout (30 s) and its retries' backoff, with room (as the
- * SQLite claims). A dead run's claims go sooner: with its heartbeat, after LEASE_MS.
+ * SQLite claims). A dead run's claims go sooner: with its heartbeat, after the lease.
  */
 const CLAIM_MAX_MS = 2 * 60_000;
 
@@ -111,7 +111,7 @@ export function postgresAnswers(db: Db, o: AnswersOptions): Store {
          WHERE c.owner = excluded.owner OR c.taken_at < excluded.taken_at - $4
             OR NOT EXISTS (SELECT 1 FROM ${s}.runs r WHERE r.id = c.owner AND r.last_seen >= excluded.taken_at - $5)
          RETURNING host`,
-        [endpoint, presence.id, wanted, CLAIM_MAX_MS, LEASE_MS],
+        [endpoint, presence.id, wanted, CLAIM_MAX_MS, presence.leaseMs],
       );
       const mine = new Set(got.map((r) => r.host));
       return wanted.filter((h) => !mine.has(h));
@@ -128,7 +128,7 @@ export function postgresAnswers(db: Db, o: AnswersOptions): Store {
         presence.id,
         wanted,
         CLAIM_MAX_MS,
-        LEASE_MS,
+        presence.leaseMs,
         ageOf(maxAgeMs),
         now(),
       ]);

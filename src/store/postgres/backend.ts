@@ -39,12 +39,12 @@ export interface PostgresAccountOptions extends PostgresOptions {
 }
 
 /** The pool for `url`, with its schema migrated; the pool is let go again if that fails. */
-async function opened(url: string, options: PostgresOptions): Promise<{ db: Db; schema: string }> {
+async function opened(url: string, options: PostgresOptions): Promise<{ db: Db; schema: string; leaseMs: number }> {
   const where = parseStoreUrl(url, options.schema);
   const db = await openDb(where);
   try {
     await migrate(db, where.schema);
-    return { db, schema: where.schema };
+    return { db, schema: where.schema, leaseMs: where.leaseMs };
   } catch (err) {
     await db.letGo();
     throw err;
@@ -66,25 +66,25 @@ async function ownedBy(db: Db, schema: string, service: string): Promise<void> {
 
 /** Opens (creating or migrating the schema if needed) the answers of the PostgreSQL store at `url`. */
 export async function openPostgresStore(url: string, options: PostgresStoreOptions = {}): Promise<Store> {
-  const { db, schema } = await opened(url, options);
+  const { db, schema, leaseMs } = await opened(url, options);
   try {
     if (options.service !== undefined) await ownedBy(db, schema, options.service);
   } catch (err) {
     await db.letGo();
     throw err;
   }
-  return postgresAnswers(db, { schema, clock: options.clock ?? null, presence: presence(db, schema), close: () => db.letGo() });
+  return postgresAnswers(db, { schema, clock: options.clock ?? null, presence: presence(db, schema, leaseMs), close: () => db.letGo() });
 }
 
 /** Opens (creating or migrating the schema if needed) the state of one account in the PostgreSQL store at `url`. */
 export async function openPostgresAccount(url: string, options: PostgresAccountOptions): Promise<AccountState> {
-  const { db, schema } = await opened(url, options);
+  const { db, schema, leaseMs } = await opened(url, options);
   return postgresAccount(db, {
     schema,
     baseUrl: options.baseUrl,
     key: options.key,
     clock: options.clock ?? null,
-    presence: presence(db, schema),
+    presence: presence(db, schema, leaseMs),
     close: () => db.letGo(),
   });
 }

@@ -5,7 +5,7 @@
 // account's, several machines spend it, and a run that cannot reach the store stops rather than guess.
 import type { SlotStore, TakeResult } from '../contract.js';
 import { type Db, LEASE } from './pool.js';
-import { LEASE_MS, type Presence } from './presence.js';
+import type { Presence } from './presence.js';
 
 /** Forgetting old slots is housekeeping: every FORGET_EVERY takes is enough, and each take stays small. */
 const FORGET_EVERY = 64;
@@ -45,7 +45,7 @@ export function postgresSlots(db: Db, s: string, account: string, presence: Pres
         limit,
         Math.round(holdMs),
         ++takes % FORGET_EVERY === 0,
-        LEASE_MS,
+        presence.leaseMs,
       ]);
       if (r?.slot_id !== null && r?.slot_id !== undefined) return { id: r.slot_id };
       return { retryAt: r?.retry_at ?? null, paused: r?.paused === true };

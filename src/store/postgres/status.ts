@@ -3,7 +3,6 @@
 // the first run that connects.
 import type { StoreStatus } from '../backend.js';
 import { openDb } from './pool.js';
-import { LEASE_MS } from './presence.js';
 import { isAbsent, migrate, SCHEMA_VERSION, schemaVersion } from './schema.js';
 import { parseStoreUrl } from './url.js';
 
@@ -34,7 +33,7 @@ export async function postgresStatus(url: string): Promise<StoreStatus> {
       const machines = await db.query<{ machine: string; runs: number; buying: number; last_seen: number }>(
         `SELECT machine, (COUNT(DISTINCT pid))::int AS runs, (COUNT(DISTINCT pid) FILTER (WHERE buying))::int AS buying, MAX(last_seen) AS last_seen
            FROM ${s}.runs WHERE last_seen > ${s}.now_ms() - $1 GROUP BY machine ORDER BY machine`,
-        [LEASE_MS],
+        [where.leaseMs],
       );
       return {
         ...status,

@@ -1,17 +1,32 @@
 // A PostgreSQL store URL, in libpq's conventions (postgres:// or postgresql://, with the PG* variables and
-// the password file for whatever it leaves out), plus one parameter of ours: `schema`, the namespace the
-// store's tables live in (default domain_intel), taken out before pg sees the URL.
+// the password file for whatever it leaves out), plus two parameters of ours, taken out before pg sees the URL:
+// `schema`, the namespace the store's tables live in (default domain_intel), and `lease`, how long a silent run
+// is taken for alive (default 30s; see presence.ts).
 import { maskUrl } from '../../config/store-url.js';
+import { parseDuration } from '../../config/values.js';
 import { StoreUnavailableError } from '../errors.js';
 
 /** The schema the tables live in when neither the URL (`?schema=`) nor the options name one. */
 const DEFAULT_SCHEMA = 'domain_intel';
+
+/**
+ * How long a run's claims and slots outlive its last heartbeat, unless the URL says otherwise (`?lease=5s`).
+ * 30 s: three heartbeats (every third of the lease) may be missed (a busy event loop, a slow statement) before
+ * a live run is taken for dead, and a killed one blocks others at most this long. Every machine on a store must
+ * give it the same lease: one with a shorter lease takes the others for dead sooner than they beat. A shorter
+ * lease is for tests that kill a machine (e2e/machines-kill.test.ts), which would otherwise wait 30 s.
+ */
+export const LEASE_MS = 30_000;
+/** The shortest lease a URL may give: a heartbeat every third of it must still fit a loaded machine's stalls. */
+const MIN_LEASE_MS = 1000;
 
 /** A store URL taken apart: what pg connects with, the schema, and the URL as it may be shown. */
 export interface StoreUrl {
   /** The URL for pg, without our `schema` parameter. */
   connectionString: string;
   schema: string;
+  /** How long a run's claims and slots outlive its last heartbeat (`?lease=`, default LEASE_MS). */
+  leaseMs: number;
   /** The URL with its password masked. */
   shown: string;
 }
@@ -40,10 +55,26 @@ export function parseStoreUrl(url: string, schema?: string): StoreUrl {
     );
   }
   params.delete('schema');
+  const leaseMs = leaseOf(params.get('lease'), shown);
+  params.delete('lease');
   // sslmode as libpq means it (require: encrypted, not verified; verify-full: verified), which pg follows
   // only when asked to; unasked, it takes prefer, require and verify-ca for verify-full, and warns on stderr.
   if (params.has('sslmode') && !params.has('uselibpqcompat')) params.set('uselibpqcompat', 'true');
   const rest = params.toString();
   const base = query < 0 ? url : url.slice(0, query);
-  return { connectionString: rest === '' ? base : `${base}?${rest}`, schema: chosen, shown };
+  return { connectionString: rest === '' ? base : `${base}?${rest}`, schema: chosen, leaseMs, shown };
+}
+
+/** The URL's `lease` (a duration such as 30s) in ms; LEASE_MS when it gives none. */
+function leaseOf(given: string | null, shown: string): number {
+  if (given === null) return LEASE_MS;
+  let ms: number | null = null;
+  try {
+    ms = parseDuration(given);
+  } catch {}
+  if (ms === null || ms < MIN_LEASE_MS)
+    throw new StoreUnavailableError(shown, `the lease ${JSON.stringify(given)} in ${shown} is not usable: a duration of at least 1s, such as 30s`, {
+      code: 'bad_store',
+    });
+  return ms;
 }
