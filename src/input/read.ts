@@ -26,17 +26,16 @@
 // - a UTF-8 BOM is not data: dropped, and noted in the shape (`bom`) with how the first row ends (`eol`,
 //   CRLF, LF or CR; a file mixing them is taken by its first row), so the output can be written the same way.
 import type { Readable } from 'node:stream';
-import { Readable as ReadableStream } from 'node:stream';
-import { parse, CsvError } from 'csv-parse';
 import { UsageError } from '../api/errors.js';
 import type { InputRecord, InputShape } from '../domain/types.js';
 import { cutOurs, type OwnColumnsOptions } from './own-columns.js';
-import { type ByteFacts, inputError, MAX_LINE_BYTES, utf8Chunks } from './decode.js';
+import { type ByteFacts, utf8Chunks } from './decode.js';
 import type { Delimiter, Encoding } from '../domain/input-forms.js';
 import { RAGGED_LINES, sniffTable } from './dialect.js';
 import { findHostColumn, HOST_HEADERS } from './host-column.js';
 import { normaliseHost } from '../domain/normalise.js';
-import { LineReader, lineText, RowStarts, tooLong } from './lines.js';
+import { LineReader, lineText } from './lines.js';
+import { tableRows } from './table-rows.js';
 
 export type InputFormat = 'auto' | 'csv' | 'tsv' | 'lines';
 
@@ -160,74 +159,18 @@ async function openTable(reader: LineReader, first: FirstLine, delimiter: Delimi
   const format = delimiter === '\t' ? 'tsv' : 'csv';
   const crOnly = reader.crOnly;
   const nl = Buffer.from(crOnly ? '\r' : '\n');
-  const starts = new RowStarts(first.line, delimiter.charCodeAt(0), file, crOnly);
   async function* bytes(): AsyncGenerator<Buffer> {
     // The lines consumed by format detection and sniffing go first, their line ends put back (harmless at the
     // end of input).
     for (const line of [first.bytes, ...first.more]) {
-      for (const b of [line, nl]) {
-        starts.push(b);
-        yield b;
-      }
+      yield line;
+      yield nl;
     }
-    for await (const b of reader.rest()) {
-      starts.push(b);
-      yield b;
-    }
+    yield* reader.rest();
   }
-  const parser = parse({
-    delimiter,
-    record_delimiter: crOnly ? ['\r'] : ['\r\n', '\n'],
-    relax_column_count: true,
-    relax_quotes: true,
-    skip_empty_lines: true,
-    max_record_size: MAX_LINE_BYTES,
-  });
-  // An error can overtake rows still buffered in the parser: the parser's count of rows emitted tells which
-  // row failed, whatever the consumer has got to. (Not an on_record hook counting them: csv-parse builds an
-  // info object for every record it hands such a hook, 3.4 s of a 1,000,000-row run, measured.)
-  const emitted = (): number => parser.info.records;
-  const src = ReadableStream.from(bytes());
-  src.on('error', (err) => parser.destroy(err));
-  src.pipe(parser);
-
-  // Records are taken from the parser with read() as far as it has them, not through its async iterator:
-  // one await per parsed buffer-full rather than per record (an async step per record was ~1.6 KB of
-  // garbage a row, measured with an allocation profile).
-  let failure: unknown = null;
-  let ended = false;
-  let wake: (() => void) | null = null;
-  const rouse = (): void => wake?.();
-  parser.on('readable', rouse);
-  parser.on('end', () => {
-    ended = true;
-    rouse();
-  });
-  parser.on('error', (err) => {
-    failure ??= err;
-    rouse();
-  });
-  const pull = async (): Promise<InputRecord[] | null> => {
-    for (;;) {
-      const batch: InputRecord[] = [];
-      for (let cells = parser.read() as string[] | null; cells !== null; cells = parser.read() as string[] | null) {
-        const line = starts.take();
-        if (cells.length === 1 && cells[0]!.trim() === '') continue;
-        batch.push({ line, cells, value: '' });
-      }
-      if (batch.length > 0) return batch;
-      if (failure !== null) throw translate(failure, file, starts.peek(emitted() - starts.count), starts.inQuotes);
-      if (ended) return null;
-      await new Promise<void>((resolve) => {
-        wake = resolve;
-      });
-      wake = null;
-    }
-  };
-  const close = (): void => {
-    parser.destroy();
-    src.destroy();
-  };
+  const rows = tableRows(bytes(), first.line, delimiter, file, crOnly);
+  const pull = rows.pull;
+  const close = rows.close;
 
   let opening: InputRecord[] | null;
   let hostColumn: number;
@@ -273,20 +216,7 @@ async function openTable(reader: LineReader, first: FirstLine, delimiter: Delimi
   }
   // The header has been scanned to its end by now (the parser emitted it), so its line end is known; a file
   // that is a header without a line break ends in the LF put back above, after a CR if it had one.
-  const eol = starts.eol ?? '\n';
+  const eol = rows.eol() ?? '\n';
   const shape: InputShape = { format, headers, hostColumn, delimiter, eol, ragged, ...(ours.cut === -1 ? {} : { earlier: ours.earlier }) };
   return { shape, records: records(), chunks: chunks() };
-}
-
-// csv-parse's messages name its own (miscounted) line; ours name the line where the row starts.
-function translate(err: unknown, file: string, line: number, inQuotes: boolean): unknown {
-  if (!(err instanceof CsvError)) return err;
-  switch (err.code) {
-    case 'CSV_QUOTE_NOT_CLOSED':
-      return inputError(file, line, 'unclosed quote: the quoted field starting on this line never ends', 'bad_quote');
-    case 'CSV_MAX_RECORD_SIZE':
-      return tooLong(file, line, inQuotes ? ' (or a quote left open)' : '');
-    default:
-      return inputError(file, line, `malformed row (${err.code})`, 'bad_row');
-  }
 }

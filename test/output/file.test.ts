@@ -399,8 +399,9 @@ describe('output disk full and other write failures', () => {
         const out = await openOutput(target, sink());
         const big = `${'x'.repeat(1023)}\n`;
         // The writes fail as the run's row writer would see them (the raw error); the target says why, in words.
+        // 600 KiB: past the 64 KiB disk and the stream's 256 KiB buffer, so a write waits and meets the error.
         const writing = (async () => {
-          for (let i = 0; i < 200; i++) await write(out.stream, big);
+          for (let i = 0; i < 600; i++) await write(out.stream, big);
         })();
         await expect(writing).rejects.toThrow(/ENOSPC/);
         await expect(out[end]()).rejects.toThrow(OutputError);
