@@ -4,6 +4,7 @@
 import { build } from 'esbuild';
 import { readFileSync, rmSync } from 'node:fs';
 import { lazyHttp2 } from './lazy-http2.mjs';
+import { startGroups } from './start-groups.mjs';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 // commander and chalk are small and needed at start-up: bundled, they cost no module resolution. undici is
@@ -21,17 +22,48 @@ const common = {
   external,
   define: { __VERSION__: JSON.stringify(pkg.version) },
   logLevel: 'warning',
-  plugins: [lazyHttp2()],
   // Bundled CommonJS (commander, undici) calls require() for node: built-ins; ESM output has none of its own.
   banner: { js: "import { createRequire as __diCreateRequire } from 'node:module'; const require = __diCreateRequire(import.meta.url);" },
-};
-// Chunk names carry a content hash: without a clean start, every build would leave its old chunks behind
-// (and npm pack would ship them).
-rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
-await build({
-  ...common,
-  entryPoints: { cli: 'src/cli/entry.ts', index: 'src/index.ts' },
   outdir: 'dist',
   splitting: true,
+  // Chunk names carry a content hash: without a clean start, every build would leave its old chunks behind
+  // (and npm pack would ship them).
   chunkNames: 'chunks/[name]-[hash]',
+};
+const CLI = 'src/cli/entry.ts';
+// What a cached `lookup <host>` loads beyond --help, in two groups (scripts/start-groups.mjs): the command's
+// machinery, and the SQLite cache (the second apart, so a command that keeps nothing does not load SQLite).
+const GROUPS = {
+  command: [
+    'src/cli/action.ts',
+    'src/cli/commands/lookup.ts',
+    'src/config/settings.ts',
+    'src/config/resolve.ts',
+    'src/config/proxy.ts',
+    'src/store/open.ts',
+    'src/cli/output/rows.ts',
+  ],
+  sqlite: ['src/store/sqlite/backend.ts'],
+};
+
+rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
+// The CLI twice: a first pass for its module graph, then the bundle with its start-up paths grouped.
+const probe = await build({ ...common, entryPoints: { cli: CLI }, plugins: [lazyHttp2()], write: false, metafile: true, logLevel: 'error' });
+const cli = await build({
+  ...common,
+  entryPoints: { cli: CLI },
+  plugins: [lazyHttp2(), startGroups(probe.metafile, { entry: CLI, groups: GROUPS })],
+  metafile: true,
 });
+checkGroups(cli.metafile);
+// The library apart: its lazy imports are its own, and it shares no start-up path with the CLI.
+await build({ ...common, entryPoints: { index: 'src/index.ts' }, plugins: [lazyHttp2()] });
+
+/** Fails the build if a grouping module carries code of its own: a module bundled twice would run twice. */
+function checkGroups(meta) {
+  for (const [name, output] of Object.entries(meta.outputs)) {
+    for (const [input, { bytesInOutput }] of Object.entries(output.inputs)) {
+      if (/^start-(entry|group):/.test(input) && bytesInOutput > 0) throw new Error(`${name}: ${input} holds ${bytesInOutput} bytes of code`);
+    }
+  }
+}

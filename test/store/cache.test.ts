@@ -28,8 +28,9 @@ describe('openCache', () => {
   it('keeps committed answers when the process is killed with SIGKILL', async () => {
     const dir = tempDir();
     const work = tempDir();
-    // The real module, bundled for a plain node child; better-sqlite3 stays the installed copy.
-    const sqlite = pathToFileURL(createRequire(import.meta.url).resolve('better-sqlite3')).href;
+    // The real module, bundled for a plain node child; better-sqlite3 stays the installed copy, which the
+    // bundle requires (store/sqlite/driver.ts) from outside the project: found through NODE_PATH.
+    const modules = path.dirname(path.dirname(createRequire(import.meta.url).resolve('better-sqlite3/package.json')));
     const bundle = path.join(work, 'cache.mjs');
     await build({
       entryPoints: [path.resolve(import.meta.dirname, '../../src/store/sqlite/cache.ts')],
@@ -38,7 +39,7 @@ describe('openCache', () => {
       format: 'esm',
       outfile: bundle,
       logLevel: 'silent',
-      plugins: [{ name: 'sqlite', setup: (b) => b.onResolve({ filter: /^better-sqlite3$/ }, () => ({ path: sqlite, external: true })) }],
+      external: ['better-sqlite3'],
     });
     const child = path.join(work, 'child.mjs');
     fs.writeFileSync(
@@ -52,7 +53,7 @@ describe('openCache', () => {
        ]); // a batch: appended to the journal, not merged
        process.kill(process.pid, 'SIGKILL');`,
     );
-    const r = spawnSync(process.execPath, [child], { encoding: 'utf8' });
+    const r = spawnSync(process.execPath, [child], { encoding: 'utf8', env: { ...process.env, NODE_PATH: modules } });
     expect(r.stderr).toBe('');
     expect(r.signal).toBe('SIGKILL');
     const cache = await openCache({ dir });
