@@ -3,6 +3,7 @@
 // imported lazily where they are used.
 import { build } from 'esbuild';
 import { readFileSync, rmSync } from 'node:fs';
+import { lazyChildProcess } from './lazy-child-process.mjs';
 import { lazyHttp2 } from './lazy-http2.mjs';
 import { startGroups } from './start-groups.mjs';
 
@@ -48,16 +49,16 @@ const GROUPS = {
 
 rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
 // The CLI twice: a first pass for its module graph, then the bundle with its start-up paths grouped.
-const probe = await build({ ...common, entryPoints: { cli: CLI }, plugins: [lazyHttp2()], write: false, metafile: true, logLevel: 'error' });
+const probe = await build({ ...common, entryPoints: { cli: CLI }, plugins: [lazyHttp2(), lazyChildProcess()], write: false, metafile: true, logLevel: 'error' });
 const cli = await build({
   ...common,
   entryPoints: { cli: CLI },
-  plugins: [lazyHttp2(), startGroups(probe.metafile, { entry: CLI, groups: GROUPS })],
+  plugins: [lazyHttp2(), lazyChildProcess(), startGroups(probe.metafile, { entry: CLI, groups: GROUPS })],
   metafile: true,
 });
 checkGroups(cli.metafile);
 // The library apart: its lazy imports are its own, and it shares no start-up path with the CLI.
-await build({ ...common, entryPoints: { index: 'src/index.ts' }, plugins: [lazyHttp2()] });
+await build({ ...common, entryPoints: { index: 'src/index.ts' }, plugins: [lazyHttp2(), lazyChildProcess()] });
 
 /** Fails the build if a grouping module carries code of its own: a module bundled twice would run twice. */
 function checkGroups(meta) {
