@@ -49,7 +49,14 @@ const GROUPS = {
 
 rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
 // The CLI twice: a first pass for its module graph, then the bundle with its start-up paths grouped.
-const probe = await build({ ...common, entryPoints: { cli: CLI }, plugins: [lazyHttp2(), lazyChildProcess()], write: false, metafile: true, logLevel: 'error' });
+const probe = await build({
+  ...common,
+  entryPoints: { cli: CLI },
+  plugins: [lazyHttp2(), lazyChildProcess()],
+  write: false,
+  metafile: true,
+  logLevel: 'error',
+});
 const cli = await build({
   ...common,
   entryPoints: { cli: CLI },

@@ -19,7 +19,11 @@ export function lazyChildProcess() {
       b.onLoad({ filter: /[\\/]commander[\\/]lib[\\/]command\.js$/ }, (args) => {
         const text = readFileSync(args.path, 'utf8');
         if (text.includes(EAGER_CP)) return { contents: text.replace(EAGER_CP, LAZY_CP), loader: 'js' };
-        return { contents: text, loader: 'js', warnings: [{ text: 'lazy-child-process: commander/lib/command.js has changed; node:child_process loads eagerly' }] };
+        return {
+          contents: text,
+          loader: 'js',
+          warnings: [{ text: 'lazy-child-process: commander/lib/command.js has changed; node:child_process loads eagerly' }],
+        };
       });
     },
   };
