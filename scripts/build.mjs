@@ -3,6 +3,7 @@
 // imported lazily where they are used.
 import { build } from 'esbuild';
 import { readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { lazyChildProcess } from './lazy-child-process.mjs';
 import { lazyHttp2 } from './lazy-http2.mjs';
 import { startGroups } from './start-groups.mjs';
@@ -10,10 +11,15 @@ import { startGroups } from './start-groups.mjs';
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 // commander and chalk are small and needed at start-up: bundled, they cost no module resolution. undici is
 // bundled too, as far as src/api/http.ts takes it (the Agent and request(), not fetch and the rest): every
-// network command loads it, and resolving its ~40 files one by one costs more than reading them in one. The
-// rest stay external: better-sqlite3 is native, and the others load lazily only when a command needs them.
-const bundled = new Set(['commander', 'chalk', 'undici']);
-const external = Object.keys(pkg.dependencies ?? {}).filter((name) => !bundled.has(name));
+// network command loads it, and resolving its ~40 files one by one costs more than reading them in one. So is
+// better-sqlite3's JavaScript (its 15 files were half of a cached lookup's modules), its native addon loaded
+// from the installed package (src/store/sqlite/driver.ts checks the versions match); `bindings`, which it
+// calls only when not told where the addon is, stays external. The rest stay external and load lazily, only
+// when a command needs them.
+const bundled = new Set(['commander', 'chalk', 'undici', 'better-sqlite3']);
+const external = [...Object.keys(pkg.dependencies ?? {}).filter((name) => !bundled.has(name)), 'bindings'];
+const require = createRequire(import.meta.url);
+const sqliteVersion = JSON.parse(readFileSync(require.resolve('better-sqlite3/package.json'), 'utf8')).version;
 const common = {
   bundle: true,
   platform: 'node',
@@ -21,7 +27,7 @@ const common = {
   target: 'node20',
   sourcemap: 'linked',
   external,
-  define: { __VERSION__: JSON.stringify(pkg.version) },
+  define: { __VERSION__: JSON.stringify(pkg.version), __SQLITE_VERSION__: JSON.stringify(sqliteVersion) },
   logLevel: 'warning',
   // Bundled CommonJS (commander, undici) calls require() for node: built-ins; ESM output has none of its own.
   banner: { js: "import { createRequire as __diCreateRequire } from 'node:module'; const require = __diCreateRequire(import.meta.url);" },

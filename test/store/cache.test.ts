@@ -28,9 +28,10 @@ describe('openCache', () => {
   it('keeps committed answers when the process is killed with SIGKILL', async () => {
     const dir = tempDir();
     const work = tempDir();
-    // The real module, bundled for a plain node child; better-sqlite3 stays the installed copy, which the
-    // bundle requires (store/sqlite/driver.ts) from outside the project: found through NODE_PATH.
-    const modules = path.dirname(path.dirname(createRequire(import.meta.url).resolve('better-sqlite3/package.json')));
+    // The real module, bundled for a plain node child; better-sqlite3 stays the installed copy: imported by its
+    // path, and required (store/sqlite/driver.ts) from outside the project, so found through NODE_PATH.
+    const sqlite = createRequire(import.meta.url).resolve('better-sqlite3');
+    const modules = path.dirname(path.dirname(path.dirname(sqlite)));
     const bundle = path.join(work, 'cache.mjs');
     await build({
       entryPoints: [path.resolve(import.meta.dirname, '../../src/store/sqlite/cache.ts')],
@@ -39,7 +40,7 @@ describe('openCache', () => {
       format: 'esm',
       outfile: bundle,
       logLevel: 'silent',
-      external: ['better-sqlite3'],
+      plugins: [{ name: 'sqlite', setup: (b) => b.onResolve({ filter: /^better-sqlite3$/ }, () => ({ path: pathToFileURL(sqlite).href, external: true })) }],
     });
     const child = path.join(work, 'child.mjs');
     fs.writeFileSync(
