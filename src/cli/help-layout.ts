@@ -14,7 +14,7 @@
 //   breaks a wider one inside a word (`/srv/crm-enri` / `ched.csv`), dangerous to copy.
 import { type AddHelpTextContext, Help } from 'commander';
 import type { Io } from './io.js';
-import { displayWidth } from './output/terminal.js';
+import { displayWidth } from './output/width.js';
 import { wrapLine, wrapWords } from './output/wrap.js';
 
 /** What commander is given for "no hard wrap": wider than any line of help. */

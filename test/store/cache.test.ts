@@ -28,8 +28,10 @@ describe('openCache', () => {
   it('keeps committed answers when the process is killed with SIGKILL', async () => {
     const dir = tempDir();
     const work = tempDir();
-    // The real module, bundled for a plain node child; better-sqlite3 stays the installed copy.
-    const sqlite = pathToFileURL(createRequire(import.meta.url).resolve('better-sqlite3')).href;
+    // The real module, bundled for a plain node child; better-sqlite3 stays the installed copy: imported by its
+    // path, and required (store/sqlite/driver.ts) from outside the project, so found through NODE_PATH.
+    const sqlite = createRequire(import.meta.url).resolve('better-sqlite3');
+    const modules = path.dirname(path.dirname(path.dirname(sqlite)));
     const bundle = path.join(work, 'cache.mjs');
     await build({
       entryPoints: [path.resolve(import.meta.dirname, '../../src/store/sqlite/cache.ts')],
@@ -38,7 +40,7 @@ describe('openCache', () => {
       format: 'esm',
       outfile: bundle,
       logLevel: 'silent',
-      plugins: [{ name: 'sqlite', setup: (b) => b.onResolve({ filter: /^better-sqlite3$/ }, () => ({ path: sqlite, external: true })) }],
+      plugins: [{ name: 'sqlite', setup: (b) => b.onResolve({ filter: /^better-sqlite3$/ }, () => ({ path: pathToFileURL(sqlite).href, external: true })) }],
     });
     const child = path.join(work, 'child.mjs');
     fs.writeFileSync(
@@ -52,7 +54,7 @@ describe('openCache', () => {
        ]); // a batch: appended to the journal, not merged
        process.kill(process.pid, 'SIGKILL');`,
     );
-    const r = spawnSync(process.execPath, [child], { encoding: 'utf8' });
+    const r = spawnSync(process.execPath, [child], { encoding: 'utf8', env: { ...process.env, NODE_PATH: modules } });
     expect(r.stderr).toBe('');
     expect(r.signal).toBe('SIGKILL');
     const cache = await openCache({ dir });

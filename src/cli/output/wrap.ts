@@ -2,7 +2,7 @@
 // terminal: a terminal cuts wherever the width ends, mid-number (`duplicates 20,7` / `09`). Breaks go at the
 // ` · ` separators first, then between words inside a part too long for a line; a word (a number, a path)
 // is never cut, and one wider than the line simply overflows it.
-import { displayWidth } from './terminal.js';
+import { displayWidth } from './width.js';
 
 const SEP = ' · ';
 /** Continuation lines are indented, so a wrapped line reads as one. */

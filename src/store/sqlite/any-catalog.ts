@@ -20,12 +20,12 @@ const CACHE_NAME = /^cache(-[0-9a-f]{12})?\.sqlite$/;
 export async function anyCachedCatalog(dir: string): Promise<FoundCatalog | null> {
   const files = (fs.existsSync(dir) ? fs.readdirSync(dir) : []).filter((name) => CACHE_NAME.test(name));
   if (files.length === 0) return null;
-  const { default: Sqlite } = await import('better-sqlite3');
+  const { openSqliteFile } = await import('./driver.js');
   let best: FoundCatalog | null = null;
   for (const name of files) {
     let db: import('better-sqlite3').Database | undefined;
     try {
-      db = new Sqlite(path.join(dir, name), { readonly: true, fileMustExist: true });
+      db = openSqliteFile(path.join(dir, name), { readonly: true, fileMustExist: true });
       const service = (db.prepare("SELECT value FROM meta WHERE key = 'service'").get() as { value: string } | undefined)?.value ?? null;
       for (const table of ['answers', 'recent']) {
         const rows = db.prepare(`SELECT body, fetched_at AS fetchedAt FROM ${table} WHERE endpoint = 'catalog' AND host = '' AND status = 'found'`).all() as {

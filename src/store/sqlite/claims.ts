@@ -53,7 +53,9 @@ const live = (owner: string, pid: number): boolean => (pid === process.pid ? her
 /** The claims of one connection to the cache file. */
 export function openClaims(db: Database.Database, clock: () => number): Claims {
   // A process can hold two connections (a library caller, a test): the owner is the connection, not the pid.
-  const owner = randomUUID();
+  // Drawn on first use: a cached lookup claims nothing, and the first random UUID costs start-up (issue 27).
+  let ownerId: string | undefined;
+  const me = (): string => (ownerId ??= randomUUID());
   const held = db.prepare<[string, string], { host: string; owner: string; pid: number; expires_at: number }>(
     'SELECT host, owner, pid, expires_at FROM claims WHERE endpoint = ? AND host IN (SELECT value FROM json_each(?))',
   );
@@ -73,10 +75,10 @@ export function openClaims(db: Database.Database, clock: () => number): Claims {
   // Its presence (host = owner) and every claim it still holds: hosts whose lookups were left unsent by a stop.
   const left = db.prepare<[string]>('DELETE FROM claims WHERE owner = ?');
   const join = db.transaction((): boolean => {
-    present.run(owner, owner, process.pid);
-    here.add(owner);
+    present.run(me(), me(), process.pid);
+    here.add(me());
     let others = false;
-    for (const o of othersHere.all(owner)) {
+    for (const o of othersHere.all(me())) {
       if (live(o.host, o.pid)) others = true;
       else gone.run(o.host); // a run killed before it could leave
     }
@@ -88,11 +90,11 @@ export function openClaims(db: Database.Database, clock: () => number): Claims {
     if (++takes % 64 === 1) expired.run(now);
     const busy = new Set<string>();
     for (const c of held.all(endpoint, JSON.stringify(hosts))) {
-      if (c.owner !== owner && c.expires_at >= now && live(c.owner, c.pid)) busy.add(c.host);
+      if (c.owner !== me() && c.expires_at >= now && live(c.owner, c.pid)) busy.add(c.host);
     }
     const free = hosts.filter((h) => !busy.has(h));
     if (free.length > 0) {
-      take.run(endpoint, owner, process.pid, now + CLAIM_MS, JSON.stringify(free));
+      take.run(endpoint, me(), process.pid, now + CLAIM_MS, JSON.stringify(free));
       mine = true;
     }
     return [...busy];
@@ -101,12 +103,12 @@ export function openClaims(db: Database.Database, clock: () => number): Claims {
   return {
     join: () => join.immediate(),
     leave() {
-      here.delete(owner);
-      left.run(owner);
+      here.delete(me());
+      left.run(me());
     },
     claim: (endpoint, hosts) => (hosts.length === 0 ? [] : claim.immediate(endpoint, hosts)),
     release(endpoint, hosts) {
-      if (mine && hosts.length > 0) drop.run(owner, endpoint, JSON.stringify(hosts));
+      if (mine && hosts.length > 0) drop.run(me(), endpoint, JSON.stringify(hosts));
     },
   };
 }

@@ -54,8 +54,8 @@ export interface ReadOnlyCache {
  * the service's own file.
  */
 export async function openReadOnly(dir: string, service: string, ownFile: string): Promise<ReadOnlyCache | null> {
-  const [{ existsSync }, { join }, { default: Sqlite }] = await Promise.all([import('node:fs'), import('node:path'), import('better-sqlite3')]);
-  const open = (file: string) => (existsSync(file) ? new Sqlite(file, { readonly: true, fileMustExist: true }) : null);
+  const [{ existsSync }, { join }, { openSqliteFile }] = await Promise.all([import('node:fs'), import('node:path'), import('./driver.js')]);
+  const open = (file: string) => (existsSync(file) ? openSqliteFile(file, { readonly: true, fileMustExist: true }) : null);
   const tablesOf = (db: Database.Database) =>
     new Set((db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((r) => r.name));
   let file = join(dir, 'cache.sqlite');

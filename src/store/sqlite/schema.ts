@@ -8,6 +8,7 @@ import { CLAIMS_SCHEMA } from './claims.js';
 import { HISTORY_SCHEMA } from './history.js';
 import { CacheUnavailableError, checkedForDamage, sqliteCode, storageTrouble } from '../errors.js';
 import { makeDirs } from '../../config/paths.js';
+import { openSqliteFile } from './driver.js';
 
 /** Where a cache file lives: its directory, and a file name other than the default (tests). */
 export interface CacheLocation {
@@ -55,15 +56,13 @@ export async function openSqlite(
     const start = unusableDir(dir, err, verb) ?? verb;
     throw new CacheUnavailableError(file, `${start} the ${what} ${file}: ${(err as Error).message}`, { cause: err });
   }
-  // Native module, needed only by commands that touch the cache: loaded on first use.
-  const { default: Sqlite } = await import('better-sqlite3');
   // Two runs that start together on a new directory both set up the same new file: SQLite may answer one of
   // them "busy" at once rather than through the busy timeout (switching a new file to WAL). It is let try
   // again for a few seconds before it counts as unusable.
   const until = Date.now() + OPEN_PATIENCE_MS;
   for (let attempt = 1; ; attempt++) {
     try {
-      return await openOnce(Sqlite, file, prepare, what);
+      return await openOnce(file, prepare, what);
     } catch (err) {
       const busy = /^SQLITE_(BUSY|LOCKED)/.test(sqliteCode((err as { cause?: unknown }).cause));
       // At least once more: a first try that waited out SQLite's own timeout has used the patience already.
@@ -99,16 +98,12 @@ function dirNotWritable(dir: string, verb: string): string | null {
 /** How long a busy file is tried again at open (a file held busy past its own 5-s timeout is not retried). */
 const OPEN_PATIENCE_MS = 5000;
 
-async function openOnce(
-  Sqlite: typeof Database,
-  file: string,
-  prepare: (db: Database.Database, file: string) => void,
-  what: string,
-): Promise<{ db: Database.Database; file: string }> {
+async function openOnce(file: string, prepare: (db: Database.Database, file: string) => void, what: string): Promise<{ db: Database.Database; file: string }> {
   let db: Database.Database | undefined;
   try {
     return checkedForDamage(file, () => {
-      db = new Sqlite(file);
+      // Native module, needed only by commands that touch the cache: loaded on first use (driver.ts).
+      db = openSqliteFile(file);
       // A second process (a parallel run) waits for the write lock instead of failing at once.
       db.pragma('busy_timeout = 5000');
       // WAL + synchronous=NORMAL: a commit is in the -wal file (so in the OS) before it returns, so it survives
