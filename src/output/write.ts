@@ -224,32 +224,21 @@ const SENT = Promise.resolve();
 // burst of rows is done), so a slow trickle of rows in a pipe still shows promptly.
 class Sink {
   private failure: Error | null = null;
-  // Rows are written as UTF-8 straight into a buffer of the stream's own size, handed over whole: no string of
-  // the gathered rows (join) and no second copy of it as bytes.
-  private buf: Buffer | null = null;
-  private used = 0;
-  private readonly size: number;
+  private pending: string[] = [];
+  private pendingSize = 0;
   private timer: NodeJS.Immediate | null = null;
 
   constructor(private readonly out: Writable) {
     out.on('error', (err: Error) => (this.failure ??= err));
-    this.size = out.writableHighWaterMark;
   }
 
   /** Queues one piece of text; resolves when `out` can take more (back-pressure). */
   send(text: string): Promise<void> {
     if (this.failure) return Promise.reject(this.failure);
     if (this.out.destroyed) return Promise.reject(new Error('output stream is closed'));
-    // At most 3 bytes of UTF-8 per UTF-16 unit: a piece that may not fit goes after what is gathered.
-    if (this.used + text.length * 3 > this.size) {
-      if (this.used > 0) this.hand();
-      if (text.length * 3 > this.size) {
-        this.out.write(text);
-        return this.out.writableNeedDrain ? this.drained() : SENT;
-      }
-    }
-    this.buf ??= Buffer.allocUnsafeSlow(this.size);
-    this.used += this.buf.write(text, this.used);
+    this.pending.push(text);
+    this.pendingSize += text.length;
+    if (this.pendingSize >= this.out.writableHighWaterMark) return this.flush();
     this.timer ??= setImmediate(() => {
       this.timer = null;
       // A failure here is recorded by the 'error' listener and reported by the next send or flush().
@@ -263,19 +252,14 @@ class Sink {
     if (this.timer) clearImmediate(this.timer);
     this.timer = null;
     if (this.failure) return Promise.reject(this.failure);
-    if (this.used > 0) {
+    if (this.pending.length > 0) {
+      const text = this.pending.join('');
+      this.pending = [];
+      this.pendingSize = 0;
       if (this.out.destroyed) return Promise.reject(new Error('output stream is closed'));
-      this.hand();
+      if (!this.out.write(text)) return this.drained();
     }
     return this.out.writableNeedDrain ? this.drained() : Promise.resolve();
-  }
-
-  // The gathered bytes to the stream, which keeps that buffer: the next rows go into a new one.
-  private hand(): void {
-    const bytes = (this.buf as Buffer).subarray(0, this.used);
-    this.buf = null;
-    this.used = 0;
-    this.out.write(bytes);
   }
 
   private drained(): Promise<void> {
