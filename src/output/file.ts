@@ -148,7 +148,11 @@ async function fileTarget(target: string, path: string, existing: Stats | null):
       return partialName;
     },
     abort,
-    failure: () => (failed ? writeError(target, failed, unchanged) : null),
+    failure: () => {
+      // A stream is destroyed first and says why a tick later: its `errored` has the cause meanwhile.
+      const cause = failed ?? stream.errored;
+      return cause ? writeError(target, cause, unchanged) : null;
+    },
   };
 }
 

@@ -235,7 +235,7 @@ class Sink {
   /** Queues one piece of text; resolves when `out` can take more (back-pressure). */
   send(text: string): Promise<void> {
     if (this.failure) return Promise.reject(this.failure);
-    if (this.out.destroyed) return Promise.reject(new Error('output stream is closed'));
+    if (this.out.destroyed) return Promise.reject(this.closed());
     this.pending.push(text);
     this.pendingSize += text.length;
     if (this.pendingSize >= this.out.writableHighWaterMark) return this.flush();
@@ -256,13 +256,22 @@ class Sink {
       const text = this.pending.join('');
       this.pending = [];
       this.pendingSize = 0;
-      if (this.out.destroyed) return Promise.reject(new Error('output stream is closed'));
+      if (this.out.destroyed) return Promise.reject(this.closed());
       if (!this.out.write(text)) return this.drained();
     }
     return this.out.writableNeedDrain ? this.drained() : Promise.resolve();
   }
 
+  // Why `out` is closed: its error (ENOSPC, EPIPE...) even before the 'error' event that tells it has come (a
+  // stream is destroyed first, and says why a tick later: a generic error here was an exit 1 for a full disk).
+  private closed(): Error {
+    return this.failure ?? this.out.errored ?? new Error('output stream is closed');
+  }
+
+  // A stream destroyed already (the reader of a pipe gone: EPIPE) emits neither 'drain' nor 'close' again: waiting
+  // for them would leave the run's promise unsettled for good.
   private drained(): Promise<void> {
+    if (this.out.destroyed) return Promise.reject(this.closed());
     return new Promise((resolve, reject) => {
       const settle = (err?: Error): void => {
         this.out.off('drain', onDrain);
@@ -273,7 +282,7 @@ class Sink {
       };
       const onDrain = (): void => settle();
       const onError = (err: Error): void => settle(err);
-      const onClose = (): void => settle(this.failure ?? new Error('output stream closed before it drained'));
+      const onClose = (): void => settle(this.closed());
       this.out.on('drain', onDrain);
       this.out.on('error', onError);
       this.out.on('close', onClose);

@@ -150,7 +150,7 @@ describe('output disk full', () => {
         writeFileSync(out, before);
         writeFileSync(input, `website\n${sb.hostList().slice(0, 600).join('\n')}\n`);
         const r = await runInProcess(['batch', input, '-o', out, '--rate', '100000/1m'], { env });
-        expect(r.code).toBe(10);
+        expect(r.code, r.stderr).toBe(10);
         expect(r.stderr).toContain(`error: no space left on device writing ${out}; ${out} is unchanged`);
         expect(r.stderr).not.toMatch(/report it|unexpected|\n\s+at |stopped: the output was closed/);
         expect(readFileSync(out).equals(before)).toBe(true);

@@ -285,7 +285,7 @@ describe('employees', () => {
 describe('slow start', () => {
   it('buys one batch ahead of a consumer that holds its first rows, and opens up as it comes back for more', async () => {
     h = await harness({ rpm: 0, latencyMs: 20 });
-    const held = h.sb.hostList().slice(0, 1000);
+    const held = h.sb.hostList().slice(0, 2000);
     const records = held.map((value, i) => ({ line: i + 1, cells: [value], value }));
     const run = enrich(records, { kind: 'profile', client: h.client, store: h.cache, concurrency: 8 });
     const charged = () => h.sb.requests().map((r) => r.charged);
@@ -304,7 +304,9 @@ describe('slow start', () => {
     while (taken < 500) taken += (await batches.next()).value?.length ?? 0;
     await batches.return(undefined);
     expect(run.stats.stoppedBy).toBe('closed');
-    expect(h.sb.charges().total).toBeLessThan(1000);
+    // At most its concurrency (8 batches) ahead of what was taken, however the timing falls (with 1,000 hosts it
+    // could buy them all before the consumer left, and this failed now and then); far short of the 2,000.
+    expect(h.sb.charges().total).toBeLessThanOrEqual(taken + 8 * 100);
     expect(h.sb.charges().total).toBe(run.stats.lookupsSpent);
   });
 });
