@@ -57,7 +57,10 @@ describe('Ctrl-C after the rate was learned', () => {
       };
       expect(show.learnedRate, fake.stderr()).not.toBeNull();
       expect(show.learnedRate?.requests).toBeGreaterThanOrEqual(1);
-      expect(show.learnedRate?.requests).toBeLessThanOrEqual(2);
+      // What the run said it learned, and the sandbox's log, when it kept more than the service allows (seen once
+      // in a loaded full run: 4 kept where 2 are allowed; not reproduced alone in 16 runs).
+      const log = () => `${fake.stderr()}\n${JSON.stringify(sb.requests().map((r) => [r.time, r.status]))}`;
+      expect(show.learnedRate?.requests, log()).toBeLessThanOrEqual(2);
 
       sb.resetCounters();
       const again = await runInProcess([...args, '--quiet'], { env, time });
