@@ -485,6 +485,12 @@ describe('the learned rate is stored per account, never while a rate is given', 
       expect(learned?.windowMs, r.stderr).toBeGreaterThanOrEqual(250);
       expect(learned?.windowMs, r.stderr).toBeLessThanOrEqual(5000);
       expect(r.stderr).toMatch(/the service allows about \d+ requests per/);
+      // The option that would give the rate it said, as the user types it (not --plan: no plan is 6 a minute).
+      const said = /the service allows about (\d+) requests per [^;]+; using that \((?:--rpm (\d+)|--rate (\d+)\/\d+(?:ms|s|m)) skips learning\)/.exec(
+        r.stderr,
+      );
+      expect(said, r.stderr).not.toBeNull();
+      expect(said?.[2] ?? said?.[3]).toBe(said?.[1]);
 
       sb.resetCounters();
       const given = envOf(sb);

@@ -17,7 +17,7 @@ export const EXAMPLES = {
     '0 3 * * * domain-intel batch ~/crm.csv -o ~/out.csv -q   # nightly, with the key stored by keys add',
   ])}
 Try it without a key or network: domain-intel sandbox   (then follow what it prints)
-Exit codes: 0 ok, 2 usage/input, 3 invalid rows (--strict), 4 incomplete, 5 quota, 6 key, 7 network, 8 not found, 130 interrupted.
+Exit codes: 0 ok, 1 bug, 2 usage/input, 3 invalid rows (--strict), 4 incomplete, 5 quota, 6 key, 7 network, 8 not found, 9 cache, 10 output, 11 not kept, 12 empty input, 13 store, 130 interrupted, 141 pipe closed (README: the table).
 `,
   lookup: block([
     'domain-intel lookup usi.com                      # usi.com: a host the sandbox holds',

@@ -52,7 +52,9 @@ export async function runList(ctx: Context<EnrichCommand>, spec: ListSpec): Prom
     account,
     ...timing(ctx.io.clock),
     onLearn: (rate) =>
-      ctx.logger.info(`the service allows about ${rate.requests} requests per ${humanDuration(rate.windowMs)}; using that (set --plan to skip learning)`),
+      ctx.logger.info(
+        `the service allows about ${rate.requests} requests per ${humanDuration(rate.windowMs)}; using that (${rateOption(rate)} skips learning)`,
+      ),
     onLearnLost: (err) => ctx.logger.warn(`could not store the learned rate: ${(err as Error).message}`),
   });
   // The limiter's slots, read by progress too: what holds them now says when the next request may go.
@@ -246,4 +248,12 @@ function summarize(ctx: Context<EnrichCommand>, stats: Readonly<RunStats>, end: 
 /** How a run that did not end cleanly says so: a warning (an error when the quota stopped it), or the JSON object. */
 function runEnd(ctx: Context, exit: ExitCode, code: string, message: string): number {
   return report(ctx, { message, code, host: null, exit, level: exit === EXIT.QUOTA ? 'error' : 'warn' });
+}
+
+/** The option that gives a learned rate (a new user was told `--plan` for 6 a minute, which no plan is). */
+function rateOption(rate: { requests: number; windowMs: number }): string {
+  const w = rate.windowMs;
+  if (w === 60_000) return `--rpm ${rate.requests}`;
+  const window = w % 60_000 === 0 ? `${w / 60_000}m` : w % 1000 === 0 ? `${w / 1000}s` : `${Math.round(w)}ms`;
+  return `--rate ${rate.requests}/${window}`;
 }
