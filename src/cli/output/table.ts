@@ -52,7 +52,17 @@ const MIN_COLUMN = 4;
 // A column of free text that wraps keeps at least this (or its header's width): narrower, it would hold a
 // syllable a line; its text goes under the row instead.
 const WRAP_MIN = 10;
+// A wrapped column is made wide enough for its longest word up to this; a longer word may still be cut.
+const WORD_MAX = 24;
 const DETAIL_INDENT = '  ';
+
+/** The widest piece wrapWords keeps whole (it breaks at spaces and after a `;`) of `text`. */
+function longestWord(text: string): number {
+  return text
+    .split(' ')
+    .flatMap((word) => word.split(/(?<=;)(?=.)/))
+    .reduce((w, word) => Math.max(w, displayWidth(word)), 0);
+}
 
 function scalarText(value: unknown): string {
   if (value === null || value === undefined) return NULL_MARK;
@@ -154,7 +164,9 @@ export function renderTable(rows: Record<string, unknown>[], allColumns: Column[
     // What gives way, least loss first: free text wraps narrower; then the short headers; then free text goes
     // under its row. A wrapped column keeps room for its header and a few words (WRAP_MIN).
     const short = columns.map((c, i) => (c.short === undefined ? long[i]! : sanitizeForTerminal(c.short)));
-    const floors = (names: string[]) => names.map((n, i) => (wraps[i] ? Math.max(WRAP_MIN, displayWidth(n)) : MIN_COLUMN));
+    // And room for its longest word (up to WORD_MAX): narrower, a name was cut mid-word (`WooCommerc` / `e`).
+    const words = columns.map((_c, i) => (wraps[i] ? cells.reduce((w, r) => Math.max(w, longestWord(r[i]!.text)), 0) : 0));
+    const floors = (names: string[]) => names.map((n, i) => (wraps[i] ? Math.max(WRAP_MIN, displayWidth(n), Math.min(words[i]!, WORD_MAX)) : MIN_COLUMN));
     const tries = [
       { names: long, drop: false },
       { names: short, drop: false },

@@ -207,6 +207,27 @@ describe('renderTable at narrow widths (40, 60, 120 columns)', () => {
     expect(out).toContain(long);
   });
 
+  it("a name longer than a wrapped column's usual floor is never cut mid-word, at any width (a trial saw `WooCommerc` / `e`)", () => {
+    const names = ['Cloudflare', 'jQuery', "Let's Encrypt", 'WooCommerce', 'Microsoft IIS'];
+    const techRows = [
+      { host: 'alzota-cloud.com', status: 'found', technologies: names, cc: 'FR', visits: 308, employees: '1–10' },
+      { host: 'paro.com', status: 'found', technologies: ['Cloudflare', 'PHP'], cc: 'US', visits: 8_626_818, employees: '201–500' },
+    ];
+    // As `lookup` lays a profile out (cli/output/rows.ts).
+    const techCols = [
+      { key: 'host', kind: 'key' as const },
+      { key: 'status', kind: 'key' as const },
+      { key: 'technologies', short: 'tech', max: 40, kind: 'text' as const },
+      { key: 'cc', kind: 'key' as const },
+      { key: 'visits', short: 'visits', align: 'right' as const, kind: 'number' as const },
+      { key: 'employees', short: 'empl.', align: 'right' as const, kind: 'number' as const },
+    ];
+    for (let width = 40; width <= 90; width++) {
+      const words = renderTable(techRows, techCols, { width }).split(/[\s,]+/);
+      for (const word of ['Cloudflare', 'WooCommerce', 'jQuery']) expect(words, `at ${width} columns`).toContain(word);
+    }
+  });
+
   it('without a width nothing is cut and no kind matters', () => {
     const out = renderTable(hosts, cols);
     for (const value of [...whole, 'Apache HTTP Server;Cloudflare;HSTS']) expect(out).toContain(value);
