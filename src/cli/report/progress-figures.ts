@@ -134,7 +134,7 @@ function readShare(s: Readonly<RunStats>, meter: InputMeter | null): number | nu
 export interface LiveSources {
   /** The run's counters, null before its first report. */
   stats: () => Readonly<RunStats> | null;
-  limiter: Pick<RateLimiter, 'limit' | 'windowMs' | 'pausedUntil'>;
+  limiter: Pick<RateLimiter, 'limit' | 'windowMs' | 'pausedUntil'> & Partial<Pick<RateLimiter, 'measured'>>;
   slots: Pick<SlotStore, 'acceptedBetween'>;
   batchSize: number;
   meter: InputMeter | null;
@@ -193,7 +193,9 @@ export function liveFigures({ stats, limiter, slots, batchSize, meter, clock, ra
       held,
       oldestHeldAt: answered.first ?? (s.inFlight > 0 ? now : null),
       pausedUntil: limiter.pausedUntil,
-      learning: rateUnsaid === true && limiter.limit === null,
+      // Until two resets confirm the window, it is only bounded below: an ETA from it came out 3x too low (a
+      // trial: 1m 13s, then 3m 43s once the window was known). A rate that is never confirmed shows no ETA.
+      learning: rateUnsaid === true && (limiter.limit === null || limiter.measured?.confirmed === false),
     };
     return progressFigures(s, meter, pace, now, rate);
   };

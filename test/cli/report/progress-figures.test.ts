@@ -109,12 +109,17 @@ describe('progressFigures', () => {
     const s = { ...emptyStats(0), lookupsNeeded: 400, lookupsWaiting: 300, inputDone: true, requests: 1 };
     const slots = { acceptedBetween: async () => ({ count: 0, first: null }) };
     const open = { limit: null, windowMs: 60_000, pausedUntil: 0 };
-    const figures = (limiter: typeof open | { limit: number; windowMs: number; pausedUntil: number }, rateUnsaid: boolean) =>
+    type Limiter = Parameters<typeof liveFigures>[0]['limiter'];
+    const figures = (limiter: Limiter, rateUnsaid: boolean) =>
       liveFigures({ stats: () => s, limiter, slots, batchSize: 100, meter: null, clock: () => 1_000, rateUnsaid })();
     expect(figures(open, true)).toMatchObject({ etaMs: null, etaLearning: true });
     expect(figures(open, false)?.etaLearning).toBeUndefined();
     expect(figures(open, false)?.etaMs).toBe(3_000);
     expect(figures({ limit: 2, windowMs: 1_000, pausedUntil: 0 }, true)?.etaLearning).toBeUndefined();
+    // A limit whose window one reset only bounds below is still being learned: an ETA from it was 3x too low.
+    const bounded = { limit: 2, windowMs: 300, pausedUntil: 0, measured: { requests: 2, windowMs: 300, confirmed: false } };
+    expect(figures(bounded, true)).toMatchObject({ etaMs: null, etaLearning: true });
+    expect(figures({ ...bounded, measured: { ...bounded.measured, confirmed: true } }, true)?.etaLearning).toBeUndefined();
   });
 
   it('a 429 pause is passed on with its end', () => {
