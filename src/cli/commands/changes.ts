@@ -148,6 +148,9 @@ async function summarise(ctx: Context, stats: FeedStats, counts: InputCounts): P
     );
     return;
   }
-  if (stats.events === 0) ctx.logger.info(`no changes; ${compared}`);
+  // It compares what batch runs stored, and fetches nothing: a trial switched the service's release, ran
+  // `changes`, and took "no changes" for the service's word. Said how newer answers come in.
+  if (stats.events === 0)
+    ctx.logger.info(`no changes; ${compared}; these are the answers batch runs stored (batch FILE --refresh --changes fetches them again)`);
   else ctx.logger.info(`${compared}: ${n(stats.changed)} changed, ${plural(stats.events, 'event')}`);
 }
