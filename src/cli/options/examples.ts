@@ -33,6 +33,7 @@ Exit codes: 0 ok, 1 bug, 2 usage/input, 3 invalid rows (--strict), 4 incomplete,
   ])}
 ${listLine(columnsOf(profileValues, 'profile'), 'Appended columns:')}.
 Re-running the same command resumes: answers already fetched come from the cache and cost nothing.
+Options every command takes (--rpm, --plan, --store, --json...): domain-intel --help.
 `,
   traffic: block([
     'domain-intel traffic example.com',
