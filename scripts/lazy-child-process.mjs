@@ -4,7 +4,7 @@
 // pulls in net, dgram and their kin: issue 27). The bundle has instead a stand-in whose spawn() requires it
 // on first use. It edits commander's source text: test/cli/commander-lazy.test.ts checks the line is there
 // and that spawn() is all commander takes from the module.
-import { readFileSync } from 'node:fs';
+import { sourceEdit } from './source-edit.mjs';
 
 /** The line of commander/lib/command.js that loads node:child_process eagerly. */
 export const EAGER_CP = "const childProcess = require('node:child_process');";
@@ -13,18 +13,12 @@ export const LAZY_CP = "const childProcess = { spawn: (...args) => require('node
 
 /** Rewrites EAGER_CP to LAZY_CP as esbuild loads commander's command.js; warns (and changes nothing) if the line is gone. */
 export function lazyChildProcess() {
-  return {
+  return sourceEdit({
     name: 'lazy-child-process',
-    setup(b) {
-      b.onLoad({ filter: /[\\/]commander[\\/]lib[\\/]command\.js$/ }, (args) => {
-        const text = readFileSync(args.path, 'utf8');
-        if (text.includes(EAGER_CP)) return { contents: text.replace(EAGER_CP, LAZY_CP), loader: 'js' };
-        return {
-          contents: text,
-          loader: 'js',
-          warnings: [{ text: 'lazy-child-process: commander/lib/command.js has changed; node:child_process loads eagerly' }],
-        };
-      });
-    },
-  };
+    filter: /[\\/]commander[\\/]lib[\\/]command\.js$/,
+    file: 'commander/lib/command.js',
+    eager: EAGER_CP,
+    lazy: LAZY_CP,
+    what: 'node:child_process',
+  });
 }

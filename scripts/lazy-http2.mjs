@@ -3,7 +3,7 @@
 // "Dependency routes") for connections the client never makes (its Agent does not set allowH2, so it offers
 // only HTTP/1.1). The bundle loads that half on its first use instead. It edits undici's source
 // text, so undici is pinned to an exact version and test/api/undici-pin.test.ts checks the line is there.
-import { readFileSync } from 'node:fs';
+import { sourceEdit } from './source-edit.mjs';
 
 /** The line of undici/lib/dispatcher/client.js that loads HTTP/2 support eagerly. */
 export const EAGER_H2 = "const connectH2 = require('./client-h2.js')";
@@ -12,14 +12,12 @@ export const LAZY_H2 = "const connectH2 = (...args) => require('./client-h2.js')
 
 /** Rewrites EAGER_H2 to LAZY_H2 as esbuild loads undici's client.js; warns (and changes nothing) if the line is gone. */
 export function lazyHttp2() {
-  return {
+  return sourceEdit({
     name: 'lazy-http2',
-    setup(b) {
-      b.onLoad({ filter: /[\\/]undici[\\/]lib[\\/]dispatcher[\\/]client\.js$/ }, (args) => {
-        const text = readFileSync(args.path, 'utf8');
-        if (text.includes(EAGER_H2)) return { contents: text.replace(EAGER_H2, LAZY_H2), loader: 'js' };
-        return { contents: text, loader: 'js', warnings: [{ text: 'lazy-http2: undici/lib/dispatcher/client.js has changed; HTTP/2 support loads eagerly' }] };
-      });
-    },
-  };
+    filter: /[\\/]undici[\\/]lib[\\/]dispatcher[\\/]client\.js$/,
+    file: 'undici/lib/dispatcher/client.js',
+    eager: EAGER_H2,
+    lazy: LAZY_H2,
+    what: 'HTTP/2 support',
+  });
 }
