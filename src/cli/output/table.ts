@@ -11,7 +11,7 @@
 // is shown as a block of `label  value` lines instead (psql's `\x auto`), free text wrapped beside its label.
 import { PLAIN, type Style, displayWidth, padToWidth, sanitizeForTerminal, truncateToWidth } from './terminal.js';
 import { groupedNumber } from './format.js';
-import { wrapWords } from './wrap.js';
+import { wrapPieces, wrapWords } from './wrap.js';
 
 export interface Column {
   key: string;
@@ -56,12 +56,9 @@ const WRAP_MIN = 10;
 const WORD_MAX = 24;
 const DETAIL_INDENT = '  ';
 
-/** The widest piece wrapWords keeps whole (it breaks at spaces and after a `;`) of `text`. */
+/** The widest piece wrapWords keeps whole of `text` (its own split: a lone `/` binds its neighbours). */
 function longestWord(text: string): number {
-  return text
-    .split(' ')
-    .flatMap((word) => word.split(/(?<=;)(?=.)/))
-    .reduce((w, word) => Math.max(w, displayWidth(word)), 0);
+  return wrapPieces(text).reduce((w, { piece }) => Math.max(w, displayWidth(piece)), 0);
 }
 
 function scalarText(value: unknown): string {

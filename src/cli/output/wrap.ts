@@ -70,6 +70,15 @@ function bound(words: string[]): string[] {
 }
 
 /**
+ * The pieces wrapWords keeps whole, and whether a space stands before each (a piece after a `;` follows it
+ * directly): split at spaces and after a `;`, a lone `/` binding its neighbours. A table sizes a wrapped
+ * column by the widest of them.
+ */
+export function wrapPieces(text: string): { piece: string; spaced: boolean }[] {
+  return bound(text.split(' ')).flatMap((word) => word.split(/(?<=;)(?=.)/).map((piece, i) => ({ piece, spaced: i === 0 })));
+}
+
+/**
  * `text` (one line) as lines of at most `columns` columns for a table cell or a value beside a label: broken
  * at spaces and after a `;` (CSV's list separator: `Apache;Cloudflare`), a lone `/` binding its neighbours; a
  * word wider than a whole line is broken where the line ends, the one place a fixed column leaves (nothing is
@@ -79,9 +88,7 @@ export function wrapWords(text: string, columns: number): string[] {
   if (columns <= 0 || width(text) <= columns) return [text];
   const lines: string[] = [];
   let current = '';
-  // Each piece, and whether a space stands before it (a piece after a `;` follows it directly).
-  const pieces = bound(text.split(' ')).flatMap((word) => word.split(/(?<=;)(?=.)/).map((piece, i) => ({ piece, spaced: i === 0 })));
-  for (const { piece, spaced } of pieces) {
+  for (const { piece, spaced } of wrapPieces(text)) {
     const joined = current === '' ? piece : `${current}${spaced ? ' ' : ''}${piece}`;
     if (width(joined) <= columns) {
       current = joined;

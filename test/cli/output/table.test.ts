@@ -228,6 +228,21 @@ describe('renderTable at narrow widths (40, 60, 120 columns)', () => {
     }
   });
 
+  it('a wrapped column is as wide as the widest piece wrapping keeps whole, a lone `/` and its neighbours included', () => {
+    // `12,000 / 75,000` is one piece to wrapWords; sized by its words alone (6 columns) the column was made
+    // 10 to 14 wide and the figure was cut where its line ended (`12,000 / 75,0` / `00`), where lines under
+    // the row had room for it.
+    const rows = [{ host: 'shop.northwind-traders.example', note: 'quota 12,000 / 75,000 left' }];
+    const noteCols = [
+      { key: 'host', kind: 'key' as const },
+      { key: 'note', kind: 'text' as const },
+    ];
+    for (let width = 40; width <= 60; width++) {
+      const out = renderTable(rows, noteCols, { width });
+      expect(out, `at ${width} columns`).toContain('12,000 / 75,000');
+    }
+  });
+
   it('without a width nothing is cut and no kind matters', () => {
     const out = renderTable(hosts, cols);
     for (const value of [...whole, 'Apache HTTP Server;Cloudflare;HSTS']) expect(out).toContain(value);
