@@ -75,7 +75,11 @@ function through(target: string, stream: Writable, kind: 'stdout' | 'through', f
     },
     // Giving up still flushes: the reader gets the rows already written, and an end of file.
     abort: () => end().catch(() => {}),
-    failure: () => (failed ? writeError(target, failed) : null),
+    failure: () => {
+      // A stream is destroyed first and says why a tick later: its `errored` has the cause meanwhile (as in file.ts).
+      const cause = failed ?? (kind === 'through' ? stream.errored : null);
+      return cause ? writeError(target, cause) : null;
+    },
   };
 }
 

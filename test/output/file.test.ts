@@ -382,6 +382,19 @@ describe('output disk full and other write failures', () => {
     expect(await readFile(target, 'utf8')).toBe('old\n');
   });
 
+  it('a descriptor target asked at once, before its stream has said why: the cause is already known (no "report it")', async () => {
+    for (const asked of ['at once', 'after the event'] as const) {
+      const out = await openOutput(`/dev/fd/${openSync(join(dir, 'held.txt'), 'w')}`, sink());
+      // A write that fails destroys the stream first and emits 'error' a tick later; the run may ask between.
+      // (Node's destroy() closes the descriptor, whatever autoClose says.)
+      const reported = new Promise((ok) => out.stream.once('error', ok));
+      out.stream.destroy(fail('ENOSPC'));
+      if (asked === 'after the event') await reported;
+      expect(out.failure()?.message, asked).toMatch(/^no space left on device writing \/dev\/fd\/\d+/);
+      await reported;
+    }
+  });
+
   it('a failure with no FILE before says it was not written', async () => {
     const target = join(dir, 'out.csv');
     const out = await openOutput(target, sink());
