@@ -2,6 +2,7 @@
 // reset to rateLimit), with a few workers, without the rest of the pipeline: on virtual time shared with the
 // sandbox and the limiter (test/helpers/virtual-time.ts), or on the real clock where another's clock rules.
 import { DomainIntelClient } from '../../src/api/client.js';
+import { onAbort } from '../../src/api/sleep.js';
 import { RateLimitedError } from '../../src/api/errors.js';
 import type { RateLimiter } from '../../src/run/limit/limiter.js';
 import type { Sandbox } from '../../src/sandbox/index.js';
@@ -85,16 +86,19 @@ export function simTime(start: number) {
       if (signal?.aborted) return resolve();
       const timer = { at: now + Math.max(0, ms), seq: seq++, fire: resolve };
       timers.push(timer);
-      signal?.addEventListener(
-        'abort',
-        () => {
-          const i = timers.indexOf(timer);
-          if (i >= 0) timers.splice(i, 1);
-          resolve();
-          kick();
-        },
-        { once: true },
-      );
+      // One listener per signal however many sleep on it (as the product's sleep): Node warns past ten.
+      const forget = signal
+        ? onAbort(signal, () => {
+            const i = timers.indexOf(timer);
+            if (i >= 0) timers.splice(i, 1);
+            resolve();
+            kick();
+          })
+        : () => undefined;
+      timer.fire = () => {
+        forget();
+        resolve();
+      };
       kick();
     });
   const io = async <T>(work: () => Promise<T>): Promise<T> => {

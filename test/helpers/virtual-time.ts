@@ -5,6 +5,7 @@
 // times the sandbox logs are the times the code asked for, whatever the scheduler did meanwhile.
 
 import { Agent, type Dispatcher } from 'undici';
+import { onAbort } from '../../src/api/sleep.js';
 
 /** The real clock, in the same shape: for tests that must keep it (another machine's clock, a database's). */
 export interface Time {
@@ -36,11 +37,12 @@ export const realTime: Time = {
       if (signal?.aborted || ms <= 0) return resolve();
       const done = () => {
         clearTimeout(timer);
-        signal?.removeEventListener('abort', done);
+        forget();
         resolve();
       };
       const timer = setTimeout(done, ms);
-      signal?.addEventListener('abort', done, { once: true });
+      // One listener per signal however many sleep on it (as the product's sleep): Node warns past ten.
+      const forget = signal ? onAbort(signal, done) : () => undefined;
     }),
   busy: (work) => work(),
   signalAt: (at) => AbortSignal.timeout(Math.max(1, at - Date.now())),
@@ -111,7 +113,7 @@ export function virtualTime(start: number): Time & { sleepers(): number } {
       const sleeper: Sleeper = {
         at: now + ms,
         wake: () => {
-          signal?.removeEventListener('abort', cancel);
+          forget();
           resolve();
         },
       };
@@ -121,7 +123,7 @@ export function virtualTime(start: number): Time & { sleepers(): number } {
         resolve();
         tick();
       };
-      signal?.addEventListener('abort', cancel, { once: true });
+      const forget = signal ? onAbort(signal, cancel) : () => undefined;
       sleepers.push(sleeper);
       changes++;
       tick();

@@ -1,4 +1,5 @@
 // What the limiter's waiters (limiter.ts) wait on when only a local answer or release can free a slot.
+import { onAbort } from '../../api/sleep.js';
 
 /** Resolves each waiter at the next `notify`: a local `settle` or `release`. */
 export class Changes {
@@ -13,12 +14,11 @@ export class Changes {
     if (!signal) return this.#changed;
     const changed = this.#changed;
     return new Promise<void>((resolve) => {
-      const done = () => {
-        signal.removeEventListener('abort', done);
+      const forget = onAbort(signal, resolve);
+      void changed.then(() => {
+        forget();
         resolve();
-      };
-      signal.addEventListener('abort', done, { once: true });
-      void changed.then(done);
+      });
     });
   }
 
