@@ -7,12 +7,13 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 export const PACK_TEST = 'test/e2e/pack.test.ts';
 
 /**
- * Test files that run each in a fresh process: the store's (PostgreSQL helpers hold a pool per file, and one
- * test asserts the process prints no warning at all, which another file's garbage could break); and Ctrl-C
- * during a settings write (it counted a second SIGINT when it shared a worker). The xlsx tests were here too,
+ * Test files that run each in a fresh process: one asserts the process prints no warning at all, which another
+ * file's garbage could break (a throwaway PostgreSQL cluster); and Ctrl-C during a settings write (it counted a
+ * second SIGINT when it shared a worker). The other store files were here too, each paying a fresh process's
+ * imports (19 files); their PostgreSQL helpers share one pool across files now. The xlsx tests were here too,
  * for failures that were exceljs's streaming reader dropping ZIP entries at random (src/input/workbook-entries.ts).
  */
-const ISOLATED = ['test/store/**/*.test.ts', 'test/config/settings-signals.test.ts'];
+const ISOLATED = ['test/store/postgres-cluster.test.ts', 'test/config/settings-signals.test.ts'];
 
 /**
  * The files that take longest, longest first (as measured in full runs, after issue 28 shortened some): they

@@ -107,7 +107,8 @@ describe.skipIf(PG_URL === null)('PostgreSQL store: schema', () => {
       const waiting = store.getMany('domain', ['a.example'], Number.POSITIVE_INFINITY).catch((e: unknown) => e);
       const waits = () => sql("SELECT 1 FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'", [name]);
       for (let drop = 0; drop < 2; drop++) {
-        await vi.waitFor(async () => expect(await waits()).toHaveLength(1));
+        // waitFor's default patience is 1 s: on a loaded machine the retried statement took longer to queue.
+        await vi.waitFor(async () => expect(await waits()).toHaveLength(1), { timeout: 10_000, interval: 50 });
         await connections();
       }
       const err = await waiting;
