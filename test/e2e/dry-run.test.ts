@@ -47,11 +47,12 @@ describe('batch --dry-run', () => {
     const r = await runInProcess(['batch', file, '--dry-run', '--plan', 'pro'], { env });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toBe('');
-    // 21 requests at 60 a minute: no window to wait, about 50 ms each.
+    // 22 requests (the quota unknown: the first asks about one host, then 21 of up to 100) at 60 a minute: no
+    // window to wait, about 50 ms each.
     expect(r.stderr.split('\n')).toEqual([
       'rows: read 2,410 · valid 2,400 · invalid 10 · duplicates 300',
       'hosts: distinct 2,100 · from cache 0 · lookups needed 2,100',
-      'requests needed 21 · estimated time 1.1s',
+      'requests needed 22 · estimated time 1.1s',
       'quota: not seen lately (the run checks at its first answer) · plan pro: 2,000 a month',
       'warning: this run needs 2,100 lookups, more than the 2,000 a month plan pro allows',
       '',
@@ -65,8 +66,8 @@ describe('batch --dry-run', () => {
       distinct_hosts: 2100,
       cache_hits: 0,
       lookups_needed: 2100,
-      requests_needed: 21,
-      estimated_ms: 1050,
+      requests_needed: 22,
+      estimated_ms: 1100,
       quota_remaining: null,
       quota_seen_at: null,
       quota_trusted: false,
@@ -79,11 +80,40 @@ describe('batch --dry-run', () => {
     expect(sb.requests()).toHaveLength(0);
   });
 
+  it('says the requests the run then sends, as the service counts them: quota unknown, remembered and covering, stdin', async () => {
+    const hosts = sb.hostList().slice(0, 250);
+    const small = join(mkdtempSync(join(tmpdir(), 'di-dry-')), 'small.csv');
+    writeFileSync(small, `website\n${hosts.join('\n')}\n`);
+    const cases = [
+      // The quota unknown: the first request asks about one host, then 249 go in 3.
+      { name: 'quota unknown', args: [small], input: undefined, memo: false, requests: 4 },
+      // A quota seen a minute ago that covers the run: whole batches from the first.
+      { name: 'quota remembered', args: [small], input: undefined, memo: true, requests: 3 },
+      // stdin is not weighed ahead: whole batches, the quota checked by the service's 402.
+      { name: 'stdin', args: ['-'], input: `${hosts.join('\n')}\n`, memo: false, requests: 3 },
+    ];
+    for (const c of cases) {
+      const env = envOf();
+      if (c.memo) await plantMemo(env, 40_000, 60_000);
+      const dry = await runInProcess(['--json', 'batch', ...c.args, '--dry-run'], { env, input: c.input });
+      expect(dry.code, dry.stderr).toBe(0);
+      sb.resetCounters();
+      const run = await runInProcess(['batch', ...c.args, '-o', join(tmpdir(), `di-dry-${process.pid}-req.csv`), '--quiet'], { env, input: c.input });
+      expect(run.code, run.stderr).toBe(0);
+      const sent = sb.requests().filter((e) => e.operation !== null).length;
+      expect({ case: c.name, said: (JSON.parse(dry.stdout) as { requests_needed: number }).requests_needed, sent }).toEqual({
+        case: c.name,
+        said: c.requests,
+        sent: c.requests,
+      });
+    }
+  });
+
   it('the estimate waits a window for each further window of requests, in the text and the JSON alike', async () => {
     const env = envOf();
-    // 21 requests at 6 a minute: 3 more windows, then 6 requests of about 50 ms.
+    // 22 requests at 6 a minute: 3 more windows, then 6 requests of about 50 ms.
     const r = await runInProcess(['batch', file, '--dry-run', '--rpm', '6'], { env });
-    expect(r.stderr).toContain('requests needed 21 · estimated time 3m 00s\n');
+    expect(r.stderr).toContain('requests needed 22 · estimated time 3m 00s\n');
     expect((await json(env, '--rpm', '6')).plan.estimated_ms).toBe(180_300);
     const off = await runInProcess(['batch', file, '--dry-run', '--rpm', '0'], { env });
     expect(off.stderr).toContain('estimated time unknown (pacing off: --rpm 0)');
@@ -156,7 +186,7 @@ describe('batch --dry-run', () => {
     expect(await at(120)).toEqual([
       'rows: read 2,410 · valid 2,400 · invalid 10 · duplicates 300',
       'hosts: distinct 2,100 · from cache 0 · lookups needed 2,100',
-      'requests needed 21 · estimated time 1.1s',
+      'requests needed 22 · estimated time 1.1s',
       'quota: 1,500 left (seen 5 minutes ago) · plan pro: 2,000 a month',
       'warning: this run needs 2,100 lookups but only 1,500 are left (seen 5 minutes ago) ·',
       '  if its first answer says so too, the run asks on a terminal and is refused elsewhere, unless --allow-partial (it then',
@@ -167,7 +197,7 @@ describe('batch --dry-run', () => {
     expect(await at(60)).toEqual([
       'rows: read 2,410 · valid 2,400 · invalid 10 · duplicates 300',
       'hosts: distinct 2,100 · from cache 0 · lookups needed 2,100',
-      'requests needed 21 · estimated time 1.1s',
+      'requests needed 22 · estimated time 1.1s',
       'quota: 1,500 left (seen 5 minutes ago) ·',
       '  plan pro: 2,000 a month',
       'warning: this run needs 2,100 lookups but only 1,500 are',

@@ -81,7 +81,8 @@ export async function runList(ctx: Context<EnrichCommand>, spec: ListSpec): Prom
   if (o.dryRun) {
     const { stats, shape } = await runJob(input(), null, { ...base, dryRun: true });
     noteInput(ctx, spec, shape);
-    await printPlan(ctx, stats, limiter.limit, limiter.windowMs);
+    const file = 'file' in spec.source && spec.source.file !== '-';
+    await printPlan(ctx, stats, limiter.limit, limiter.windowMs, { batchSize: KINDS[spec.kind].batchSize, file });
     return EXIT.OK;
   }
   // --progress-interval alone asks for progress too. A spinner needs stderr to be a terminal that stdout's
