@@ -85,8 +85,10 @@ export async function openXlsxInput(source: NodeJS.ReadableStream | Readable, op
     try {
       hostColumn = own !== -1 ? -1 : cut !== -1 && headers.length === 1 && headers[0] === 'input' ? 0 : findHostColumn(headers, opts.column, file);
     } catch (err) {
+      // The first sheet, taken because none was named, is often a summary: the sheets after it are named.
+      const others = opts.sheet === undefined && err instanceof UsageError ? await otherSheets(rows, sheets, opts.column, file).catch(() => null) : null;
       await close();
-      throw err;
+      throw others === null ? err : new UsageError(`${(err as UsageError).message}; ${others}`);
     }
   }
   async function* records(): AsyncGenerator<InputRecord> {
@@ -133,6 +135,40 @@ async function pickSheet(sheets: AsyncIterator<Sheet>, wanted: string | undefine
   if (wanted === undefined)
     throw new InputError(`${file}: a ZIP file with no worksheet in it, so not an .xlsx workbook (save it as .xlsx or CSV)`, file, null, 'bad_xlsx');
   throw new UsageError(`${file}: no sheet named ${showValue(wanted)}; sheets are: ${seen.map((s) => showValue(s)).join(', ') || '(none)'}`);
+}
+
+/**
+ * What the sheets after the first say to a user whose first sheet has no host column: those with one, and the
+ * --sheet that reads it; else their names. Null when there is no other sheet. Reads the rest of the workbook
+ * (a usage error's path only: the run has not begun).
+ */
+async function otherSheets(rows: AsyncGenerator<Row>, sheets: AsyncIterator<Sheet>, column: string | undefined, file: string): Promise<string | null> {
+  for await (const _ of rows) {
+    // read through: the next sheet comes only after this one
+  }
+  const names: string[] = [];
+  const holding: { name: string; column: string }[] = [];
+  for (let next = await sheets.next(); !next.done; next = await sheets.next()) {
+    const name = next.value.name ?? `Sheet${next.value.id ?? names.length + 2}`;
+    names.push(name);
+    const its = readRows(next.value, file);
+    const header = await nextRow(its);
+    try {
+      if (header !== null) holding.push({ name, column: header.cells[findHostColumn(header.cells, column, file)] ?? '' });
+    } catch {
+      // no host column there either
+    }
+    for await (const _ of its) {
+      // read through
+    }
+  }
+  const [one] = holding;
+  if (one !== undefined && holding.length === 1) {
+    const arg = /^[\w.-]+$/.test(one.name) ? one.name : showValue(one.name);
+    return `the sheet ${showValue(one.name)} has one (${showValue(one.column)}): --sheet ${arg}`;
+  }
+  if (holding.length > 1) return `the sheets ${holding.map((h) => `${showValue(h.name)} (${showValue(h.column)})`).join(', ')} have one: --sheet NAME`;
+  return names.length === 0 ? null : `the workbook's other sheets: ${names.map((n) => showValue(n)).join(', ')} (--sheet NAME)`;
 }
 
 /** The sheet's rows holding anything, as cells and values; failures in exceljs become InputErrors at the row after the last read. */

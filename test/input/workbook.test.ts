@@ -46,6 +46,50 @@ describe('openXlsxInput', () => {
     expect((await all(opened.records)).map((r) => r.typed)).toEqual([['x', 'y.example']]);
   });
 
+  it('a first sheet with no host column names the sheets after it that have one, and the --sheet that reads them', async () => {
+    const book = async (sheets: [string, unknown[][]][]) => {
+      const wb = new ExcelJS.Workbook();
+      for (const [name, rows] of sheets) wb.addWorksheet(name).addRows(rows);
+      return Buffer.from(await wb.xlsx.writeBuffer());
+    };
+    const summary: [string, unknown[][]] = [
+      'Summary',
+      [
+        ['Total', 'Count'],
+        ['all', 3],
+      ],
+    ];
+    const open = async (bytes: Buffer) =>
+      openXlsxInput(Readable.from([bytes]), { fileName: 'crm.xlsx' }).then(
+        () => 'opened',
+        (e: Error) => e.message,
+      );
+    const none =
+      'crm.xlsx: no host column found (looked for domain, host, hostname, website, url, site, email); choose one with --column NAME or --column NUMBER (1-based); headers are: "Total", "Count"';
+    expect(
+      await open(
+        await book([
+          summary,
+          [
+            'Leads',
+            [
+              ['Name', 'Website'],
+              ['Acme', 'acme.com'],
+            ],
+          ],
+        ]),
+      ),
+    ).toBe(`${none}; the sheet "Leads" has one ("Website"): --sheet Leads`);
+    expect(await open(await book([summary, ['Q3 leads', [['Website'], ['acme.com']]], ['Notes', [['Text'], ['x']]]]))).toBe(
+      `${none}; the sheet "Q3 leads" has one ("Website"): --sheet "Q3 leads"`,
+    );
+    expect(await open(await book([summary, ['A', [['Domain'], ['a.com']]], ['B', [['URL'], ['b.com']]]]))).toBe(
+      `${none}; the sheets "A" ("Domain"), "B" ("URL") have one: --sheet NAME`,
+    );
+    expect(await open(await book([summary, ['Notes', [['Text'], ['x']]]]))).toBe(`${none}; the workbook's other sheets: "Notes" (--sheet NAME)`);
+    expect(await open(await book([summary]))).toBe(none);
+  });
+
   it('a sheet with no rows is no header and no records', async () => {
     const opened = await openXlsxInput(Readable.from([await workbook([])]), { fileName: 'in.xlsx' });
     expect(opened.shape.headers).toBeNull();
