@@ -140,7 +140,9 @@ describe('a file busy at open', () => {
     const holder = new Sqlite(path.join(dir, 'cache.sqlite'));
     holder.exec('BEGIN IMMEDIATE');
     setTimeout(() => holder.exec('COMMIT'), 50);
-    const cache = await openCache({ dir });
+    // SQLite's wait shortened from 5 s: the opener is still refused "busy" at first (the holder's timer cannot
+    // run while SQLite waits), and succeeds on a later try.
+    const cache = await openCache({ dir, busyTimeoutMs: 200 });
     await cache.putMany([{ endpoint: 'domain', host: 'a.example', status: 'missing', body: null }]);
     expect((await get(cache, 'domain', 'a.example', DAY))?.status).toBe('missing');
     await cache.close();

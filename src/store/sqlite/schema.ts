@@ -14,6 +14,8 @@ import { openSqliteFile } from './driver.js';
 export interface CacheLocation {
   dir: string;
   file?: string;
+  /** How long a statement waits for another connection's write lock (default 5 s; a test of the wait gives less). */
+  busyTimeoutMs?: number;
 }
 
 const CACHE_FILE = 'cache.sqlite';
@@ -33,7 +35,7 @@ export const cacheFiles = (file: string): string[] => [file, `${file}-wal`, `${f
 
 /** Opens the cache file (creating it 0600 in a 0700 directory) with its schema in place. */
 export function openDatabase(where: CacheLocation): Promise<{ db: Database.Database; file: string }> {
-  return openSqlite(where.dir, cacheFile(where), prepareSchema, 'cache file');
+  return openSqlite(where.dir, cacheFile(where), prepareSchema, 'cache file', where.busyTimeoutMs);
 }
 
 /**
@@ -46,6 +48,7 @@ export async function openSqlite(
   file: string,
   prepare: (db: Database.Database, file: string) => void,
   what: string,
+  busyTimeoutMs = BUSY_TIMEOUT_MS,
 ): Promise<{ db: Database.Database; file: string }> {
   try {
     makeDirs(dir, 0o700);
@@ -62,7 +65,7 @@ export async function openSqlite(
   const until = Date.now() + OPEN_PATIENCE_MS;
   for (let attempt = 1; ; attempt++) {
     try {
-      return await openOnce(file, prepare, what);
+      return await openOnce(file, prepare, what, busyTimeoutMs);
     } catch (err) {
       const busy = /^SQLITE_(BUSY|LOCKED)/.test(sqliteCode((err as { cause?: unknown }).cause));
       // At least once more: a first try that waited out SQLite's own timeout has used the patience already.
@@ -97,15 +100,22 @@ function dirNotWritable(dir: string, verb: string): string | null {
 
 /** How long a busy file is tried again at open (a file held busy past its own 5-s timeout is not retried). */
 const OPEN_PATIENCE_MS = 5000;
+/** SQLite's own wait for another connection's write lock. */
+const BUSY_TIMEOUT_MS = 5000;
 
-async function openOnce(file: string, prepare: (db: Database.Database, file: string) => void, what: string): Promise<{ db: Database.Database; file: string }> {
+async function openOnce(
+  file: string,
+  prepare: (db: Database.Database, file: string) => void,
+  what: string,
+  busyTimeoutMs: number,
+): Promise<{ db: Database.Database; file: string }> {
   let db: Database.Database | undefined;
   try {
     return checkedForDamage(file, () => {
       // Native module, needed only by commands that touch the cache: loaded on first use (driver.ts).
       db = openSqliteFile(file);
       // A second process (a parallel run) waits for the write lock instead of failing at once.
-      db.pragma('busy_timeout = 5000');
+      db.pragma(`busy_timeout = ${Math.max(0, Math.round(busyTimeoutMs))}`);
       // WAL + synchronous=NORMAL: a commit is in the -wal file (so in the OS) before it returns, so it survives
       // the process being killed; only an OS crash or power cut can lose the last commits, never corrupting the
       // file. FULL would fsync every batch for little more.
