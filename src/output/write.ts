@@ -28,6 +28,7 @@ import { chooseColumns, fetchedAtText, fieldValues, renderList } from '../domain
 import type { FieldValue, FlatValue } from '../domain/flatten.js';
 import { changesObject } from '../domain/row-change.js';
 import { csvLine, csvRowLine, neutraliseCell } from './csv-row.js';
+import { Sink } from './sink.js';
 // write.ts is the output end's one entry point; the pieces live in their own files.
 export { columnsFor, flatten } from '../domain/flatten.js';
 export { openOutput } from './file.js';
@@ -211,81 +212,5 @@ class InputKeys {
     for (let n = 2; this.taken.has(key); n++) key = `${base}_${n}`;
     this.taken.add(key);
     this.keys.push(key);
-  }
-}
-
-/** What send() returns when `out` can take more at once: one settled promise shared by every row. */
-const SENT = Promise.resolve();
-
-// Wraps `out`: gathers rendered rows and writes them in bulk (one write per stream buffer-full of rows, not
-// one per row), and makes a write failure reject the pending and every later send instead of going unheard. What is
-// gathered goes out once it reaches the stream's own high-water mark, so no more is held than the stream
-// would buffer anyway, or as soon as the run waits for anything (setImmediate runs only once the current
-// burst of rows is done), so a slow trickle of rows in a pipe still shows promptly.
-class Sink {
-  private failure: Error | null = null;
-  private pending: string[] = [];
-  private pendingSize = 0;
-  private timer: NodeJS.Immediate | null = null;
-
-  constructor(private readonly out: Writable) {
-    out.on('error', (err: Error) => (this.failure ??= err));
-  }
-
-  /** Queues one piece of text; resolves when `out` can take more (back-pressure). */
-  send(text: string): Promise<void> {
-    if (this.failure) return Promise.reject(this.failure);
-    if (this.out.destroyed) return Promise.reject(this.closed());
-    this.pending.push(text);
-    this.pendingSize += text.length;
-    if (this.pendingSize >= this.out.writableHighWaterMark) return this.flush();
-    this.timer ??= setImmediate(() => {
-      this.timer = null;
-      // A failure here is recorded by the 'error' listener and reported by the next send or flush().
-      this.flush().catch(() => undefined);
-    });
-    return this.out.writableNeedDrain ? this.drained() : SENT;
-  }
-
-  /** Writes everything queued; resolves once `out` has taken it. */
-  flush(): Promise<void> {
-    if (this.timer) clearImmediate(this.timer);
-    this.timer = null;
-    if (this.failure) return Promise.reject(this.failure);
-    if (this.pending.length > 0) {
-      const text = this.pending.join('');
-      this.pending = [];
-      this.pendingSize = 0;
-      if (this.out.destroyed) return Promise.reject(this.closed());
-      if (!this.out.write(text)) return this.drained();
-    }
-    return this.out.writableNeedDrain ? this.drained() : Promise.resolve();
-  }
-
-  // Why `out` is closed: its error (ENOSPC, EPIPE...) even before the 'error' event that tells it has come (a
-  // stream is destroyed first, and says why a tick later: a generic error here was an exit 1 for a full disk).
-  private closed(): Error {
-    return this.failure ?? this.out.errored ?? new Error('output stream is closed');
-  }
-
-  // A stream destroyed already (the reader of a pipe gone: EPIPE) emits neither 'drain' nor 'close' again: waiting
-  // for them would leave the run's promise unsettled for good.
-  private drained(): Promise<void> {
-    if (this.out.destroyed) return Promise.reject(this.closed());
-    return new Promise((resolve, reject) => {
-      const settle = (err?: Error): void => {
-        this.out.off('drain', onDrain);
-        this.out.off('error', onError);
-        this.out.off('close', onClose);
-        if (err) reject(err);
-        else resolve();
-      };
-      const onDrain = (): void => settle();
-      const onError = (err: Error): void => settle(err);
-      const onClose = (): void => settle(this.closed());
-      this.out.on('drain', onDrain);
-      this.out.on('error', onError);
-      this.out.on('close', onClose);
-    });
   }
 }
