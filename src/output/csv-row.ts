@@ -56,6 +56,8 @@ interface LineOptions {
   eol: string;
   /** The input header's width: cells beyond it go after our columns. */
   width: number;
+  /** The delimiter the input was read with (a row's `text` holds it); absent: not a delimited input. */
+  inputDelimiter?: string;
   raw?: boolean;
   neutraliseInput?: boolean;
 }
@@ -73,7 +75,9 @@ export function csvRowLine(o: LineOptions): (row: EnrichedRow) => string {
   return (row) => {
     const cells = row.cells;
     let s = '';
-    for (let i = 0; i < width; i++) s += (i === 0 ? '' : delimiter) + input(cells[i] ?? '');
+    // A line read whole, whose cells this writes back as its very characters (input/table-rows.ts): the line itself.
+    if (exact && row.text !== undefined && cells.length === width && delimiter === o.inputDelimiter) s = row.text;
+    else for (let i = 0; i < width; i++) s += (i === 0 ? '' : delimiter) + input(cells[i] ?? '');
     s += (width === 0 ? '' : delimiter) + ours(row);
     for (let i = width; i < cells.length; i++) s += delimiter + input(cells[i] as string);
     return s + eol;

@@ -3,7 +3,7 @@
 import type { Writable } from 'node:stream';
 
 /** What send() returns when `out` can take more at once: one settled promise shared by every row. */
-const SENT = Promise.resolve();
+export const SENT: Promise<void> = Promise.resolve();
 
 // Rows are written as UTF-8 straight into a buffer of the stream's own size (its high-water mark), handed
 // over whole once the next row may not fit: no string of the gathered rows (a join) and no second copy of it

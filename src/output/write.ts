@@ -28,7 +28,7 @@ import { chooseColumns, fetchedAtText, fieldValues, renderList } from '../domain
 import type { FieldValue, FlatValue } from '../domain/flatten.js';
 import { changesObject } from '../domain/row-change.js';
 import { csvLine, csvRowLine, neutraliseCell } from './csv-row.js';
-import { Sink } from './sink.js';
+import { SENT, Sink } from './sink.js';
 // write.ts is the output end's one entry point; the pieces live in their own files.
 export { columnsFor, flatten } from '../domain/flatten.js';
 export { openOutput } from './file.js';
@@ -60,6 +60,11 @@ export interface RowWriterOptions {
 export interface RowWriter {
   /** Writes one row; resolves when `out` can take more (back-pressure). */
   write(row: EnrichedRow): Promise<void>;
+  /**
+   * Writes rows in order, as write() each would; resolves when `out` can take more. Waits only where the output
+   * pushes back: no await per row (a warm re-run writes 1,000,000 rows in batches of those ready).
+   */
+  writeBatch?(rows: readonly EnrichedRow[]): Promise<void>;
   /** Writes what closes the document (header of an empty CSV, `]` of JSON); does not end `out`. */
   end(): Promise<void>;
 }
@@ -74,6 +79,13 @@ export function createRowWriter(out: Writable, opts: RowWriterOptions): RowWrite
     write(row) {
       if (ended) return Promise.reject(new Error('row writer already ended'));
       return write.row(row);
+    },
+    async writeBatch(rows) {
+      for (const row of rows) {
+        if (ended) throw new Error('row writer already ended');
+        const sent = write.row(row);
+        if (sent !== SENT) await sent;
+      }
     },
     async end() {
       if (ended) return;
@@ -120,7 +132,7 @@ function csvWriter(out: Writable, opts: RowWriterOptions, fields: { names: strin
     for (let i = width; i < row.cells.length; i++) record.push(theirs(row.cells[i] as string));
     return render(record);
   };
-  const line = clean === undefined ? csvRowLine({ ...opts, names: fields.names, delimiter, eol, width }) : general;
+  const line = clean === undefined ? csvRowLine({ ...opts, names: fields.names, delimiter, eol, width, inputDelimiter: shape.delimiter }) : general;
   const format: FormatWriter['row'] = (row) => {
     if (!started) return header().then(() => format(row));
     return sink.send(line(row));
@@ -177,9 +189,7 @@ function jsonWriter(out: Writable, opts: RowWriterOptions, fields: { names: stri
     };
   }
   return {
-    async row(row) {
-      await sink.send(`${count++ === 0 ? '[\n' : ',\n'}${JSON.stringify(objectFor(row))}`);
-    },
+    row: (row) => sink.send(`${count++ === 0 ? '[\n' : ',\n'}${JSON.stringify(objectFor(row))}`),
     async end() {
       await sink.send(count === 0 ? '[]\n' : '\n]\n');
       await sink.flush();
