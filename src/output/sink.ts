@@ -30,24 +30,30 @@ export class Sink {
   send(text: string): Promise<void> {
     if (this.failure) return Promise.reject(this.failure);
     if (this.out.destroyed) return Promise.reject(this.closed());
-    // At most 3 bytes of UTF-8 per UTF-16 unit: a piece that may not fit goes after what is gathered, and one
-    // larger than a whole buffer goes as it is.
-    if (this.used + text.length * 3 > this.size) {
-      if (this.used > 0) this.hand();
-      if (text.length * 3 > this.size) {
-        if (this.out.destroyed) return Promise.reject(this.closed());
-        this.out.write(text);
-        return this.afterWrite();
-      }
-    }
-    this.buf ??= Buffer.allocUnsafeSlow(this.size);
-    this.used += this.buf.write(text, this.used);
+    this.put(text);
     this.timer ??= setImmediate(() => {
       this.timer = null;
       // A failure here is recorded by the 'error' listener and reported by the next send or flush().
       this.flush().catch(() => undefined);
     });
     return this.afterWrite();
+  }
+
+  /**
+   * Queues the first pieces of a row, whose last piece goes through send (which reports failures and pushes
+   * back). At most 3 bytes of UTF-8 per UTF-16 unit: a piece that may not fit goes after what is gathered, and
+   * one larger than a whole buffer goes as it is.
+   */
+  put(text: string): void {
+    if (this.used + text.length * 3 > this.size) {
+      if (this.used > 0) this.hand();
+      if (text.length * 3 > this.size) {
+        if (!this.out.destroyed) this.out.write(text);
+        return;
+      }
+    }
+    this.buf ??= Buffer.allocUnsafeSlow(this.size);
+    this.used += this.buf.write(text, this.used);
   }
 
   /** Writes everything queued; resolves once `out` has taken it. */

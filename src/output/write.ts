@@ -27,7 +27,7 @@ import type { EnrichedRow, InputShape, RunKind } from '../domain/types.js';
 import { chooseColumns, fetchedAtText, fieldValues, renderList } from '../domain/flatten.js';
 import type { FieldValue, FlatValue } from '../domain/flatten.js';
 import { changesObject } from '../domain/row-change.js';
-import { csvLine, csvRowLine, neutraliseCell } from './csv-row.js';
+import { csvLine, csvRowParts, neutraliseCell } from './csv-row.js';
 import { SENT, Sink } from './sink.js';
 // write.ts is the output end's one entry point; the pieces live in their own files.
 export { columnsFor, flatten } from '../domain/flatten.js';
@@ -132,10 +132,15 @@ function csvWriter(out: Writable, opts: RowWriterOptions, fields: { names: strin
     for (let i = width; i < row.cells.length; i++) record.push(theirs(row.cells[i] as string));
     return render(record);
   };
-  const line = clean === undefined ? csvRowLine({ ...opts, names: fields.names, delimiter, eol, width, inputDelimiter: shape.delimiter }) : general;
+  const parts = clean === undefined ? csvRowParts({ ...opts, names: fields.names, delimiter, eol, width, inputDelimiter: shape.delimiter }) : null;
   const format: FormatWriter['row'] = (row) => {
     if (!started) return header().then(() => format(row));
-    return sink.send(line(row));
+    if (parts === null) return sink.send(general(row));
+    const tail = parts.tail(row);
+    if (tail === null) return sink.send(parts.line(row));
+    // The input's line and the rest apart: the line is never copied into a string of the whole row.
+    sink.put(row.text as string);
+    return sink.send(tail);
   };
   return {
     row: format,
