@@ -66,6 +66,11 @@ export interface EnrichedRow<K extends RunKind = RunKind> {
   cells: string[];
   /** The input's cells as a spreadsheet held them (InputRecord.typed); absent for text input. */
   typed?: SheetValue[];
+  /**
+   * The input's line (without its line end) when CSV output, quoting only what it must, writes `cells` back as
+   * these very characters (domain/line-text.ts); absent when that is not so or not known.
+   */
+  text?: string;
   value: string;
   status: RowStatus;
   /** The normalised host, or null when the value could not be normalised. */

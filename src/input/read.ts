@@ -28,6 +28,7 @@
 import type { Readable } from 'node:stream';
 import { UsageError } from '../api/errors.js';
 import type { InputRecord, InputShape } from '../domain/types.js';
+import { LineRecord } from '../domain/line-text.js';
 import { cutOurs, type OwnColumnsOptions } from './own-columns.js';
 import { type ByteFacts, utf8Chunks } from './decode.js';
 import type { Delimiter, Encoding } from '../domain/input-forms.js';
@@ -193,7 +194,10 @@ async function openTable(reader: LineReader, first: FirstLine, delimiter: Delimi
       // Cells past the header (a ragged row's) were written after our columns: they stay, ours go. A row too
       // short for the host cell is marked (quote-span.ts: over several lines, a quote left open took in rows).
       const own = ours.own === -1 ? undefined : (r.cells[ours.own] ?? '');
-      if (ours.cut !== -1) r.cells.splice(ours.cut, ours.earlier.length);
+      if (ours.cut !== -1) {
+        r.cells.splice(ours.cut, ours.earlier.length);
+        LineRecord.forget(r);
+      }
       r.value = own ?? r.cells[hostColumn] ?? '';
       if (r.cells.length <= hostColumn) r.short = true;
       if (r.cells.length !== headers.length && ragged.rows++ < RAGGED_LINES) ragged.lines.push(r.line);

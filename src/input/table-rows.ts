@@ -8,6 +8,7 @@
 // Property-tested equal to the csv-parse path alone (test/input/table-rows.test.ts).
 import { Readable } from 'node:stream';
 import { CsvError, parse } from 'csv-parse';
+import { LineRecord } from '../domain/line-text.js';
 import type { InputRecord } from '../domain/types.js';
 import { inputError, MAX_LINE_BYTES } from './decode.js';
 import { RowStarts, tooLong } from './lines.js';
@@ -49,13 +50,14 @@ export function tableRows(source: AsyncIterator<Buffer>, firstLine: number, deli
         line++;
         continue;
       }
-      const cells = text.indexOf('"') === -1 ? text.split(delimiter) : quotedCells(text, delimiter);
+      const plainText = text.indexOf('"') === -1;
+      const cells = plainText ? text.split(delimiter) : quotedCells(text, delimiter);
       if (cells === null) return i;
       // The first row taken is the header, from the first byte: a line of its own, the first LF its end.
       if (eol === null) eol = data[data.indexOf(LF) - 1] === CR ? '\r\n' : '\n';
       const at = line++;
       if (cells.length === 1 && cells[0]!.trim() === '') continue;
-      batch.push({ line: at, cells, value: '' });
+      batch.push(new LineRecord(at, cells, (plainText || minimallyQuoted) && !hasLineBreak(text) ? text : undefined));
     }
     return -1;
   };
@@ -112,6 +114,19 @@ export function tableRows(source: AsyncIterator<Buffer>, firstLine: number, deli
   };
 }
 
+/** A CR or LF within a line (a CR-only file's LF, a lone CR in an LF file): CSV output quotes such a cell. */
+function hasLineBreak(text: string): boolean {
+  return text.indexOf('\r') !== -1 || text.indexOf('\n') !== -1;
+}
+
+/**
+ * Whether the line quotedCells read last is what CSV output writes for its cells (output/csv-row.ts): a cell is
+ * quoted there when it holds the delimiter, a quote or a line break, and only then. A quoted cell holding neither
+ * (`"abc"`) is written back without its quotes, so such a line cannot stand for its cells. (Line breaks are
+ * checked on the line; an unquoted cell quotedCells takes holds no quote and no delimiter.)
+ */
+let minimallyQuoted = false;
+
 /**
  * The cells of a line holding a quote, when every quote in it belongs to a quoted cell that closes within the
  * line, right before a delimiter or the line's end (`""` inside for a quote); else null, for csv-parse to read.
@@ -119,22 +134,26 @@ export function tableRows(source: AsyncIterator<Buffer>, firstLine: number, deli
 function quotedCells(text: string, delimiter: string): string[] | null {
   const cells: string[] = [];
   let at = 0;
+  minimallyQuoted = true;
   for (;;) {
     if (text.charCodeAt(at) === QUOTE) {
       let cell = '';
       let from = at + 1;
+      let doubled = false;
       for (;;) {
         const q = text.indexOf('"', from);
         if (q === -1) return null;
         if (text.charCodeAt(q + 1) === QUOTE) {
           cell += text.slice(from, q + 1);
           from = q + 2;
+          doubled = true;
           continue;
         }
         cell += text.slice(from, q);
         at = q + 1;
         break;
       }
+      if (!doubled && cell.indexOf(delimiter) === -1) minimallyQuoted = false;
       cells.push(cell);
       if (at === text.length) return cells;
       if (!text.startsWith(delimiter, at)) return null;

@@ -56,12 +56,29 @@ interface LineOptions {
   eol: string;
   /** The input header's width: cells beyond it go after our columns. */
   width: number;
+  /** The delimiter the input was read with (a row's `text` holds it); absent: not a delimited input. */
+  inputDelimiter?: string;
   raw?: boolean;
   neutraliseInput?: boolean;
 }
 
-/** A row's whole CSV line: the input's cells (quoted as needed), our columns' template, the extra cells, the row end. */
-export function csvRowLine(o: LineOptions): (row: EnrichedRow) => string {
+/**
+ * A row's whole CSV line (`line`: the input's cells quoted as needed, our columns' template, the extra cells, the
+ * row end), and for a row whose input line stands for its cells, what follows that line (`tail`).
+ */
+export interface RowParts {
+  line(row: EnrichedRow): string;
+  /** What the row's line is after its `text` (input/table-rows.ts) when the text stands for its cells; else null. */
+  tail(row: EnrichedRow): string | null;
+}
+
+/**
+ * The line in two parts: a row read whole from a line that re-quoting its cells gives back is written as that
+ * line (a sliced string, no copy) and its tail, so the writer takes the two apart and no string of the whole
+ * line is built (issue 27: the row's text, then a flat copy of it for the byte buffer, was a fifth of what a
+ * re-run allocated).
+ */
+export function csvRowParts(o: LineOptions): RowParts {
   const { delimiter, eol, width } = o;
   const special = specialFor(delimiter);
   const exact = o.raw === true || o.neutraliseInput !== true;
@@ -70,13 +87,22 @@ export function csvRowLine(o: LineOptions): (row: EnrichedRow) => string {
     return special.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
   };
   const ours = oursRenderer({ kind: o.kind, names: o.names, delimiter, neutralise: o.raw !== true });
-  return (row) => {
-    const cells = row.cells;
-    let s = '';
-    for (let i = 0; i < width; i++) s += (i === 0 ? '' : delimiter) + input(cells[i] ?? '');
-    s += (width === 0 ? '' : delimiter) + ours(row);
-    for (let i = width; i < cells.length; i++) s += delimiter + input(cells[i] as string);
-    return s + eol;
+  // A line read whole, whose cells this writes back as its very characters (input/table-rows.ts): the line itself.
+  const sameDelimiter = delimiter === o.inputDelimiter;
+  const tail = (row: EnrichedRow): string | null =>
+    exact && sameDelimiter && row.text !== undefined && row.cells.length === width ? `${delimiter}${ours(row)}${eol}` : null;
+  return {
+    tail,
+    line: (row) => {
+      const after = tail(row);
+      if (after !== null) return (row.text as string) + after;
+      const cells = row.cells;
+      let s = '';
+      for (let i = 0; i < width; i++) s += (i === 0 ? '' : delimiter) + input(cells[i] ?? '');
+      s += (width === 0 ? '' : delimiter) + ours(row);
+      for (let i = width; i < cells.length; i++) s += delimiter + input(cells[i] as string);
+      return s + eol;
+    },
   };
 }
 

@@ -34,9 +34,18 @@ function ended(stream: Writable): Promise<void> {
   });
 }
 
+/**
+ * Streams that failed or closed: they emit neither 'drain' nor 'close' again. stdout whose reader went away
+ * (`batch big.csv | head -3`) is neither `destroyed` nor `errored` after its 'error' (EPIPE) and 'close', and
+ * still needs a drain when the failed write was queued behind another: waiting for one left the run's promise
+ * unsettled, and Node exited 13 with nothing said (how the row writer's byte buffer, faster at filling the pipe
+ * before the EPIPE came back, made `| head -3` exit 13 in 4 to 7 of 10 runs).
+ */
+const gone = new WeakSet<Writable>();
+
 /** Waits until `stream` has taken what it buffered, without ending it. */
 function drained(stream: Writable): Promise<void> {
-  if (!stream.writableNeedDrain || stream.destroyed) return Promise.resolve();
+  if (!stream.writableNeedDrain || stream.destroyed || gone.has(stream)) return Promise.resolve();
   return new Promise((ok) => {
     const done = (): void => {
       stream.off('drain', done).off('close', done).off('error', done);
@@ -49,6 +58,8 @@ function drained(stream: Writable): Promise<void> {
 /** Shared by every straight-through target: records the first failure, and ends (or only drains) once. */
 function through(target: string, stream: Writable, kind: 'stdout' | 'through', finish: () => Promise<void>): OutputTarget {
   let failed: unknown = null;
+  const over = (): void => void gone.add(stream);
+  stream.once('close', over).on('error', over);
   // stdout's failures are the process's (a closed pipe stops the run quietly, cli/stops.ts): not ours to report.
   if (kind === 'through') stream.on('error', (err) => (failed ??= err));
   let done: Promise<void> | null = null;

@@ -91,7 +91,10 @@ export async function runJob<K extends RunKind>(input: JobInput, output: JobOutp
   const writer =
     format === 'xlsx' ? (await import('../output/workbook.js')).createXlsxWriter(stream, writerOptions) : createRowWriter(stream, { ...writerOptions, format });
   try {
-    for await (const batch of run.batches()) for (const row of batch) await writer.write(row);
+    for await (const batch of run.batches()) {
+      if (writer.writeBatch !== undefined) await writer.writeBatch(batch);
+      else for (const row of batch) await writer.write(row);
+    }
   } catch (err) {
     if (closesDocument(err)) await writer.end();
     throw err;

@@ -2,6 +2,7 @@
 // leave in input order, as many at a time as are ready. It is also where the reader and the consumer meet:
 // `changed()` resolves at the next change, so the reader can pause while `full` (back-pressure) and the
 // consumer sleep while nothing is ready, with one promise per change, not one per row.
+import { LineRecord } from '../domain/line-text.js';
 import { neverTried, type RunStats } from './stats.js';
 import type { EnrichedRow, InputRecord, ResultByKind, RowStatus, RunKind } from '../domain/types.js';
 
@@ -79,6 +80,7 @@ export class OrderedBuffer<K extends RunKind> {
         line: record.line,
         cells: record.cells,
         typed: record.typed,
+        text: LineRecord.textOf(record),
         value: record.value,
         status: row.status,
         host: row.host,

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { HOST_HEADERS, openInput } from '../../src/input/read.js';
 import { createRowWriter } from '../../src/output/write.js';
 import type { InputRecord } from '../../src/domain/types.js';
+import { LineRecord } from '../../src/domain/line-text.js';
 import { row, rowEnds, sink, source } from '../run/helpers.js';
 
 const special = fc.constantFrom(',', '"', '""', '\n', '\r', '\r\n', '\t', ' ', '#', '=', '-', '@', 'é', '😀', '\u00a0', '\ufeff', 'x.com', '\u2028');
@@ -83,6 +84,39 @@ describe('CSV round trip', () => {
       }),
       { numRuns: 400 },
     );
+  });
+
+  it('writes a row read from a line (its line kept, domain/line-text.ts) exactly as the same row without it', async () => {
+    // Cells quoted where they must be, and some where they need not be (`"abc"`, `""`): only the first kind's
+    // lines may stand for their cells.
+    const quotedCell = fc.record({ text: cell, quote: fc.boolean() });
+    let kept = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.array(quotedCell, { minLength: 3, maxLength: 3 }), { minLength: 1, maxLength: 8 }), fc.boolean(), async (rows, tsv) => {
+        const delimiter = tsv ? '\t' : ',';
+        const must = tsv ? /["\t\r\n]/ : /[",\r\n]/;
+        const line = (r: { text: string; quote: boolean }[]) =>
+          r.map((c) => (c.quote || must.test(c.text) ? `"${c.text.replaceAll('"', '""')}"` : c.text)).join(delimiter);
+        const text = `Domain${delimiter}a${delimiter}b\n${rows.map(line).join('\n')}\n`;
+        const opened = await openInput(source(text, 7), { fileName: 't.csv', format: tsv ? 'tsv' : 'csv' });
+        const records: InputRecord[] = [];
+        for await (const r of opened.records) records.push(r);
+        const written = async (withText: boolean) => {
+          const out = sink();
+          const writer = createRowWriter(out, { format: 'csv', kind: 'profile', shape: opened.shape });
+          for (const r of records) {
+            const lineText = withText ? LineRecord.textOf(r) : undefined;
+            if (lineText !== undefined) kept++;
+            await writer.write(row('profile', { cells: r.cells, line: r.line, value: r.value, text: lineText }));
+          }
+          await writer.end();
+          return out.text();
+        };
+        expect(await written(true)).toBe(await written(false));
+      }),
+      { numRuns: 300 },
+    );
+    expect(kept).toBeGreaterThan(0);
   });
 
   it('keeps lines of a newline list byte for byte in the input column', async () => {
