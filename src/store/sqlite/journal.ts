@@ -47,8 +47,11 @@ interface Journal {
   othersUnmerged(endpoint: string, hosts: readonly string[], since: number): StoredRow[];
 }
 
-/** The journal over `db`'s `recent` table; merges what a killed run left there at once. */
-export function openJournal(db: Database.Database): Journal {
+/**
+ * The journal over `db`'s `recent` table; merges what a killed run left there at once, unless `leftovers` is
+ * false (a writer opened after its cache, which merged them when it opened: answers.ts).
+ */
+export function openJournal(db: Database.Database, leftovers = true): Journal {
   const appends = new Map<number, Database.Statement<unknown[]>>();
   const appendStatement = (n: number) => {
     let stmt = appends.get(n);
@@ -128,7 +131,7 @@ export function openJournal(db: Database.Database): Journal {
     mergeAll();
     unmerged.clear();
   };
-  merge();
+  if (leftovers) merge();
 
   return {
     get pending() {
