@@ -12,13 +12,14 @@ import { Worker } from 'node:worker_threads';
 import type { StoredRow } from './journal.js';
 import {
   type EncodedPut,
-  type PutColumns,
   type PutDone,
   writerHost,
   type WriterReply,
   type WriterRequest,
   type WriterRow,
   type WriterSteps,
+  toColumns,
+  toWire,
 } from './writer.js';
 
 /** The writer thread's file name beside the bundle, injected at build time; none when run from source. */
@@ -169,18 +170,11 @@ export function openWriter(file: string, othersWrote: () => boolean): Writer {
       return stored === undefined || kept.fetched_at > stored.fetched_at ? kept : stored;
     },
     async putMany(entries, now) {
-      const first = (entries[0] as EncodedPut).endpoint;
-      const columns: PutColumns = {
-        endpoint: entries.every((e) => e.endpoint === first) ? first : entries.map((e) => e.endpoint),
-        hosts: entries.map((e) => e.host),
-        statuses: entries.map((e) => e.status),
-        bodies: entries.map((e) => e.body),
-      };
-      done(await step('putMany', now, columns), entries, now);
+      done(await step('putMany', now, toColumns(entries)), entries, now);
     },
-    claim: (endpoint, hosts, now) => step('claim', now, endpoint, hosts as string[]),
-    release: (endpoint, hosts, now) => step('release', now, endpoint, hosts as string[]),
-    getFresh: (endpoint, hosts, since, now) => step('getFresh', now, endpoint, hosts as string[], since),
+    claim: (endpoint, hosts, now) => step('claim', now, endpoint, toWire(hosts)),
+    release: (endpoint, hosts, now) => step('release', now, endpoint, toWire(hosts)),
+    getFresh: (endpoint, hosts, since, now) => step('getFresh', now, endpoint, toWire(hosts), since),
     join: (now) => step('join', now),
     leave: (now) => step('leave', now),
     async merge() {

@@ -30,14 +30,57 @@ export interface EncodedPut {
 export type WriterRow = [string, 'found' | 'missing', string | null, number, number | null | undefined];
 
 /**
- * Answers to store, by column: an object each cost five times as much to pass between threads (structured
- * clone) as these arrays of strings. `endpoint`: every answer's, or each one's.
+ * Hosts as passed to the writer: joined by newlines, one string (copied whole between threads: a hundred
+ * strings cost ~100 us a message in a fresh run, a tenth of that joined); a list where that would not be
+ * read back the same (fewer than two hosts, or a host holding a newline).
+ */
+export type WireHosts = string | string[];
+export const toWire = (hosts: readonly string[]): WireHosts => (hosts.length < 2 || hosts.some((h) => h.includes('\n')) ? [...hosts] : hosts.join('\n'));
+const fromWire = (w: WireHosts): string[] => (typeof w === 'string' ? w.split('\n') : w);
+
+/**
+ * Answers to store, by column (an object each cost far more to pass between threads). `endpoint`: every
+ * answer's, or each one's. `kinds`: a letter an answer, f(ound) or m(issing), upper case when its body is
+ * null. `bodies`: the bodies that are not null, in order, joined by newlines (JSON text holds none).
  */
 export interface PutColumns {
   endpoint: string | string[];
-  hosts: string[];
-  statuses: ('found' | 'missing')[];
-  bodies: (string | null)[];
+  hosts: WireHosts;
+  kinds: string;
+  bodies: string;
+}
+
+/** Answers (at least one) as PutColumns. */
+export function toColumns(entries: readonly EncodedPut[]): PutColumns {
+  const first = (entries[0] as EncodedPut).endpoint;
+  let kinds = '';
+  const bodies: string[] = [];
+  for (const e of entries) {
+    const kind = e.status === 'found' ? 'f' : 'm';
+    kinds += e.body === null ? kind.toUpperCase() : kind;
+    if (e.body !== null) bodies.push(e.body);
+  }
+  return {
+    endpoint: entries.every((e) => e.endpoint === first) ? first : entries.map((e) => e.endpoint),
+    hosts: toWire(entries.map((e) => e.host)),
+    kinds,
+    bodies: bodies.join('\n'),
+  };
+}
+
+function fromColumns(c: PutColumns): EncodedPut[] {
+  const hosts = fromWire(c.hosts);
+  const bodies = c.bodies === '' && !/[fm]/.test(c.kinds) ? [] : c.bodies.split('\n');
+  let b = 0;
+  return hosts.map((host, i) => {
+    const kind = c.kinds[i] as string;
+    return {
+      endpoint: typeof c.endpoint === 'string' ? c.endpoint : (c.endpoint[i] as string),
+      host,
+      status: kind.toLowerCase() === 'f' ? 'found' : 'missing',
+      body: kind === kind.toUpperCase() ? null : (bodies[b++] as string),
+    };
+  });
 }
 
 /** What a write tells the reading side: whether its answers wait in the journal, and whether a merge emptied it. */
@@ -52,9 +95,9 @@ export interface WriterSteps {
   /** Another connection wrote to the file between the cache's open and this connection's (writer-client.ts). */
   othersWrote(): void;
   putMany(columns: PutColumns): PutDone;
-  claim(endpoint: string, hosts: string[]): string[];
-  release(endpoint: string, hosts: string[]): void;
-  getFresh(endpoint: string, hosts: string[], since: number): WriterRow[];
+  claim(endpoint: string, hosts: WireHosts): string[];
+  release(endpoint: string, hosts: WireHosts): void;
+  getFresh(endpoint: string, hosts: WireHosts, since: number): WriterRow[];
   join(): boolean;
   leave(): void;
   merge(): void;
@@ -102,7 +145,8 @@ function writerOn(file: string, clock: () => number): Omit<WriterSteps, 'open'> 
     return live;
   };
   // Answers of `hosts` stored or appended by any connection (the later per host), as answers.ts reads them.
-  const getFresh = (endpoint: string, hosts: string[], since: number): WriterRow[] => {
+  const getFresh = (endpoint: string, wire: WireHosts, since: number): WriterRow[] => {
+    const hosts = fromWire(wire);
     // A caller that did not join first: the first check before a run's first request says the run is here.
     if (!joined) join();
     othersWrote ||= dataVersion.get() !== openedAt;
@@ -126,9 +170,9 @@ function writerOn(file: string, clock: () => number): Omit<WriterSteps, 'open'> 
     }
     return out;
   };
-  const claim = (endpoint: string, hosts: string[]): string[] => {
+  const claim = (endpoint: string, hosts: WireHosts): string[] => {
     if (!joined) join();
-    return claims.claim(endpoint, hosts);
+    return claims.claim(endpoint, fromWire(hosts));
   };
   const leave = () => {
     if (joined) claims.leave();
@@ -138,15 +182,7 @@ function writerOn(file: string, clock: () => number): Omit<WriterSteps, 'open'> 
   return {
     putMany(columns) {
       const now = clock();
-      const { endpoint, hosts, statuses, bodies } = columns;
-      const entries = hosts.map(
-        (host, i): EncodedPut => ({
-          endpoint: typeof endpoint === 'string' ? endpoint : (endpoint[i] as string),
-          host,
-          status: statuses[i] as EncodedPut['status'],
-          body: bodies[i] as string | null,
-        }),
-      );
+      const entries = fromColumns(columns);
       const only = entries[0];
       if (only === undefined) return { journaled: false, merged: false };
       // Answered: their claims end in the same commit, so another process finds the answers once it finds the
@@ -169,7 +205,7 @@ function writerOn(file: string, clock: () => number): Omit<WriterSteps, 'open'> 
       return { journaled: true, merged: journal.pending === 0 };
     },
     claim,
-    release: (endpoint, hosts) => claims.release(endpoint, hosts),
+    release: (endpoint, hosts) => claims.release(endpoint, fromWire(hosts)),
     getFresh,
     othersWrote() {
       othersWrote = true;
