@@ -153,6 +153,8 @@ export function openWriter(file: string, othersWrote: () => boolean): Writer {
     const m: Request = { conn, now, step: name, args };
     return (opened === null ? send(m) : opened.then(() => send(m))) as Promise<Result<K>>;
   };
+  /** The host lists of claims that found no other connection writing, and their lengths (see getFresh). */
+  const claimedQuietly = new WeakMap<readonly string[], number>();
   /** This connection's unmerged answers, by `${endpoint}\n${host}`, as the writer's journal holds them. */
   const unmerged = new Map<string, StoredRow>();
   const done = (d: PutDone, rows: EncodedPut[], now: number) => {
@@ -172,9 +174,19 @@ export function openWriter(file: string, othersWrote: () => boolean): Writer {
     async putMany(entries, now) {
       done(await step('putMany', now, toColumns(entries)), entries, now);
     },
-    claim: (endpoint, hosts, now) => step('claim', now, endpoint, toWire(hosts)),
+    async claim(endpoint, hosts, now) {
+      const { busy, quiet } = await step('claim', now, endpoint, toWire(hosts));
+      if (quiet) claimedQuietly.set(hosts, hosts.length);
+      return busy;
+    },
     release: (endpoint, hosts, now) => step('release', now, endpoint, toWire(hosts)),
-    getFresh: (endpoint, hosts, since, now) => step('getFresh', now, endpoint, toWire(hosts), since),
+    getFresh(endpoint, hosts, since, now) {
+      // The hosts of a claim that found the file quiet, asked at once (ledger.ts): nothing to find, and a
+      // round trip to the writer spared (a third of a batch's).
+      const quiet = claimedQuietly.get(hosts) === hosts.length;
+      claimedQuietly.delete(hosts);
+      return quiet ? Promise.resolve([]) : step('getFresh', now, endpoint, toWire(hosts), since);
+    },
     join: (now) => step('join', now),
     leave: (now) => step('leave', now),
     async merge() {

@@ -95,7 +95,11 @@ export interface WriterSteps {
   /** Another connection wrote to the file between the cache's open and this connection's (writer-client.ts). */
   othersWrote(): void;
   putMany(columns: PutColumns): PutDone;
-  claim(endpoint: string, hosts: WireHosts): string[];
+  /**
+   * Claims `hosts`, as claims.ts; `quiet`: no other connection has written to the file since this one's cache
+   * opened, so a getFresh of the hosts claimed here would answer nothing (writer-client.ts spares asking it).
+   */
+  claim(endpoint: string, hosts: WireHosts): { busy: string[]; quiet: boolean };
   release(endpoint: string, hosts: WireHosts): void;
   getFresh(endpoint: string, hosts: WireHosts, since: number): WriterRow[];
   join(): boolean;
@@ -170,9 +174,13 @@ function writerOn(file: string, clock: () => number): Omit<WriterSteps, 'open'> 
     }
     return out;
   };
-  const claim = (endpoint: string, hosts: WireHosts): string[] => {
+  const claim = (endpoint: string, hosts: WireHosts): { busy: string[]; quiet: boolean } => {
     if (!joined) join();
-    return claims.claim(endpoint, fromWire(hosts));
+    const busy = claims.claim(endpoint, fromWire(hosts));
+    // Looked at after the claim is committed: a run that claims these hosts from then on finds them busy, and
+    // one that claimed any before has written (its claim), so nobody can have stored an answer of one unseen.
+    othersWrote ||= dataVersion.get() !== openedAt;
+    return { busy, quiet: !othersWrote };
   };
   const leave = () => {
     if (joined) claims.leave();
