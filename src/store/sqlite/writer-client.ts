@@ -123,9 +123,11 @@ export function openWriter(file: string, othersWrote: () => boolean): Writer {
     const t = thread;
     t.conns++;
     send = t.send;
+    let isOpen = false;
     close = async () => {
       try {
-        await send({ conn, now: 0, step: 'close', args: [] });
+        // A connection the writer could not open has nothing to close there.
+        if (isOpen) await send({ conn, now: 0, step: 'close', args: [] });
       } finally {
         if (--t.conns === 0 && thread === t) {
           thread = null;
@@ -136,6 +138,7 @@ export function openWriter(file: string, othersWrote: () => boolean): Writer {
     // Nothing else is sent until the open is answered: no write of this connection may come between its
     // opening and the look at whether others wrote (its own would count as another's to the cache's connection).
     opened = send({ conn, now: 0, step: 'open', args: [file] }).then(async () => {
+      isOpen = true;
       if (othersWrote()) await send({ conn, now: 0, step: 'othersWrote', args: [] });
       opened = null;
     });
