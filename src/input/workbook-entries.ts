@@ -62,6 +62,15 @@ async function* parseEntries(reader: ReaderInternals): AsyncGenerator<ReaderEven
   const stream = reader._getStream(reader.input);
   reader.stream = stream;
   const zip = unzipper.Parse({ forceStream: true });
+  // A ZIP cut short mid-entry: unzipper emits FILE_ENDED on the Parse stream, but the entry being read (or one
+  // still buffered, handed over after the error) never ends nor fails, and the run waited forever (Node then
+  // exits 13 with nothing said: a trial's workbook cut to 1,000 bytes). The entry is failed with the error.
+  let failed: Error | null = null;
+  let current: Entry | null = null;
+  zip.on('error', (err: Error) => {
+    failed ??= err;
+    current?.destroy(err);
+  });
   stream.pipe(zip);
   // Sheets met before the parts they need, kept on disk until the end of the ZIP.
   const waiting: { sheetNo: string; path: string }[] = [];
@@ -69,6 +78,8 @@ async function* parseEntries(reader: ReaderInternals): AsyncGenerator<ReaderEven
   try {
     for await (const item of zip) {
       const entry = item as Entry;
+      if (failed !== null) throw failed;
+      current = entry;
       const sheet = SHEET.exec(entry.path)?.[1];
       const links = SHEET_LINKS.exec(entry.path)?.[1];
       if (entry.path === 'xl/_rels/workbook.xml.rels') await reader._parseRels(entry);
@@ -83,7 +94,9 @@ async function* parseEntries(reader: ReaderInternals): AsyncGenerator<ReaderEven
         waiting.push({ sheetNo: sheet, path });
       } else if (links !== undefined) yield* reader._parseHyperlinks(entry, links);
       entry.autodrain();
+      current = null;
     }
+    if (failed !== null) throw failed;
     for (const { sheetNo, path } of waiting) {
       yield* reader._parseWorksheet(createReadStream(path), sheetNo);
       await rm(path, { force: true });

@@ -1,5 +1,6 @@
 // The spreadsheet reader (src/input/workbook.ts) on what is not a good workbook, and on shapes a real one takes:
 // one clear InputError or UsageError naming the file, never a stack trace or a silently empty run.
+import { readFileSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import ExcelJS from 'exceljs';
 import { describe, expect, it } from 'vitest';
@@ -89,6 +90,20 @@ describe('openXlsxInput', () => {
     expect(await open(await book([summary, ['Notes', [['Text'], ['x']]]]))).toBe(`${none}; the workbook's other sheets: "Notes" (--sheet NAME)`);
     expect(await open(await book([summary]))).toBe(none);
   });
+
+  it('a workbook cut short anywhere is an InputError saying so, never a wait without end (cut at 1,000 bytes it hung, exit 13)', async () => {
+    const whole = readFileSync(new URL('../../fixtures/crm.xlsx', import.meta.url));
+    for (let size = 100; size < whole.length; size += 200) {
+      const reading = (async () => {
+        const opened = await openXlsxInput(Readable.from([whole.subarray(0, size)]), { fileName: 'cut.xlsx' });
+        await all(opened.records);
+        return 'read whole';
+      })();
+      const outcome = await Promise.race([reading.catch((e: Error) => e), new Promise((ok) => setTimeout(() => ok('still waiting after 5 s'), 5000))]);
+      expect(outcome, `cut at ${size} bytes`).toBeInstanceOf(InputError);
+      expect((outcome as InputError).message, `cut at ${size} bytes`).toMatch(/^cut\.xlsx(:\d+)?: not a readable \.xlsx workbook \(/);
+    }
+  }, 60_000);
 
   it('a sheet with no rows is no header and no records', async () => {
     const opened = await openXlsxInput(Readable.from([await workbook([])]), { fileName: 'in.xlsx' });
