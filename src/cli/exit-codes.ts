@@ -111,6 +111,22 @@ export interface RunEnd {
   said: { code: string; message: string } | null;
 }
 
+/**
+ * How running again finishes what a run left (`to`: what it does then): the same command, except that under
+ * --refresh (which buys every answer again, this run's included: a trial's resumed refresh paid 300 twice) it
+ * takes --max-age of the time since this run began in its place, and that past --max-lookups each run buys
+ * only up to it (a trial was told the same command would finish, and it stopped at the budget again).
+ */
+export function againWords(s: Readonly<RunStats>, f: { refresh: boolean; maxLookups: number | null }, to: string): string {
+  if (f.refresh) {
+    const minutes = Math.ceil((s.elapsedMs + 60_000) / 60_000);
+    return `to ${to} without buying this run's answers again, run the same command with --max-age ${minutes}m (the time since it began) in place of --refresh`;
+  }
+  if (s.stoppedBy === 'budget' && f.maxLookups !== null)
+    return `the same command buys up to ${groupedNumber(f.maxLookups)} more of them; raise --max-lookups for all`;
+  return `run the same command again to ${to}`;
+}
+
 /** The exit code of a run that ended (its stop reason and counters), with the words that go with it. */
 export function runExit(s: Readonly<RunStats>, f: RunEndFacts): RunEnd {
   const n = groupedNumber;
@@ -123,7 +139,7 @@ export function runExit(s: Readonly<RunStats>, f: RunEndFacts): RunEnd {
   if (s.stoppedBy === 'aborted') {
     // Under --no-cache nothing was kept: a re-run pays again for what this one bought.
     const kept = f.cache
-      ? 'answers so far are cached; run the same command again to resume'
+      ? `answers so far are cached; ${againWords(s, f, 'resume')}`
       : 'answers so far are not kept (--no-cache); a re-run pays for them again';
     return said(EXIT.INTERRUPTED, 'interrupted', `interrupted: ${kept}`);
   }
@@ -149,7 +165,7 @@ export function runExit(s: Readonly<RunStats>, f: RunEndFacts): RunEnd {
     const untried = s.stoppedBy === null ? '' : ` (${stopCause(s.stoppedBy, f.maxLookups)})`;
     const what = [failed > 0 ? `${n(failed)} rows in error${why}` : '', s.notLookedUp > 0 ? `${n(s.notLookedUp)} rows not looked up${untried}` : ''];
     const where = s.stoppedBy === 'unreachable' ? f.baseUrlHint() : null;
-    const message = `${what.filter(Boolean).join(', ')}; ${where ? `${where}; ` : ''}run the same command again to fetch only those`;
+    const message = `${what.filter(Boolean).join(', ')}; ${where ? `${where}; ` : ''}${againWords(s, f, 'fetch only those')}`;
     return said(code, s.stoppedBy === 'budget' ? 'budget' : 'incomplete', message);
   }
   if (s.stale > 0) {

@@ -89,7 +89,8 @@ describe('an incomplete run keeps FILE and writes FILE.partial', () => {
     const r = await batch(file, '--max-lookups', '10');
     expect(r.code).toBe(4);
     expectKept(30);
-    expect(r.stderr).toContain(keptLine('--max-lookups 10 reached', 30));
+    // Not 'run the same command again to finish': that run stops at the budget again (a trial found).
+    expect(r.stderr).toContain(keptLine('--max-lookups 10 reached', 30, 'the same command buys up to 10 more of them; raise --max-lookups for all'));
     expect(rowsOf(`${out}.partial`)).toMatchObject({ answered: 10, errors: 20 });
     expect(sb.charges().total).toBe(10);
   });
@@ -172,7 +173,9 @@ describe('an incomplete run keeps FILE and writes FILE.partial', () => {
     const r = await batch(file, '--max-lookups', '3', '--quiet');
     expect(r.code).toBe(4);
     expectKept(10);
-    expect(r.stderr).toContain(`warning: ${keptLine('--max-lookups 3 reached', 10)}`);
+    expect(r.stderr).toContain(
+      `warning: ${keptLine('--max-lookups 3 reached', 10, 'the same command buys up to 3 more of them; raise --max-lookups for all')}`,
+    );
     expect(r.stderr).not.toMatch(/rows \d+ · valid/);
   });
 

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import { assertBuilt, cliEnv, runInProcess, startCli } from '../helpers/cli.js';
+import { assertBuilt, cliEnv, runInProcess, startCli, startInProcess } from '../helpers/cli.js';
 
 let sb: Sandbox;
 let dir: string;
@@ -64,6 +64,31 @@ describe('resume by re-running', () => {
     expect(third.code).toBe(0);
     expect(sb.charges().total).toBe(0);
     expect(third.stderr).toMatch(/from cache 1,500 · lookups 0 spent/);
+  });
+
+  it('an interrupted --refresh says how to resume without buying its answers again, and that command buys none twice', async () => {
+    const hosts = sb.hostList().slice(3500, 4500);
+    const file = inputFile('refresh.csv', hosts);
+    const env = cliEnv({ DOMAIN_INTEL_BASE_URL: sb.baseUrl, DOMAIN_INTEL_API_KEY: sb.key });
+    const out = join(dir, 'refresh-out.csv');
+    // (A cache filled before would hold answers as young as the --max-age advised: the refresh is of an empty one.)
+    sb.resetCounters();
+    const run = startInProcess(['batch', file, '-o', out, '--refresh', '--concurrency', '1', '--rate', '100000/1m'], { env });
+    await waitFor(() => sb.charges().total >= 300);
+    run.signal('SIGINT');
+    const r = await run.done;
+    expect(r.code).toBe(130);
+    // The same command again would buy every answer again, this run's 300 and more included (a trial paid them twice).
+    const advice =
+      /interrupted: answers so far are cached; to resume without buying this run's answers again, run the same command with --max-age (\d+m) \(the time since it began\) in place of --refresh/.exec(
+        r.stderr,
+      );
+    expect(advice, r.stderr).not.toBeNull();
+    const spent = sb.charges().total;
+    sb.resetCounters();
+    const resumed = await runInProcess(['batch', file, '-o', out, '--max-age', advice?.[1] as string, '--rate', '100000/1m', '--quiet'], { env });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(sb.charges().total).toBe(1000 - spent);
   });
 
   it('Ctrl-C stops sending, lets answers in flight land, writes what it has, summarises and exits 130', async () => {

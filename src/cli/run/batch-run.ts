@@ -144,7 +144,7 @@ export async function runList(ctx: Context<EnrichCommand>, spec: ListSpec): Prom
   const { openOutput } = await import('../../output/write.js');
   const target = o.output;
   // How the output ends, whether the run completed or its input failed mid-file (cli/run/output-end.ts).
-  const endChoice = { target, replaceIncomplete: o.replaceIncomplete === true, maxLookups: o.maxLookups ?? null };
+  const endChoice = { target, replaceIncomplete: o.replaceIncomplete === true, maxLookups: o.maxLookups ?? null, refresh: o.refresh === true };
   let stats: RunStats;
   let ended: OutputEnd = { line: null, partial: null, wrote: null };
   if (format === 'table') {

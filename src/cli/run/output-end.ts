@@ -3,6 +3,7 @@
 // FILE.partial. stdout, devices and pipes were written as the rows came: nothing to keep or take back.
 import type { OutputTarget } from '../../output/target.js';
 import { isComplete, type RunStats, stopCause } from '../../run/stats.js';
+import { againWords } from '../exit-codes.js';
 import { groupedNumber } from '../output/format.js';
 
 export interface EndChoice {
@@ -10,6 +11,7 @@ export interface EndChoice {
   target: string | undefined;
   replaceIncomplete: boolean;
   maxLookups: number | null;
+  refresh: boolean;
 }
 
 /** What became of the output: the summary's line about it (null when there is nothing to say), and the partial file if one was kept. */
@@ -60,7 +62,7 @@ export async function endOutput(out: OutputTarget, stats: Readonly<RunStats>, ch
       ? ''
       : stats.stoppedBy === 'quota'
         ? '; run the same command again once the quota renews (or with a pack) to finish'
-        : '; run the same command again to finish';
+        : `; ${againWords(stats, choice, 'finish')}`;
   return {
     line: `${file} ${out.existed ? 'unchanged' : 'not written'} (incomplete: ${reason}); ${groupedNumber(rows)} rows in ${partial}${again}`,
     partial,
