@@ -75,7 +75,9 @@ describe('the run summary', () => {
     const plain = r.stderr.replace(/\x1b\[[0-9;]*m/g, '');
     expect(plain).toMatch(/rows: read 30 · found \d+ · missing \d+ · invalid 0 · errors 0 · not looked up 20 · duplicates 0\n/);
     expect(plain).toContain('stopped: --max-lookups 10 reached\n');
-    expect(plain).toContain('warning: 20 rows not looked up (--max-lookups 10 reached); the same command buys up to 10 more of them; raise --max-lookups for all\n');
+    expect(plain).toContain(
+      'warning: 20 rows not looked up (--max-lookups 10 reached); the same command buys up to 10 more of them; raise --max-lookups for all\n',
+    );
     expect(r.stderr).toContain('\x1b[33mnot looked up 20\x1b[39m');
     expect(r.stderr).not.toContain('\x1b[31m'); // no red: nothing failed
   });
