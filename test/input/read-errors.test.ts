@@ -58,6 +58,13 @@ describe('openInput: bad input', () => {
     expectInputError(await readError(junk), 1, 'binary_input', /looks like a binary file.*not valid UTF-8/);
   });
 
+  it('an old Excel .xls (a Compound File): named as such, with the way out, whether its first bytes hold NULs or not', async () => {
+    const ole2 = [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1];
+    const why = /^in\.csv:1: an old Excel \.xls workbook \(or another Office file of before 2007\), which is not read: save it as \.xlsx or CSV$/;
+    expectInputError(await readError(Buffer.from([...ole2, 0, 0, 0, 0, 0x3e, 0, 3, 0])), 1, 'binary_input', why);
+    expectInputError(await readError(Buffer.from([...ole2, 0xff, 0xfe, 0x9c])), 1, 'binary_input', why);
+  });
+
   it('a ZIP / Excel workbook: says so', async () => {
     const xlsx = Buffer.concat([Buffer.from([0x50, 0x4b, 0x03, 0x04, 0x14, 0x00]), Buffer.alloc(100, 7)]);
     for (const chunk of [0, 1]) expectInputError(await readError(xlsx, {}, chunk), 1, 'binary_input', /Excel workbook.*save it as CSV/);
