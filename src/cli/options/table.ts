@@ -125,7 +125,7 @@ export const OPTIONS = {
   },
   prefix: {
     flags: '--prefix <text>',
-    help: 'prefix for our appended columns, to avoid clashes (changes: the one its input has)',
+    help: 'prefix for our appended columns, to avoid clashes (for changes: the prefix its input was written with)',
     commands: READS_FILE,
     default: '',
     per: { summarize: { help: 'the prefix the enriched file was written with (batch --prefix)' } },
