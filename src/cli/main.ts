@@ -245,7 +245,9 @@ function createProgram(io: Io, runAction: RunAction): Command {
   addOptions(
     program
       .command('sandbox')
-      .description('run a local, faithful imitation of the service (no key, no network, nothing spent); its limits are set by --plan and --rpm, options every command takes (domain-intel --help; --rpm 0: unlimited)'),
+      .description(
+        'run a local, faithful imitation of the service (no key, no network, nothing spent); its limits are set by --plan and --rpm, options every command takes (domain-intel --help; --rpm 0: unlimited)',
+      ),
   )
     .addHelpText('after', after(EXAMPLES.sandbox))
     .action((_o, cmd: Command) => runAction('sandbox', cmd, {}));
