@@ -188,7 +188,7 @@ export function runExit(s: Readonly<RunStats>, f: RunEndFacts): RunEnd {
 export const EXIT_TABLE: [number, string][] = [
   [EXIT.OK, 'complete'],
   [EXIT.FAILURE, 'unexpected failure (a bug; run with --debug)'],
-  [EXIT.USAGE, 'usage or input error: bad option, unreadable input, ambiguous column'],
+  [EXIT.USAGE, 'usage or input error: bad option, unreadable input, ambiguous column, an -o in a directory that does not exist'],
   [EXIT.INVALID_ROWS, 'complete, but some rows were invalid (only with --strict)'],
   [
     EXIT.INCOMPLETE,
@@ -209,6 +209,6 @@ export const EXIT_TABLE: [number, string][] = [
     EXIT.STORE,
     'the shared store (--store) cannot be used: unreachable, login refused, a newer schema; lost mid-run, the run stopped buying and kept paid answers in the output or FILE.partial',
   ],
-  [EXIT.INTERRUPTED, 'interrupted; answers so far are cached (not under --no-cache), re-run to resume'],
+  [EXIT.INTERRUPTED, 'interrupted; answers so far are cached (not under --no-cache), re-run to resume (under --refresh, as the message says)'],
   [EXIT.PIPE, 'stdout closed early (e.g. | head); nothing was sent after that (answers already on their way are cached)'],
 ];
