@@ -43,7 +43,15 @@ export interface JobResult {
 
 /** Opens the input, whatever it is, as a shape and a stream of records. */
 export async function openJobInput(input: JobInput): Promise<{ shape: InputShape; records: RecordSource }> {
-  const opened = await openAny(input);
+  let opened: Awaited<ReturnType<typeof openAny>>;
+  try {
+    opened = await openAny(input);
+  } catch (err) {
+    // Refused before its records were read (no host column, --sheet on text...): the input is let go, or its
+    // file stays open until garbage collection closes it, which Node warns of on stderr (and will refuse).
+    (input.stream as { destroy?: () => void } | undefined)?.destroy?.();
+    throw err;
+  }
   const refuse = input.refuseEmpty;
   if (refuse === undefined || refuse === false) return opened;
   return { shape: opened.shape, records: await requireRows(opened.records, opened.shape, input.fileName, refuse === true ? () => true : refuse) };
