@@ -55,6 +55,8 @@ const WRAP_MIN = 10;
 // A wrapped column is made wide enough for its longest word up to this; a longer word may still be cut.
 const WORD_MAX = 24;
 const DETAIL_INDENT = '  ';
+// The most lines a wrapped column may make a row take while its text could go under the rows instead.
+const TALL = 4;
 
 /** The widest piece wrapWords keeps whole of `text` (its own split: a lone `/` binds its neighbours). */
 function longestWord(text: string): number {
@@ -99,7 +101,7 @@ function fitWidths(
   mins: number[],
   droppable: boolean[],
   total: number,
-  drop: boolean,
+  drop: boolean | 'widest',
 ): { widths: number[]; fits: boolean } {
   const out = [...widths];
   const used = (w: number[]): number => {
@@ -109,8 +111,9 @@ function fitWidths(
   const squeezed = (): number[] => out.map((w, i) => (kinds[i] === 'text' ? Math.min(w, mins[i]!) : w));
   if (drop) {
     const text = out.flatMap((w, i) => (droppable[i] && w > 0 ? [i] : [])).sort((a, b) => out[b]! - out[a]!);
-    for (const i of text) {
-      if (used(squeezed()) <= total || out.filter((w) => w > 0).length <= 1) break;
+    for (const [n, i] of text.entries()) {
+      // 'widest': the widest goes under the rows even where squeezing would make it fit (too tall a row).
+      if ((used(squeezed()) <= total && !(drop === 'widest' && n === 0)) || out.filter((w) => w > 0).length <= 1) break;
       out[i] = 0;
     }
   }
@@ -169,8 +172,16 @@ export function renderTable(rows: Record<string, unknown>[], allColumns: Column[
       { names: short, drop: false },
       { names: short, drop: true },
     ];
-    const fitOf = (t: (typeof tries)[number]) => fitWidths(naturalWidths(t.names), kinds, floors(t.names), wraps, opts.width!, t.drop);
-    const fitted = tries.map((t) => ({ ...t, ...fitOf(t) })).find((t) => t.fits);
+    const fitOf = (t: { names: string[]; drop: boolean | 'widest' }) => fitWidths(naturalWidths(t.names), kinds, floors(t.names), wraps, opts.width!, t.drop);
+    const first = tries.map((t) => ({ ...t, ...fitOf(t) })).find((t) => t.fits);
+    // A column squeezed so narrow that a row takes more than TALL lines reads worse than its text under the
+    // rows (a trial's four hosts at 60 columns: technologies 14 wide, 7 to 8 lines a row): then under, if that fits.
+    const tall = (w: number[]) => cells.some((r) => w.some((width, i) => wraps[i] && width > 0 && wrapWords(r[i]!.text, width).length > TALL));
+    const below =
+      first !== undefined && tall(first.widths)
+        ? [long, short].map((names) => ({ names, ...fitOf({ names, drop: 'widest' }) })).find((t) => t.fits)
+        : undefined;
+    const fitted = below ?? first;
     if (fitted === undefined && rows.length > 0) return renderBlocks(long, cells, kinds, style, opts.width);
     if (fitted !== undefined) ({ widths, names: headers } = fitted);
   }
