@@ -109,6 +109,27 @@ describe('batch --dry-run', () => {
     }
   });
 
+  it('the estimate counts the requests an earlier run sent within the window: they hold its slots (a trial: told 400ms, took 56 s)', async () => {
+    const env = envOf();
+    const hosts = sb.hostList();
+    const [first, second] = [hosts.slice(0, 250), hosts.slice(250, 750)].map((list, i) => {
+      const path = join(mkdtempSync(join(tmpdir(), 'di-dry-')), `window-${i}.csv`);
+      writeFileSync(path, `website\n${list.join('\n')}\n`);
+      return path;
+    });
+    // 4 requests (the quota unknown: one host first, then 249 in 3) of the 6 a minute allows.
+    const run = await runInProcess(['batch', first as string, '-o', join(tmpdir(), `di-dry-${process.pid}-w.csv`), '--rpm', '6', '--quiet'], { env });
+    expect(run.code, run.stderr).toBe(0);
+    // 5 requests (the quota just seen covers them): 2 go at once, 3 once the first run's oldest slot frees, a
+    // minute after it was taken. Not 5 x 50 ms.
+    const dry = await runInProcess(['--json', 'batch', second as string, '--dry-run', '--rpm', '6'], { env });
+    expect(dry.code, dry.stderr).toBe(0);
+    const plan = JSON.parse(dry.stdout) as { requests_needed: number; estimated_ms: number };
+    expect(plan.requests_needed).toBe(5);
+    expect(plan.estimated_ms).toBeGreaterThan(50_000);
+    expect(plan.estimated_ms).toBeLessThanOrEqual(60_000 + 6 * 50);
+  });
+
   it('the estimate waits a window for each further window of requests, in the text and the JSON alike', async () => {
     const env = envOf();
     // 22 requests at 6 a minute: 3 more windows, then 6 requests of about 50 ms.

@@ -8,6 +8,8 @@ import type { Context } from '../context.js';
 import type { EnrichCommand } from '../options/table.js';
 import { groupedNumber, humanDuration, relativeAge } from '../output/format.js';
 import { wrapLines, wrapWidth } from '../output/wrap.js';
+import { etaMs } from './progress-figures.js';
+import type { SlotStore } from '../../store/contract.js';
 
 /** About how long one request takes (the service's answer, not the limiter's wait): the estimate's share of it. */
 const REQUEST_MS = 50;
@@ -25,6 +27,8 @@ interface Plan {
 export interface Sending {
   batchSize: number;
   file: boolean;
+  /** The account's slots: what the window already holds delays the run (a trial: told 400ms, took 56 s). */
+  slots?: Pick<SlotStore, 'acceptedBetween' | 'pausedUntil'>;
 }
 
 async function planOf(ctx: Context<EnrichCommand>, s: RunStats, rpm: number | null, windowMs: number, sending: Sending): Promise<Plan> {
@@ -45,8 +49,14 @@ async function planOf(ctx: Context<EnrichCommand>, s: RunStats, rpm: number | nu
   // was told 1 request and saw 2).
   const gated = sending.file && ctx.opts.allowPartial !== true && !(quota?.trusted === true && cost <= quota.remaining);
   const requests = gated && s.lookupsNeeded > 1 ? 1 + Math.ceil((s.lookupsNeeded - 1) / sending.batchSize) : s.requestsNeeded;
-  // The limiter lets a window's worth go at once, then waits a window for each further one.
-  const estimatedMs = rpm ? Math.max(0, Math.ceil(requests / rpm) - 1) * windowMs + Math.min(requests, rpm) * REQUEST_MS : null;
+  // What the limiter allows, as the progress line's ETA reckons it: the window's free slots at once, the rest a
+  // window at a time from when the oldest slot held frees (requests of an earlier run, or another machine's,
+  // hold them too), and after a 429 pause; plus about REQUEST_MS a request of the last window.
+  const held = rpm && sending.slots ? await sending.slots.acceptedBetween(now - windowMs, now + 1) : { count: 0, first: null };
+  const pausedUntil = rpm && sending.slots ? await sending.slots.pausedUntil() : 0;
+  const pace = { limit: rpm, windowMs, batchSize: 1, held: held.count, oldestHeldAt: held.first, pausedUntil };
+  const limited = rpm ? (etaMs({ now, hostsLeft: requests, requestsSent: 0, startedAt: now, pace }) ?? 0) : 0;
+  const estimatedMs = rpm ? limited + Math.min(requests, rpm) * REQUEST_MS : null;
   return { cost, requests, estimatedMs, quota, allowance };
 }
 

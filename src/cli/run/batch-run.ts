@@ -82,7 +82,7 @@ export async function runList(ctx: Context<EnrichCommand>, spec: ListSpec): Prom
     const { stats, shape } = await runJob(input(), null, { ...base, dryRun: true });
     noteInput(ctx, spec, shape);
     const file = 'file' in spec.source && spec.source.file !== '-';
-    await printPlan(ctx, stats, limiter.limit, limiter.windowMs, { batchSize: KINDS[spec.kind].batchSize, file });
+    await printPlan(ctx, stats, limiter.limit, limiter.windowMs, { batchSize: KINDS[spec.kind].batchSize, file, slots: account.slots });
     return EXIT.OK;
   }
   // --progress-interval alone asks for progress too. A spinner needs stderr to be a terminal that stdout's
