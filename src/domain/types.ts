@@ -14,6 +14,11 @@ export interface InputRecord {
   typed?: SheetValue[];
   /** CSV/TSV: the row is too short to hold the host column (its value is ''), set by the reader. */
   short?: true;
+  /**
+   * The host cell is empty, and another column that could hold a host (an Email beside a Website) holds this:
+   * said in the row's reason (a trial's CRM rows with no website but an e-mail address were invalid with no pointer).
+   */
+  elsewhere?: { column: string; value: string };
 }
 
 /** A cell as a spreadsheet holds it, once read: formulas by their result, rich text as plain text. */

@@ -6,6 +6,7 @@
 import { UsageError } from '../api/errors.js';
 import { normaliseHost } from '../domain/normalise.js';
 import { showValue } from '../domain/safe-text.js';
+import type { InputRecord } from '../domain/types.js';
 
 /** Header names that identify the host column, matched case-insensitively after trimming; the first one a file has wins. */
 export const HOST_HEADERS = ['domain', 'host', 'hostname', 'website', 'url', 'site', 'email'] as const;
@@ -52,6 +53,26 @@ export function findHostColumn(headers: string[], column: string | undefined, fi
 /** A header's place in HOST_HEADERS (-1: none). */
 function rank(header: string): number {
   return (HOST_HEADERS as readonly string[]).indexOf(header.trim().toLowerCase());
+}
+
+/**
+ * The record's `elsewhere` when its host cell is empty and another of `others` (columns that could hold a
+ * host) holds something; `others` from otherHostColumns.
+ */
+export function markElsewhere(record: InputRecord, headers: readonly string[], others: readonly number[]): void {
+  if (others.length === 0 || record.value.trim() !== '') return;
+  for (const i of others) {
+    const value = record.cells[i]?.trim() ?? '';
+    if (value !== '') {
+      record.elsewhere = { column: headers[i] ?? '', value };
+      return;
+    }
+  }
+}
+
+/** The columns other than `hostColumn` that could hold the host (see candidates), for markElsewhere. */
+export function otherHostColumns(headers: readonly string[] | null, hostColumn: number): number[] {
+  return headers === null || hostColumn < 0 ? [] : candidates(headers).filter((i) => i !== hostColumn);
 }
 
 /** Indexes of the headers that could hold the host, best ranked first (in file order within a rank). */

@@ -33,7 +33,7 @@ import { cutOurs, type OwnColumnsOptions } from './own-columns.js';
 import { type ByteFacts, utf8Chunks } from './decode.js';
 import type { Delimiter, Encoding } from '../domain/input-forms.js';
 import { RAGGED_LINES, sniffTable } from './dialect.js';
-import { findHostColumn, HOST_HEADERS } from './host-column.js';
+import { findHostColumn, HOST_HEADERS, markElsewhere, otherHostColumns } from './host-column.js';
 import { normaliseHost } from '../domain/normalise.js';
 import { LineReader, lineText } from './lines.js';
 import { tableRows } from './table-rows.js';
@@ -188,6 +188,9 @@ async function openTable(reader: LineReader, first: FirstLine, delimiter: Delimi
     throw err;
   }
   const headers = opening?.[0]?.cells ?? [];
+  // Other columns that could hold the host, named in the reason of a row whose host cell is empty.
+  // (The user's own: our columns of an earlier run, cut from every row, are not among them.)
+  const others = ours.own === -1 && opening !== null ? otherHostColumns(headers, hostColumn).filter((i) => ours.cut === -1 || i < ours.cut) : [];
   const ragged = { rows: 0, lines: [] as number[] };
   const withValues = (batch: InputRecord[]): InputRecord[] => {
     for (const r of batch) {
@@ -200,6 +203,7 @@ async function openTable(reader: LineReader, first: FirstLine, delimiter: Delimi
       }
       r.value = own ?? r.cells[hostColumn] ?? '';
       if (r.cells.length <= hostColumn) r.short = true;
+      if (r.value === '' || r.value.trim() === '') markElsewhere(r, headers, others);
       if (r.cells.length !== headers.length && ragged.rows++ < RAGGED_LINES) ragged.lines.push(r.line);
     }
     return batch;

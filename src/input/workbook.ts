@@ -20,7 +20,7 @@ import type { Readable } from 'node:stream';
 import ExcelJS from 'exceljs';
 import { InputError, UsageError } from '../api/errors.js';
 import { cutOurs, type OwnColumnsOptions } from './own-columns.js';
-import { findHostColumn } from './host-column.js';
+import { findHostColumn, markElsewhere, otherHostColumns } from './host-column.js';
 import type { OpenedInput } from './read.js';
 import { showValue } from '../domain/safe-text.js';
 import type { InputRecord, SheetValue } from '../domain/types.js';
@@ -91,6 +91,8 @@ export async function openXlsxInput(source: NodeJS.ReadableStream | Readable, op
       throw others === null ? err : new UsageError(`${(err as UsageError).message}; ${others}`);
     }
   }
+  // Other columns that could hold the host, named in the reason of a row whose host cell is empty.
+  const others = own === -1 && header !== null ? otherHostColumns(headers, hostColumn).filter((i) => cut === -1 || i < cut) : [];
   async function* records(): AsyncGenerator<InputRecord> {
     try {
       for (let row = await nextRow(rows); row !== null; row = await nextRow(rows)) {
@@ -100,7 +102,9 @@ export async function openXlsxInput(source: NodeJS.ReadableStream | Readable, op
           row.cells.splice(cut, earlier.length);
           row.typed.splice(cut, earlier.length);
         }
-        yield { line: row.line, cells: row.cells, typed: row.typed, value: value ?? row.cells[hostColumn] ?? '' };
+        const record: InputRecord = { line: row.line, cells: row.cells, typed: row.typed, value: value ?? row.cells[hostColumn] ?? '' };
+        markElsewhere(record, headers, others);
+        yield record;
       }
     } finally {
       await rows.return(undefined);

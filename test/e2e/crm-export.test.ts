@@ -63,6 +63,27 @@ describe('a CRM export with Website and Email', () => {
     expect(email.stderr).not.toContain('the host is read from');
   });
 
+  it('a row with no website but an e-mail address is invalid with a reason naming that column, and nothing is bought for it', async () => {
+    const [a] = hosts as [string];
+    const csv = file('gaps.csv', `Company,Website,Email\nAcme,${a},jo@${a}\nBeta,,al@beta.example\nGamma,  ,\n`);
+    const r = await runInProcess(['batch', csv, '--fields', 'status,reason'], { env });
+    expect(r.code, r.stderr).toBe(0);
+    expect((parse(r.stdout, { columns: true }) as Row[]).map((row) => [row.Company, row.status, row.reason])).toEqual([
+      ['Acme', 'found', ''],
+      ['Beta', 'invalid', 'empty value; Email holds al@beta.example (--column Email reads hosts from it)'],
+      ['Gamma', 'invalid', 'empty value'],
+    ]);
+    expect(sb.charges().byHost).toEqual({ [a]: 1 });
+    // An earlier run's output read again: our own columns are not taken for the user's.
+    const again = file('gaps-out.csv', (await runInProcess(['batch', csv], { env })).stdout);
+    const r2 = await runInProcess(['batch', again, '--fields', 'status,reason'], { env });
+    expect((parse(r2.stdout, { columns: true }) as Row[]).map((row) => row.reason)).toEqual([
+      '',
+      'empty value; Email holds al@beta.example (--column Email reads hosts from it)',
+      'empty value',
+    ]);
+  });
+
   it('changes reads it the same way (no refusal), saying so once', async () => {
     const [a, b] = hosts as [string, string];
     const crm = file('crm.csv', `Name,Website,Email\nAcme,${a},jo@${b}\n`);

@@ -105,6 +105,17 @@ describe('openXlsxInput', () => {
     }
   }, 60_000);
 
+  it('a row whose host cell is empty notes another column that could hold the host, when it holds something', async () => {
+    const bytes = await workbook([
+      ['Name', 'Website', 'Email'],
+      ['A', 'a.example', 'x@a.example'],
+      ['B', null, 'y@b.example'],
+      ['C', null, null],
+    ]);
+    const records = await all((await openXlsxInput(Readable.from([bytes]), { fileName: 'crm.xlsx' })).records);
+    expect(records.map((r) => r.elsewhere)).toEqual([undefined, { column: 'Email', value: 'y@b.example' }, undefined]);
+  });
+
   it('a sheet with no rows is no header and no records', async () => {
     const opened = await openXlsxInput(Readable.from([await workbook([])]), { fileName: 'in.xlsx' });
     expect(opened.shape.headers).toBeNull();
