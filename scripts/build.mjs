@@ -20,9 +20,6 @@ const bundled = new Set(['commander', 'chalk', 'undici', 'better-sqlite3']);
 const external = [...Object.keys(pkg.dependencies ?? {}).filter((name) => !bundled.has(name)), 'bindings'];
 const require = createRequire(import.meta.url);
 const sqliteVersion = JSON.parse(readFileSync(require.resolve('better-sqlite3/package.json'), 'utf8')).version;
-// The SQLite cache's writer thread (src/store/sqlite/writer-client.ts finds it beside the bundle): an entry of
-// its own, in one file, so the thread loads one module.
-const SQLITE_WRITER = 'sqlite-writer.js';
 const common = {
   bundle: true,
   platform: 'node',
@@ -30,7 +27,7 @@ const common = {
   target: 'node20',
   sourcemap: 'linked',
   external,
-  define: { __VERSION__: JSON.stringify(pkg.version), __SQLITE_VERSION__: JSON.stringify(sqliteVersion), __SQLITE_WRITER__: JSON.stringify(SQLITE_WRITER) },
+  define: { __VERSION__: JSON.stringify(pkg.version), __SQLITE_VERSION__: JSON.stringify(sqliteVersion) },
   logLevel: 'warning',
   // Bundled CommonJS (commander, undici) calls require() for node: built-ins; ESM output has none of its own.
   banner: { js: "import { createRequire as __diCreateRequire } from 'node:module'; const require = __diCreateRequire(import.meta.url);" },
@@ -75,7 +72,6 @@ const cli = await build({
 checkGroups(cli.metafile);
 // The library apart: its lazy imports are its own, and it shares no start-up path with the CLI.
 await build({ ...common, entryPoints: { index: 'src/index.ts' }, plugins: [lazyHttp2(), lazyChildProcess()] });
-await build({ ...common, entryPoints: { [SQLITE_WRITER.replace(/\.js$/, '')]: 'src/store/sqlite/writer-thread.ts' }, splitting: false });
 
 /** Fails the build if a grouping module carries code of its own: a module bundled twice would run twice. */
 function checkGroups(meta) {

@@ -48,7 +48,6 @@ describe('npm pack', () => {
     expect(files).toContain('bin/domain-intel.js');
     expect(files).toContain('dist/cli.js');
     expect(files).toContain('dist/index.js');
-    expect(files).toContain('dist/sqlite-writer.js'); // the SQLite cache's writer thread
     expect(files).toContain('dist/types/index.d.ts');
   });
 

@@ -28,29 +28,6 @@ describe('the answer store', () => {
     await cache.close(); // twice is harmless
   });
 
-  it('a batch reaches the writer whole, whatever it holds: endpoints mixed, a body-less found, hosts odd for a list joined by newlines', async () => {
-    const { cache, clock } = await clockedCache();
-    const odd = ['a.example', '', 'two\nlines.example', 'b.example'];
-    await cache.putMany([
-      { endpoint: 'domain', host: odd[0] as string, status: 'found', body: { text: 'x\ny' } },
-      { endpoint: 'catalog', host: odd[1] as string, status: 'found', body: [1, 2] },
-      { endpoint: 'domain', host: odd[2] as string, status: 'missing', body: null },
-      { endpoint: 'domain', host: odd[3] as string, status: 'found', body: null },
-    ]);
-    const at = { fetchedAt: clock.now };
-    expect(await cache.getMany('domain', odd, DAY)).toEqual(
-      new Map([
-        ['a.example', { status: 'found', body: { text: 'x\ny' }, ...at }],
-        ['two\nlines.example', { status: 'missing', body: null, ...at }],
-        ['b.example', { status: 'found', body: null, ...at }],
-      ]),
-    );
-    expect(await get(cache, 'catalog', '', DAY)).toEqual({ status: 'found', body: [1, 2], ...at });
-    await cache.putMany([1, 2, 3].map((i) => ({ endpoint: 'domain', host: `h${i}.example`, status: 'missing' as const, body: null })));
-    expect((await cache.getMany('domain', ['h1.example', 'h3.example'], DAY)).size).toBe(2);
-    await cache.close();
-  });
-
   it('getMany reads large host lists in chunks and skips stale or absent hosts', async () => {
     const { cache, clock } = await clockedCache();
     const hosts = Array.from({ length: 1234 }, (_, i) => `h${i}.example`);

@@ -1,22 +1,18 @@
-// The answer store: every paid answer, keyed by (endpoint, host), read back by age. Read here, on the cache's
-// own connection; written by the cache's writer (writer.ts: through the journal, journal.ts, except a lone
-// answer; and the claims), a connection of its own in a worker thread, started at the first write. Reads see
-// the writer's unmerged answers too.
+// The answer store: every paid answer, keyed by (endpoint, host), read back by age. Writes go through the
+// journal (journal.ts) except a lone answer; reads see the journal's unmerged answers too.
 import { exportRows } from './export.js';
 import fs from 'node:fs';
 import type Database from 'better-sqlite3';
-import type { Store, StoredAnswer, StoreStats } from '../contract.js';
+import type { AnswerPut, Store, StoredAnswer, StoreStats } from '../contract.js';
 import { CacheUnavailableError, checkedForDamage, sqliteCode } from '../errors.js';
+import { openClaims } from './claims.js';
 import { guarded, historyReads } from './history.js';
 import { openJournal, type StoredRow as Row } from './journal.js';
 import { cacheFiles } from './schema.js';
-import type { WriterRow } from './writer.js';
-import { openWriter, type Writer } from './writer-client.js';
 
 /**
  * The answer store over SQLite, as the contract has it (`maxAgeMs` = Infinity accepts answers of any age), with
- * upkeep and close. better-sqlite3 is synchronous: a read does its work at once and resolves; a write resolves
- * once the writer has committed it.
+ * upkeep and close. better-sqlite3 is synchronous: each method does its work at once and resolves.
  */
 export type AnswerCache = Store;
 
@@ -53,6 +49,21 @@ export function answerCache(db: Database.Database, file: string, clock: () => nu
       for (const row of inList(end - i).all(params)) each(row);
     }
   };
+  // data_version changes when another connection commits to the file: until one has, no other process can
+  // have bought anything this connection does not already know of, and getFresh skips its query.
+  const dataVersion = db.prepare<[], number>('PRAGMA data_version').pluck();
+  const openedAt = dataVersion.get();
+  let othersWrote = false;
+  // An upsert, not INSERT OR REPLACE: a replace deletes the old row and inserts, which fires no UPDATE trigger,
+  // so the answer it replaced would not reach the history.
+  const putOne = db.prepare<[string, string, StoredAnswer['status'], string | null, number]>(
+    `INSERT INTO answers (endpoint, host, status, body, fetched_at) VALUES (?, ?, ?, ?, ?)
+     ON CONFLICT (endpoint, host) DO UPDATE SET status = excluded.status, body = excluded.body, fetched_at = excluded.fetched_at, prev_fetched_at = answers.fetched_at`,
+  );
+  const putLone = db.transaction((e: AnswerPut, now: number, answered: () => void) => {
+    putOne.run(e.endpoint, e.host, e.status, encode(e.body), now);
+    answered();
+  });
   const anyFor = db
     .prepare<[string, string], number>('SELECT 1 FROM answers WHERE endpoint = ? UNION ALL SELECT 1 FROM recent WHERE endpoint = ? LIMIT 1')
     .pluck();
@@ -64,28 +75,8 @@ export function answerCache(db: Database.Database, file: string, clock: () => nu
     past.prune(historyCutoff);
     return removed;
   });
-  // data_version changes when another connection commits to the file: the writer, which opens later, is told
-  // whether one did meanwhile (it watches its own from then on, for getFresh).
-  const dataVersion = db.prepare<[], number>('PRAGMA data_version').pluck();
-  const openedAt = dataVersion.get();
-  const othersWrote = () => checked(() => dataVersion.get() !== openedAt);
-  // Here only to merge: what a killed run left (at once, before the first read) and before upkeep.
   const journal = openJournal(db);
-  // The writer, started at the first write: a cached lookup, or `cache stats`, starts none.
-  let writer: Writer | undefined;
-  const writes = (): Writer => (writer ??= openWriter(file, othersWrote));
-  /** The writer's step, a failure it met in the file becoming the cache's (damage: CacheCorruptError). */
-  const written = <T>(step: Promise<T>): Promise<T> =>
-    step.catch((err: unknown) =>
-      checked(() => {
-        throw err;
-      }),
-    );
-  /** Merges the writer's journal, then this connection's (another connection's leftovers): before upkeep reads. */
-  const mergeAll = async () => {
-    if (writer !== undefined) await written(writer.merge());
-    checked(() => journal.merge());
-  };
+  const claims = openClaims(db, clock);
   const cutoff = (maxAgeMs: number): number => (Number.isFinite(maxAgeMs) ? clock() - maxAgeMs : Number.MIN_SAFE_INTEGER);
   const checked = <T>(fn: () => T): T => checkedForDamage(file, fn);
   // A read that fails (an I/O error, the file gone from under the run) is the cache's exit (9) with its way out,
@@ -100,12 +91,12 @@ export function answerCache(db: Database.Database, file: string, clock: () => nu
       }
     });
 
-  /** Answers of `hosts` in `answers`, or the writer's unmerged ones (the later one per host). */
-  const read = (endpoint: string, hosts: readonly string[], maxAgeMs: number): Map<string, StoredAnswer> => {
+  /** Answers of `hosts` in `answers` or in `unmerged` (the later one per host), or this connection's unmerged ones. */
+  const read = (endpoint: string, hosts: readonly string[], maxAgeMs: number, unmerged: Row[] = []): Map<string, StoredAnswer> => {
     const out = new Map<string, StoredAnswer>();
     const since = cutoff(maxAgeMs);
     // Nothing unmerged (a warm re-run, a lookup): each stored row is the answer, decoded as it comes.
-    if (writer === undefined || writer.pending === 0) {
+    if (unmerged.length === 0 && journal.pending === 0) {
       selectEach(endpoint, hosts, since, (r) => {
         const entry = decode({ status: r[1], body: r[2], fetched_at: r[3], prev_fetched_at: r[4] });
         if (entry) out.set(r[0], entry);
@@ -117,53 +108,81 @@ export function answerCache(db: Database.Database, file: string, clock: () => nu
       const kept = found.get(row.host);
       if (kept === undefined || row.fetched_at > kept.fetched_at) found.set(row.host, row);
     };
+    unmerged.forEach(keep);
     selectEach(endpoint, hosts, since, (r) => keep({ host: r[0], status: r[1], body: r[2], fetched_at: r[3], prev_fetched_at: r[4] }));
     for (const host of hosts) {
-      const row = writer.latest(endpoint, host, found.get(host), since);
+      const row = journal.latest(endpoint, host, found.get(host), since);
       const entry = row ? decode(row) : null;
       if (entry) out.set(host, entry);
     }
     return out;
   };
-  /** Answers the writer read, as the contract gives them. */
-  const decoded = (rows: WriterRow[]): Map<string, StoredAnswer> => {
-    const out = new Map<string, StoredAnswer>();
-    for (const r of rows) {
-      const entry = decode({ status: r[1], body: r[2], fetched_at: r[3], prev_fetched_at: r[4] });
-      if (entry) out.set(r[0], entry);
+  let joined = false;
+  /** Says this connection is about to buy, and learns of another already here. */
+  const join = (): boolean => {
+    joined = true;
+    const live = claims.join();
+    othersWrote ||= live;
+    return live;
+  };
+  const getFresh = (endpoint: string, hosts: readonly string[], maxAgeMs: number): Map<string, StoredAnswer> => {
+    // A caller that did not join first: the first check before a run's first request says the run is here.
+    if (!joined) join();
+    othersWrote ||= dataVersion.get() !== openedAt;
+    if (!othersWrote) return new Map();
+    // `recent` before `answers`: a merge in between moves rows into what is read second, so none is missed.
+    return read(endpoint, hosts, maxAgeMs, journal.othersUnmerged(endpoint, hosts, cutoff(maxAgeMs)));
+  };
+
+  const putMany = (entries: readonly AnswerPut[]): number => {
+    const now = clock();
+    if (entries.length === 0) return now;
+    const only = entries[0] as AnswerPut;
+    // Answered: their claims end in the same commit, so another process finds the answers once it finds the
+    // claims gone (and a run pays one commit a batch, not two).
+    const answered = () =>
+      claims.release(
+        only.endpoint,
+        entries.map((e) => e.host),
+      );
+    if (entries.length === 1 && journal.pending === 0) {
+      // A lone answer (a single lookup, a traffic or employees run) dirties a page or two either way: written
+      // straight into `answers`, it leaves nothing to merge when the cache closes.
+      putLone(only, now, answered);
+    } else {
+      const rows = entries.map((e) => ({ endpoint: e.endpoint, host: e.host, status: e.status, body: encode(e.body), fetched_at: now }));
+      journal.append(rows, answered);
     }
-    return out;
+    return now;
+  };
+
+  const leave = () => {
+    if (joined) claims.leave();
+    joined = false;
   };
 
   return {
     getMany: async (endpoint, hosts, maxAgeMs) => reading(() => read(endpoint, hosts, maxAgeMs)),
-    getFresh: async (endpoint, hosts, maxAgeMs) => decoded(await written(writes().getFresh(endpoint, hosts, cutoff(maxAgeMs), clock()))),
-    async putMany(entries) {
-      const now = clock();
-      if (entries.length === 0) return now;
-      // Encoded here, so the writer is handed text (cheap to pass between threads), not objects.
-      await written(
-        writes().putMany(
-          entries.map((e) => ({ endpoint: e.endpoint, host: e.host, status: e.status, body: encode(e.body) })),
-          now,
-        ),
-      );
-      return now;
-    },
+    getFresh: async (endpoint, hosts, maxAgeMs) => checked(() => getFresh(endpoint, hosts, maxAgeMs)),
+    putMany: async (entries) => checked(() => putMany(entries)),
     // Claimed even while this connection believes itself alone: another may have joined after it looked.
-    claim: async (endpoint, hosts) => written(writes().claim(endpoint, hosts, clock())),
-    // Without a writer, this connection claimed nothing.
-    release: async (endpoint, hosts) => (writer === undefined ? undefined : written(writer.release(endpoint, hosts, clock()))),
+    claim: async (endpoint, hosts) =>
+      checked(() => {
+        if (!joined) join();
+        return claims.claim(endpoint, hosts);
+      }),
+    release: async (endpoint, hosts) => checked(() => claims.release(endpoint, hosts)),
     holdsAny: async (endpoint) => reading(() => anyFor.get(endpoint, endpoint) !== undefined),
-    join: async () => written(writes().join(clock())),
-    leave: async () => (writer === undefined ? undefined : written(writer.leave(clock()))),
-    async stats() {
-      await mergeAll();
-      return checked(() => ({ ...stats(db, file), history: past.count() }));
-    },
-    async clear() {
-      await mergeAll();
-      return checked(() => {
+    join: async () => checked(join),
+    leave: async () => checked(leave),
+    stats: async () =>
+      checked(() => {
+        journal.merge();
+        return { ...stats(db, file), history: past.count() };
+      }),
+    clear: async () =>
+      checked(() => {
+        journal.merge();
         const removed = removeAnswers('', 0, Number.MAX_SAFE_INTEGER);
         try {
           // Give the space back and shrink the log.
@@ -175,35 +194,33 @@ export function answerCache(db: Database.Database, file: string, clock: () => nu
           if (!/^SQLITE_(BUSY|LOCKED|FULL)/.test(sqliteCode(err))) throw err;
         }
         return removed;
-      });
+      }),
+    prune: async (maxAgeMs) =>
+      checked(() => {
+        journal.merge();
+        return removeAnswers(' WHERE fetched_at < ?', cutoff(maxAgeMs), Number.MIN_SAFE_INTEGER);
+      }),
+    pruneHistory: async (maxAgeMs) =>
+      checked(() => {
+        journal.merge();
+        return past.prune(cutoff(maxAgeMs));
+      }),
+    exportAll: () => {
+      checked(() => journal.merge());
+      return exportRows(db);
     },
-    async prune(maxAgeMs) {
-      await mergeAll();
-      return checked(() => removeAnswers(' WHERE fetched_at < ?', cutoff(maxAgeMs), Number.MIN_SAFE_INTEGER));
-    },
-    async pruneHistory(maxAgeMs) {
-      await mergeAll();
-      return checked(() => past.prune(cutoff(maxAgeMs)));
-    },
-    exportAll: () =>
-      (async function* () {
-        await mergeAll();
-        yield* exportRows(db);
-      })(),
     past: guarded(past, reading),
     close: async () => {
       if (!db.open) return;
       try {
-        // The writer leaves and merges its journal (a failure there loses nothing: see writer.ts).
-        await writer?.close();
+        leave();
         journal.merge();
       } catch (err) {
         // Nothing is lost: what cannot be merged now (the file busy or damaged) stays committed in `recent`
         // and is merged when the cache is next opened; a presence left behind is cleared by its pid.
         if (sqliteCode(err) === '') throw err;
-      } finally {
-        db.close();
       }
+      db.close();
     },
   };
 }

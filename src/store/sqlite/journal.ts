@@ -47,11 +47,8 @@ interface Journal {
   othersUnmerged(endpoint: string, hosts: readonly string[], since: number): StoredRow[];
 }
 
-/**
- * The journal over `db`'s `recent` table; merges what a killed run left there at once, unless `leftovers` is
- * false (a writer opened after its cache, which merged them when it opened: answers.ts).
- */
-export function openJournal(db: Database.Database, leftovers = true): Journal {
+/** The journal over `db`'s `recent` table; merges what a killed run left there at once. */
+export function openJournal(db: Database.Database): Journal {
   const appends = new Map<number, Database.Statement<unknown[]>>();
   const appendStatement = (n: number) => {
     let stmt = appends.get(n);
@@ -63,12 +60,9 @@ export function openJournal(db: Database.Database, leftovers = true): Journal {
     return stmt;
   };
   // The later answer wins, whichever process stored it: an older unmerged answer never replaces a newer one.
-  // Moved in key order (rowid order within a host, which the rule and the history need): `answers` is keyed by
-  // host, and rows taken in the order they came touched a page of it at random each (a merge into 500,000
-  // answers took up to 520 ms, the run's writes waiting; in key order at most 59 ms).
   // ("WHERE true" lets SQLite parse an upsert after a SELECT.)
   const moveRecent = db.prepare(
-    `INSERT INTO answers (endpoint, host, status, body, fetched_at) SELECT endpoint, host, status, body, fetched_at FROM recent WHERE true ORDER BY endpoint, host, rowid
+    `INSERT INTO answers (endpoint, host, status, body, fetched_at) SELECT endpoint, host, status, body, fetched_at FROM recent WHERE true ORDER BY rowid
      ON CONFLICT (endpoint, host) DO UPDATE SET status = excluded.status, body = excluded.body, fetched_at = excluded.fetched_at,
        prev_fetched_at = answers.fetched_at
      WHERE excluded.fetched_at >= answers.fetched_at`,
@@ -134,7 +128,7 @@ export function openJournal(db: Database.Database, leftovers = true): Journal {
     mergeAll();
     unmerged.clear();
   };
-  if (leftovers) merge();
+  merge();
 
   return {
     get pending() {
