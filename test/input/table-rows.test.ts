@@ -79,7 +79,7 @@ describe('tableRows: one scan where there is no quote', () => {
         else expect(prefix).toEqual(parsed);
         for (const r of direct.rows) expect(r.line).toBeLessThanOrEqual(parsed.error.line!);
       }),
-      { numRuns: 1500 },
+      { numRuns: 1500, ...(process.env.FC_SEED ? { seed: Number(process.env.FC_SEED), path: process.env.FC_PATH, endOnFailure: true } : {}) },
     );
   });
 
