@@ -77,7 +77,11 @@ describe('tableRows: one scan where there is no quote', () => {
         const prefix = { ...direct, rows: direct.rows.slice(0, parsed.rows.length) };
         if (otherOnlyLine(text, crOnly)) expect(cellsOf(prefix)).toEqual(cellsOf(parsed));
         else expect(prefix).toEqual(parsed);
-        for (const r of direct.rows) expect(r.line).toBeLessThanOrEqual(parsed.error.line!);
+        // And none after where csv-parse's path stopped: its error's line, or its own last row, which can be later
+        // (a quote met mid-cell is named by the line it opened on: seed -609759896 has rows to line 6 and the error
+        // at line 4, on both paths alike).
+        const stop = Math.max(parsed.error.line!, parsed.rows.at(-1)?.line ?? 0);
+        for (const r of direct.rows) expect(r.line).toBeLessThanOrEqual(stop);
       }),
       { numRuns: 1500, ...(process.env.FC_SEED ? { seed: Number(process.env.FC_SEED), path: process.env.FC_PATH, endOnFailure: true } : {}) },
     );
