@@ -56,8 +56,12 @@ describe('progress on a terminal', () => {
     expect(drawn.length).toBeGreaterThan(0);
     for (const text of drawn) {
       expect(text.length).toBeLessThanOrEqual(columns - 3);
+      // While the file is still being read (a frame drawn that early comes now and then on a loaded machine: the
+      // reading takes real time, the redraws virtual time), the need is not known yet: the share read stands in.
+      if (/^lookups \d+ · read \d+%/.test(text)) continue;
       expect(text).toMatch(line);
     }
+    expect(drawn.some((text) => line.test(text))).toBe(true);
     // Stopped (the cursor shown again) before the summary is written.
     const summary = r.stderr.search(/rows:? (read )?300/);
     expect(summary).toBeGreaterThan(-1);
