@@ -69,7 +69,9 @@ async function* parseEntries(reader: ReaderInternals): AsyncGenerator<ReaderEven
   let current: Entry | null = null;
   zip.on('error', (err: Error) => {
     failed ??= err;
-    current?.destroy(err);
+    // Its reader, if one is reading it, gets the error; an entry nobody listens to any more (drained, or piped
+    // to its end) must not throw it as an uncaught exception.
+    current?.on('error', () => undefined).destroy(err);
   });
   stream.pipe(zip);
   // Sheets met before the parts they need, kept on disk until the end of the ZIP.
