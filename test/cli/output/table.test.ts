@@ -244,38 +244,17 @@ describe('renderTable at narrow widths (40, 60, 120 columns)', () => {
   });
 
   it('a wrapped column that would make a row more than 4 lines tall goes under the rows instead, long headers back if they fit (a trial: 7 to 8 lines a row at 60)', () => {
+    // The rows of the table above (its columns), with as many technologies as the trial's lookup met.
     const many = [
-      {
-        host: 'usi.com',
-        status: 'found',
-        technologies: ['Apache HTTP Server', 'Cloudflare', 'HSTS', 'Next.js', 'Nuxt.js', 'Sucuri', 'WordPress'],
-        cc: 'US',
-        visits: 14_442,
-        employees: null,
-      },
-      {
-        host: 'alzota-cloud.com',
-        status: 'found',
-        technologies: ['Cloudflare', 'jQuery', "Let's Encrypt", 'LiteSpeed', 'Next.js', 'React', 'Shopify', 'WooCommerce'],
-        cc: 'FR',
-        visits: 308,
-        employees: '1–10',
-      },
+      { ...hosts[0], tech: 'Apache HTTP Server;Cloudflare;HSTS;Next.js;Nuxt.js;Sucuri;WordPress' },
+      { ...hosts[1], tech: "Cloudflare;jQuery;Let's Encrypt;LiteSpeed;Next.js;React;Shopify;WooCommerce" },
     ];
-    const lookupCols = [
-      { key: 'host', kind: 'key' as const },
-      { key: 'status', kind: 'key' as const },
-      { key: 'technologies', short: 'tech', max: 40, kind: 'text' as const },
-      { key: 'cc', header: 'country', short: 'cc', kind: 'key' as const },
-      { key: 'visits', header: 'visits/mo', short: 'visits', align: 'right' as const, kind: 'number' as const },
-      { key: 'employees', short: 'empl.', align: 'right' as const, kind: 'number' as const },
-    ];
-    const out = renderTable(many, lookupCols, { width: 60 }).split('\n');
+    const out = renderTable(many, cols, { width: 60 }).split('\n');
     expect(out[0]).toBe('host              status  country  visits/mo  employees');
     expect(out.filter((l) => l.startsWith('  technologies: '))).toHaveLength(2);
     for (const line of out) expect(line.length).toBeLessThanOrEqual(60);
     // Wide enough, the column stays, no row over 4 lines: the rows' own lines start at the left edge.
-    const wide = renderTable(many, lookupCols, { width: 120 }).split('\n');
+    const wide = renderTable(many, cols, { width: 120 }).split('\n');
     expect(wide.filter((l) => l.includes('technologies:'))).toHaveLength(0);
   });
 
