@@ -42,3 +42,8 @@ export function showValue(value: string, max = MAX_SHOWN): string {
     .replaceAll('"', '\\"');
   return `"${body}${cut ? '…' : ''}"`;
 }
+
+/** An option's value as a message suggests typing it (`--sheet Leads`, `--column "Q3 leads"`): quoted only where a shell needs it. */
+export function optionValue(value: string): string {
+  return /^[\w.-]+$/.test(value) ? value : showValue(value);
+}

@@ -22,7 +22,7 @@ import { InputError, UsageError } from '../api/errors.js';
 import { cutOurs, type OwnColumnsOptions } from './own-columns.js';
 import { findHostColumn, markElsewhere, otherHostColumns } from './host-column.js';
 import type { OpenedInput } from './read.js';
-import { showValue } from '../domain/safe-text.js';
+import { optionValue, showValue } from '../domain/safe-text.js';
 import type { InputRecord, SheetValue } from '../domain/types.js';
 import { cellText, sheetValue } from './workbook-cells.js';
 import { readEntriesInFull } from './workbook-entries.js';
@@ -168,8 +168,7 @@ async function otherSheets(rows: AsyncGenerator<Row>, sheets: AsyncIterator<Shee
   }
   const [one] = holding;
   if (one !== undefined && holding.length === 1) {
-    const arg = /^[\w.-]+$/.test(one.name) ? one.name : showValue(one.name);
-    return `the sheet ${showValue(one.name)} has one (${showValue(one.column)}): --sheet ${arg}`;
+    return `the sheet ${showValue(one.name)} has one (${showValue(one.column)}): --sheet ${optionValue(one.name)}`;
   }
   if (holding.length > 1) return `the sheets ${holding.map((h) => `${showValue(h.name)} (${showValue(h.column)})`).join(', ')} have one: --sheet NAME`;
   return names.length === 0 ? null : `the workbook's other sheets: ${names.map((n) => showValue(n)).join(', ')} (--sheet NAME)`;

@@ -13,7 +13,7 @@ import type { ChangeTracker } from './change-tracker.js';
 import type { SeenSet } from './seen-keys.js';
 import type { StaleUse } from './stale-answers.js';
 import { quoteSpanReason } from '../input/quote-span.js';
-import { showValue } from '../domain/safe-text.js';
+import { optionValue, showValue } from '../domain/safe-text.js';
 import type { RunStats } from './stats.js';
 import type { InputRecord, RowChange } from '../domain/types.js';
 import type { NewRow } from './ordered-buffer.js';
@@ -66,7 +66,6 @@ interface Gathered {
   knownMissing: (number | null)[];
 }
 
-/** Plans chunks of input rows; counts rows, invalid rows, duplicates, cache hits and lookups needed. */
 /** An empty host cell's reason, pointing to another column that holds something (an Email beside a Website). */
 function elsewhere(record: InputRecord, reason: string): string {
   const other = record.elsewhere;
@@ -74,9 +73,10 @@ function elsewhere(record: InputRecord, reason: string): string {
   // Quoted only where needed: the reason is a CSV cell, where every quote is doubled.
   const plain = (text: string, re: RegExp) => (re.test(text) ? text : showValue(text));
   const column = plain(other.column, /^[\w .-]+$/);
-  return `empty value; ${column} holds ${plain(other.value, /^[\x21-\x7e]+$/)} (--column ${plain(other.column, /^[\w.-]+$/)} reads hosts from it)`;
+  return `empty value; ${column} holds ${plain(other.value, /^[\x21-\x7e]+$/)} (--column ${optionValue(other.column)} reads hosts from it)`;
 }
 
+/** Plans chunks of input rows; counts rows, invalid rows, duplicates, cache hits and lookups needed. */
 export class Planner {
   readonly #o: PlannerOptions;
   /** The store held nothing for this endpoint when planning began (see plan). */
