@@ -70,7 +70,11 @@ export function markElsewhere(record: InputRecord, headers: readonly string[], o
   }
 }
 
-/** The columns other than `hostColumn` that could hold the host (see candidates), for markElsewhere. */
+/**
+ * The columns other than `hostColumn` that could hold the host (see candidates), for markElsewhere. The user's
+ * own only: `headers` come with our columns of an earlier run cut off (own-columns.ts cutOurs), and `hostColumn`
+ * is -1, giving none, when the host is read from our column.
+ */
 export function otherHostColumns(headers: readonly string[] | null, hostColumn: number): number[] {
   return headers === null || hostColumn < 0 ? [] : candidates(headers).filter((i) => i !== hostColumn);
 }

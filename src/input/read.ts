@@ -189,8 +189,7 @@ async function openTable(reader: LineReader, first: FirstLine, delimiter: Delimi
   }
   const headers = opening?.[0]?.cells ?? [];
   // Other columns that could hold the host, named in the reason of a row whose host cell is empty.
-  // (The user's own: our columns of an earlier run, cut from every row, are not among them.)
-  const others = ours.own === -1 && opening !== null ? otherHostColumns(headers, hostColumn).filter((i) => ours.cut === -1 || i < ours.cut) : [];
+  const others = opening === null ? [] : otherHostColumns(headers, hostColumn);
   const ragged = { rows: 0, lines: [] as number[] };
   const withValues = (batch: InputRecord[]): InputRecord[] => {
     for (const r of batch) {
@@ -203,7 +202,7 @@ async function openTable(reader: LineReader, first: FirstLine, delimiter: Delimi
       }
       r.value = own ?? r.cells[hostColumn] ?? '';
       if (r.cells.length <= hostColumn) r.short = true;
-      if (r.value === '' || r.value.trim() === '') markElsewhere(r, headers, others);
+      markElsewhere(r, headers, others);
       if (r.cells.length !== headers.length && ragged.rows++ < RAGGED_LINES) ragged.lines.push(r.line);
     }
     return batch;

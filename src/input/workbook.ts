@@ -92,7 +92,7 @@ export async function openXlsxInput(source: NodeJS.ReadableStream | Readable, op
     }
   }
   // Other columns that could hold the host, named in the reason of a row whose host cell is empty.
-  const others = own === -1 && header !== null ? otherHostColumns(headers, hostColumn).filter((i) => cut === -1 || i < cut) : [];
+  const others = header === null ? [] : otherHostColumns(headers, hostColumn);
   async function* records(): AsyncGenerator<InputRecord> {
     try {
       for (let row = await nextRow(rows); row !== null; row = await nextRow(rows)) {
