@@ -118,11 +118,11 @@ export async function* utf8Chunks(source: AsyncIterable<Chunk>, file: string, fa
       const nul = chunk.subarray(0, room).indexOf(0);
       if (nul !== -1) {
         const at = line + counted(carry) + countBreaks(chunk, breaks.byte, nul);
-        const wide = decode === null ? utf16Without(Buffer.concat([sample, chunk.subarray(0, room)])) : null;
+        const head = Buffer.concat([sample, chunk.subarray(0, room)]);
+        const wide = decode === null ? utf16Without(head) : null;
         if (wide !== null) {
           throw inputError(file, 1, `looks like ${encodingName(wide)} text without a byte-order mark; pass --encoding ${wide}`, 'bad_encoding');
         }
-        const head = Buffer.concat([sample, chunk.subarray(0, room)]);
         throw inputError(file, at, binaryWhat(head, 'it contains NUL bytes'), 'binary_input');
       }
       sample = Buffer.concat([sample, chunk.subarray(0, room)]);
@@ -242,10 +242,13 @@ function validPrefix(buf: Buffer): boolean {
 // The signature of a Compound File: an Excel .xls (97-2003), or another Office file of before 2007.
 const OLE2 = Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]);
 
+function isOle2(head: Buffer): boolean {
+  return head.subarray(0, OLE2.length).equals(OLE2);
+}
+
 /** What a binary input is said to be: an old Excel workbook by its signature (a trial's .xls was only "binary"), else binary. */
 function binaryWhat(head: Buffer, why: string): string {
-  if (head.subarray(0, OLE2.length).equals(OLE2))
-    return 'an old Excel .xls workbook (or another Office file of before 2007), which is not read: save it as .xlsx or CSV';
+  if (isOle2(head)) return 'an old Excel .xls workbook (or another Office file of before 2007), which is not read: save it as .xlsx or CSV';
   return `looks like a binary file, not text (${why})`;
 }
 
@@ -258,8 +261,7 @@ function binaryLike(sample: Buffer): boolean {
 
 // Bytes that are not UTF-8 and not taken for Windows-1252: the message says which --encoding would read them.
 function notUtf8(file: string, line: number, byte: number, sample: Buffer, forced: Encoding | undefined, asciiBefore: boolean): InputError {
-  if (binaryLike(sample) || sample.subarray(0, OLE2.length).equals(OLE2))
-    return inputError(file, line, binaryWhat(sample, 'it is not valid UTF-8'), 'binary_input');
+  if (binaryLike(sample) || isOle2(sample)) return inputError(file, line, binaryWhat(sample, 'it is not valid UTF-8'), 'binary_input');
   const hex = `byte 0x${byte.toString(16).toUpperCase().padStart(2, '0')}`;
   const why =
     forced !== undefined
