@@ -132,9 +132,7 @@ async function pickSheet(sheets: AsyncIterator<Sheet>, wanted: string | undefine
     // Excel refuses two sheet names differing only in case, so a name equal but for case is the one meant.
     if (wanted === undefined || name.toLowerCase() === folded) return sheet;
     seen.push(name);
-    for await (const _ of sheet) {
-      // read through: the workbook's next sheet comes only after this one
-    }
+    await readThrough(sheet);
   }
   if (wanted === undefined)
     throw new InputError(`${file}: a ZIP file with no worksheet in it, so not an .xlsx workbook (save it as .xlsx or CSV)`, file, null, 'bad_xlsx');
@@ -147,9 +145,7 @@ async function pickSheet(sheets: AsyncIterator<Sheet>, wanted: string | undefine
  * (a usage error's path only: the run has not begun).
  */
 async function otherSheets(rows: AsyncGenerator<Row>, sheets: AsyncIterator<Sheet>, column: string | undefined, file: string): Promise<string | null> {
-  for await (const _ of rows) {
-    // read through: the next sheet comes only after this one
-  }
+  await readThrough(rows);
   const names: string[] = [];
   const holding: { name: string; column: string }[] = [];
   for (let next = await sheets.next(); !next.done; next = await sheets.next()) {
@@ -162,9 +158,7 @@ async function otherSheets(rows: AsyncGenerator<Row>, sheets: AsyncIterator<Shee
     } catch {
       // no host column there either
     }
-    for await (const _ of its) {
-      // read through
-    }
+    await readThrough(its);
   }
   const [one] = holding;
   if (one !== undefined && holding.length === 1) {
@@ -172,6 +166,13 @@ async function otherSheets(rows: AsyncGenerator<Row>, sheets: AsyncIterator<Shee
   }
   if (holding.length > 1) return `the sheets ${holding.map((h) => `${showValue(h.name)} (${showValue(h.column)})`).join(', ')} have one: --sheet NAME`;
   return names.length === 0 ? null : `the workbook's other sheets: ${names.map((n) => showValue(n)).join(', ')} (--sheet NAME)`;
+}
+
+/** Reads `sheet` (or what is left of its rows) to its end: the workbook's next sheet comes only after it. */
+async function readThrough(sheet: AsyncIterable<unknown>): Promise<void> {
+  for await (const _ of sheet) {
+    // nothing kept
+  }
 }
 
 /** The sheet's rows holding anything, as cells and values; failures in exceljs become InputErrors at the row after the last read. */
