@@ -143,6 +143,51 @@ describe('the answer store', () => {
     await c.close();
   });
 
+  it("finds its own unmerged answers after another connection merged them and reused their places in the journal", async () => {
+    const dir = tempDir();
+    const t = Date.parse('2026-01-01T00:00:00Z');
+    let now = t;
+    const a = await openCache({ dir, clock: () => now });
+    const mine = Array.from({ length: 150 }, (_, i) => `a${i}.example`);
+    await a.putMany(mine.map((host) => ({ endpoint: 'domain', host, status: 'found' as const, body: profile(host) })));
+    // b merges a's answers as it opens (they leave the journal for `answers`), then appends its own, which take
+    // the same places in the journal (rowids start again after a merge empties it).
+    const b = await openCache({ dir, clock: () => t + 1000 });
+    const theirs = Array.from({ length: 150 }, (_, i) => `b${i}.example`);
+    await b.putMany(theirs.map((host) => ({ endpoint: 'domain', host, status: 'missing' as const, body: null })));
+    const back = await a.getMany('domain', mine, DAY);
+    expect(back.size).toBe(150);
+    for (const host of mine) expect(back.get(host)).toMatchObject({ status: 'found', body: profile(host), fetchedAt: t });
+    // And an answer a stores again is the later one, found in the journal past b's rows.
+    now += 2000;
+    await a.putMany([{ endpoint: 'domain', host: 'a7.example', status: 'missing', body: null }]);
+    await a.putMany([{ endpoint: 'domain', host: 'a8.example', status: 'missing', body: null }, { endpoint: 'domain', host: 'a9.example', status: 'missing', body: null }]);
+    expect(await get(a, 'domain', 'a8.example', DAY)).toMatchObject({ status: 'missing' });
+    expect(await get(a, 'domain', 'a10.example', DAY)).toMatchObject({ status: 'found' });
+    await b.close();
+    await a.close();
+  });
+
+  it('lets the journal grow to a quarter of the answers held before it merges (at least MERGE_EVERY)', async () => {
+    const { cache, clock, dir } = await clockedCache();
+    const put = (prefix: string, n: number) =>
+      cache.putMany(Array.from({ length: n }, (_, i) => ({ endpoint: 'domain', host: `${prefix}${i}.example`, status: 'missing' as const, body: null })));
+    await put('old', 60_000);
+    await cache.close(); // merged: 60,000 answers held
+    const again = await openCache({ dir, clock: () => clock.now });
+    const raw = new Sqlite(path.join(dir, 'cache.sqlite'), { readonly: true });
+    const recent = () => raw.prepare<[], number>('SELECT COUNT(*) FROM recent').pluck().get();
+    for (let i = 0; i < 140; i++) await again.putMany([{ endpoint: 'domain', host: `new${i}.example`, status: 'missing', body: null }, { endpoint: 'domain', host: `new${i}b.example`, status: 'missing', body: null }]);
+    const batch = (from: number) => Array.from({ length: 100 }, (_, i) => ({ endpoint: 'domain', host: `n${from + i}.example`, status: 'missing' as const, body: null }));
+    for (let i = 280; i < 14_980; i += 100) await again.putMany(batch(i));
+    expect(recent()).toBe(14_980); // past MERGE_EVERY, short of 60,000 / 4
+    await again.putMany(batch(14_980));
+    expect(recent()).toBe(0);
+    expect((await again.getMany('domain', ['old0.example', 'n15079.example', 'new3b.example'], DAY)).size).toBe(3);
+    raw.close();
+    await again.close();
+  });
+
   it("getFresh sees another connection's answers, merged or not, across its merges; nothing until one writes", async () => {
     const dir = tempDir();
     const t = Date.parse('2026-01-01T00:00:00Z');

@@ -103,6 +103,12 @@ export function answerCache(db: Database.Database, file: string, clock: () => nu
       });
       return out;
     }
+    readMerged(endpoint, hosts, since, unmerged, out);
+    return out;
+  };
+  // One read transaction: `answers` and this connection's rows in `recent` from one snapshot, so another
+  // process's merge in between (which moves them from the second into the first) cannot hide an answer.
+  const readMerged = db.transaction((endpoint: string, hosts: readonly string[], since: number, unmerged: Row[], out: Map<string, StoredAnswer>) => {
     const found = new Map<string, Row>();
     const keep = (row: Row) => {
       const kept = found.get(row.host);
@@ -115,8 +121,7 @@ export function answerCache(db: Database.Database, file: string, clock: () => nu
       const entry = row ? decode(row) : null;
       if (entry) out.set(host, entry);
     }
-    return out;
-  };
+  });
   let joined = false;
   /** Says this connection is about to buy, and learns of another already here. */
   const join = (): boolean => {
