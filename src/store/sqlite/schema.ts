@@ -100,6 +100,8 @@ function dirNotWritable(dir: string, verb: string): string | null {
 
 /** How long a busy file is tried again at open (a file held busy past its own 5-s timeout is not retried). */
 const OPEN_PATIENCE_MS = 5000;
+/** Page cache per connection, in KiB when negative (SQLite's default, which better-sqlite3's build raises to 16 MB). */
+export const PAGE_CACHE_KIB = -2000;
 /** SQLite's own wait for another connection's write lock. */
 const BUSY_TIMEOUT_MS = 5000;
 
@@ -121,6 +123,11 @@ async function openOnce(
       // file. FULL would fsync every batch for little more.
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = NORMAL');
+      // SQLite's own default page cache (2 MB), not better-sqlite3's 16 MB: a fresh 1,000,000-row run filled it
+      // with pages of `answers` its merges touched, for a peak RSS 15-20 MB higher and no measurable speed (the
+      // pages are in the OS's cache anyway): 147-153 MB against 167-169 MB, the warm re-run 116-119 MB against
+      // 131-133 MB, both at the same wall time (BENCHMARKS.md).
+      db.pragma(`cache_size = ${PAGE_CACHE_KIB}`);
       prepare(db, file);
       return { db, file };
     });
