@@ -143,7 +143,7 @@ describe('the answer store', () => {
     await c.close();
   });
 
-  it("finds its own unmerged answers after another connection merged them and reused their places in the journal", async () => {
+  it('finds its own unmerged answers after another connection merged them and reused their places in the journal', async () => {
     const dir = tempDir();
     const t = Date.parse('2026-01-01T00:00:00Z');
     let now = t;
@@ -161,7 +161,10 @@ describe('the answer store', () => {
     // And an answer a stores again is the later one, found in the journal past b's rows.
     now += 2000;
     await a.putMany([{ endpoint: 'domain', host: 'a7.example', status: 'missing', body: null }]);
-    await a.putMany([{ endpoint: 'domain', host: 'a8.example', status: 'missing', body: null }, { endpoint: 'domain', host: 'a9.example', status: 'missing', body: null }]);
+    await a.putMany([
+      { endpoint: 'domain', host: 'a8.example', status: 'missing', body: null },
+      { endpoint: 'domain', host: 'a9.example', status: 'missing', body: null },
+    ]);
     expect(await get(a, 'domain', 'a8.example', DAY)).toMatchObject({ status: 'missing' });
     expect(await get(a, 'domain', 'a10.example', DAY)).toMatchObject({ status: 'found' });
     await b.close();
@@ -177,8 +180,13 @@ describe('the answer store', () => {
     const again = await openCache({ dir, clock: () => clock.now });
     const raw = new Sqlite(path.join(dir, 'cache.sqlite'), { readonly: true });
     const recent = () => raw.prepare<[], number>('SELECT COUNT(*) FROM recent').pluck().get();
-    for (let i = 0; i < 140; i++) await again.putMany([{ endpoint: 'domain', host: `new${i}.example`, status: 'missing', body: null }, { endpoint: 'domain', host: `new${i}b.example`, status: 'missing', body: null }]);
-    const batch = (from: number) => Array.from({ length: 100 }, (_, i) => ({ endpoint: 'domain', host: `n${from + i}.example`, status: 'missing' as const, body: null }));
+    for (let i = 0; i < 140; i++)
+      await again.putMany([
+        { endpoint: 'domain', host: `new${i}.example`, status: 'missing', body: null },
+        { endpoint: 'domain', host: `new${i}b.example`, status: 'missing', body: null },
+      ]);
+    const batch = (from: number) =>
+      Array.from({ length: 100 }, (_, i) => ({ endpoint: 'domain', host: `n${from + i}.example`, status: 'missing' as const, body: null }));
     for (let i = 280; i < 14_980; i += 100) await again.putMany(batch(i));
     expect(recent()).toBe(14_980); // past MERGE_EVERY, short of 60,000 / 4
     await again.putMany(batch(14_980));
