@@ -101,7 +101,7 @@ function dirNotWritable(dir: string, verb: string): string | null {
 /** How long a busy file is tried again at open (a file held busy past its own 5-s timeout is not retried). */
 const OPEN_PATIENCE_MS = 5000;
 /** Page cache per connection, in KiB when negative (SQLite's default, which better-sqlite3's build raises to 16 MB). */
-export const PAGE_CACHE_KIB = -2000;
+const PAGE_CACHE_KIB = -2000;
 /** SQLite's own wait for another connection's write lock. */
 const BUSY_TIMEOUT_MS = 5000;
 
