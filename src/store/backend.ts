@@ -19,6 +19,11 @@ export interface OpenStoreOptions extends StoreWhere {
   service?: string;
   /** Epoch-ms clock, injectable so tests can age answers without waiting. */
   clock?: () => number;
+  /**
+   * A store only this run uses and no one keeps (--no-cache remembers a run's answers in one, so a repeat is
+   * not bought twice): no other process reads it, so it is written without what sharing and keeping cost.
+   */
+  throwaway?: boolean;
 }
 
 export interface OpenAccountOptions extends StoreWhere {

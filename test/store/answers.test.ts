@@ -1,4 +1,5 @@
 // The answer store: reads by age, writes, stats and upkeep, and the append journal with its merge.
+import fs from 'node:fs';
 import path from 'node:path';
 import Sqlite from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
@@ -194,6 +195,23 @@ describe('the answer store', () => {
     expect((await again.getMany('domain', ['old0.example', 'n15079.example', 'new3b.example'], DAY)).size).toBe(3);
     raw.close();
     await again.close();
+  });
+
+  it('keeps a throwaway cache (--no-cache) without a write-ahead log, syncs or claims, its answers all there', async () => {
+    const dir = tempDir();
+    const cache = await openCache({ dir, throwaway: true });
+    const hosts = Array.from({ length: MERGE_EVERY + 300 }, (_, i) => `t${i}.example`);
+    for (let i = 0; i < hosts.length; i += 100) {
+      const batch = hosts.slice(i, i + 100);
+      expect(await cache.claim('domain', batch)).toEqual([]);
+      await cache.putMany(batch.map((host) => ({ endpoint: 'domain', host, status: 'missing' as const, body: null })));
+    }
+    expect((await cache.getMany('domain', hosts, DAY)).size).toBe(hosts.length);
+    expect(fs.existsSync(path.join(dir, 'cache.sqlite-wal'))).toBe(false);
+    const raw = new Sqlite(path.join(dir, 'cache.sqlite'), { readonly: true });
+    expect(raw.prepare('SELECT COUNT(*) FROM claims').pluck().get()).toBe(0);
+    raw.close();
+    await cache.close();
   });
 
   it("getFresh sees another connection's answers, merged or not, across its merges; nothing until one writes", async () => {

@@ -195,7 +195,7 @@ export async function openRunStore(ctx: Context): Promise<AnswerStore> {
   // The run's own TMPDIR (its io.env), which for the process is what tmpdir() reads. Local whatever store the
   // user's answers are in: a throwaway store is no one's to share.
   const dir = await mkdtemp(join(ctx.io.env.TMPDIR || tmpdir(), 'domain-intel-run-')).catch((err: NodeJS.ErrnoException) => err);
-  const temp = typeof dir === 'string' ? await openStore({ dir }).catch((err: Error) => err) : dir;
+  const temp = typeof dir === 'string' ? await openStore({ dir, throwaway: true }).catch((err: Error) => err) : dir;
   ctx.onClose(async () => {
     if (!(temp instanceof Error)) await temp.close();
     if (typeof dir === 'string') await rm(dir, { recursive: true, force: true });

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import type Database from 'better-sqlite3';
 import type { AnswerPut, Store, StoredAnswer, StoreStats } from '../contract.js';
 import { CacheUnavailableError, checkedForDamage, sqliteCode } from '../errors.js';
-import { openClaims } from './claims.js';
+import { type Claims, openClaims } from './claims.js';
 import { guarded, historyReads } from './history.js';
 import { openJournal, type StoredRow as Row } from './journal.js';
 import { cacheFiles } from './schema.js';
@@ -19,11 +19,13 @@ export type AnswerCache = Store;
 // SQLite allows 32766 bound parameters, but a short IN list keeps each statement cheap to plan and reuse.
 const HOSTS_PER_QUERY = 498; // plus endpoint and cutoff: 500
 
+const NO_CLAIMS: Claims = { join: () => false, leave: () => {}, claim: () => [], release: () => {} };
+
 /** A stored answer as SQLite gives it back (raw): host, status, body, fetched_at, prev_fetched_at. */
 type RawRow = [string, StoredAnswer['status'], string | null, number, number | null];
 
 /** The answer cache over an open database whose schema is in place; closing it closes `db`. */
-export function answerCache(db: Database.Database, file: string, clock: () => number): AnswerCache {
+export function answerCache(db: Database.Database, file: string, clock: () => number, throwaway = false): AnswerCache {
   // One prepared statement per IN-list length; in practice: full chunks and one remainder size per run. Rows
   // come back as arrays (raw): a warm re-run reads every host of the file, and an object per row was garbage.
   const inLists = new Map<number, Database.Statement<unknown[], RawRow>>();
@@ -76,7 +78,8 @@ export function answerCache(db: Database.Database, file: string, clock: () => nu
     return removed;
   });
   const journal = openJournal(db);
-  const claims = openClaims(db, clock);
+  // No other process opens a throwaway file: nothing to claim from, nor anyone to tell.
+  const claims = throwaway ? NO_CLAIMS : openClaims(db, clock);
   const cutoff = (maxAgeMs: number): number => (Number.isFinite(maxAgeMs) ? clock() - maxAgeMs : Number.MIN_SAFE_INTEGER);
   const checked = <T>(fn: () => T): T => checkedForDamage(file, fn);
   // A read that fails (an I/O error, the file gone from under the run) is the cache's exit (9) with its way out,

@@ -6,7 +6,7 @@ import { openCache } from './cache.js';
 import { removeCacheFiles, SCHEMA_VERSION } from './schema.js';
 
 export const sqlite: Backend = {
-  openStore: (o) => openCache({ dir: o.dir, service: o.service, clock: o.clock }),
+  openStore: (o) => openCache({ dir: o.dir, service: o.service, clock: o.clock, throwaway: o.throwaway }),
   // The account's file loads apart: a command answered from the cache alone (a cached lookup) opens no account.
   openAccount: async (o) => (await import('./state.js')).openAccountState({ dir: o.dir }, o.baseUrl, o.key, o.clock, o.onTrouble),
   accountReads: (o) => {

@@ -27,7 +27,7 @@ export async function openCache(options: OpenCacheOptions): Promise<AnswerCache>
   const { db, file } = await openServiceDatabase(options);
   try {
     // Preparing the statements and merging what a killed run left read the file: damage can show here too.
-    return checkedForDamage(file, () => answerCache(db, file, options.clock ?? Date.now));
+    return checkedForDamage(file, () => answerCache(db, file, options.clock ?? Date.now, options.throwaway === true));
   } catch (err) {
     db.close();
     // The merge of what a killed run left needs room and the write lock: without them the cache cannot be used.
