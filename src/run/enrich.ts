@@ -162,9 +162,10 @@ export function enrich<K extends RunKind>(records: RecordSource, o: EnrichOption
       if (row.change !== undefined) slot.row.change = row.change;
     },
     waiting: (key) => waiting.has(key),
-    pending: (key, record, host, old) => {
+    pending: (key, record, host, old, first) => {
       dispatcher.enqueue(key, buffer.addPending(record, host));
       if (old !== undefined) waiting.holdOld(key, old);
+      if (first === true) waiting.holdFirst(key);
     },
     failure: (key) => waiting.failure(key),
     stopped: () => dispatcher.stopped,

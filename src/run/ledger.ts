@@ -87,7 +87,7 @@ export class Ledger<K extends RunKind> {
     const gone = new Set(busy);
     for (const [key, hit] of held) {
       gone.add(key);
-      stats.cacheHits++;
+      if (waiting.holdsFirst(key)) stats.cacheHits++;
       waiting.settle(key, hit.status, hit.body, null, false, true, hit.fetchedAt);
     }
     return gone.size === 0 ? keys : keys.filter((k) => !gone.has(k));

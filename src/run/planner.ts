@@ -30,9 +30,10 @@ export interface PlanTarget {
   /**
    * A row that waits for the lookup of `key`: queued now, unless it already is or is in flight. `old`: the
    * cache's answer, too old to use, to stand in should the lookup fail (with stale answers allowed) and to
-   * compare the new one with (under --changes).
+   * compare the new one with (under --changes). `first`: the row is the first of its key in the run (the one
+   * a cache hit of the key is counted by).
    */
-  pending(key: string, record: InputRecord, host: string, old?: StoredAnswer): void;
+  pending(key: string, record: InputRecord, host: string, old?: StoredAnswer, first?: boolean): void;
   /** Why the lookup of `key` failed earlier in this run, if it did. */
   failure(key: string): string | undefined;
   /** Why nothing more is sent, once the run stopped; else null. */
@@ -162,7 +163,7 @@ export class Planner {
       }
       // Under --dry-run a repeat of a host to be looked up is neither asked about nor counted again.
       if (isNew || !dryRun) stats.lookupsNeeded++;
-      if (!dryRun) to.pending(key, record, host, changes === null ? old : hit);
+      if (!dryRun) to.pending(key, record, host, changes === null ? old : hit, isNew);
     }
     stats.requestsNeeded = Math.ceil(stats.lookupsNeeded / spec.batchSize);
   }

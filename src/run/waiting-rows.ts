@@ -20,6 +20,8 @@ export class Waiting<K extends RunKind> {
    * Older answers of keys queued or in flight, for their rows should no fresh one come. Held only while the
    * key waits (dropped when it settles), so this is bounded by the keys queued: at most the rows buffered.
    */
+  /** Keys whose first row in the run is waiting (holdFirst). */
+  readonly #firsts = new Set<string>();
   readonly #old = new Map<string, StoredAnswer>();
   /** The error a key's lookup gave up on, told just before its rows settle (failedWith). */
   readonly #errors = new Map<string, unknown>();
@@ -58,6 +60,20 @@ export class Waiting<K extends RunKind> {
   /** True when a lookup of `key` is queued or in flight. */
   has(key: string): boolean {
     return this.#rows.has(key);
+  }
+
+  /** Notes that the first row of `key` in the run waits among its rows. */
+  holdFirst(key: string): void {
+    this.#firsts.add(key);
+  }
+
+  /**
+   * True when the first row of `key` in the run is among those waiting: a cache hit found for them now is the
+   * key's, counted once. A repeat queued again (another process's answer not yet where the planner reads, its
+   * first row answered earlier) is not: counted each time, "from cache" plus lookups exceeded the distinct hosts.
+   */
+  holdsFirst(key: string): boolean {
+    return this.#firsts.has(key);
   }
 
   /** Adds a row to those waiting on `key`; true when it is the first (the key is then to be queued). */
@@ -99,6 +115,7 @@ export class Waiting<K extends RunKind> {
     const slots = this.#rows.get(key) ?? [];
     const host = slots[0]?.row.host ?? key;
     this.#rows.delete(key);
+    this.#firsts.delete(key);
     const old = this.#old.get(key);
     const err = this.#errors.get(key);
     this.#old.delete(key);
