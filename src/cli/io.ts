@@ -4,8 +4,11 @@
 import type { Dispatcher } from 'undici';
 import { sleep } from '../api/sleep.js';
 
-/** The signals a run answers with an orderly stop. */
-export type StopSignal = 'SIGINT' | 'SIGTERM';
+/**
+ * The signals a run answers with an orderly stop. SIGHUP too: a closed terminal or a dropped ssh session ended
+ * a run at once (exit 129), with no FILE.partial and --no-cache's temporary cache left behind (a trial).
+ */
+export type StopSignal = 'SIGINT' | 'SIGTERM' | 'SIGHUP';
 
 export interface Io {
   /** The words after the program name, as the user typed them. */

@@ -1,10 +1,12 @@
 // The two ways a command is told to stop early, as AbortSignals its work can watch: the user interrupts
-// (Ctrl-C, SIGTERM), or the reader of stdout goes away (EPIPE, e.g. `domain-intel batch big.csv | head`).
+// (Ctrl-C, SIGTERM, SIGHUP), or the reader of stdout goes away (EPIPE, e.g. `domain-intel batch big.csv | head`).
 import { EXIT } from './exit-codes.js';
-import { isClosedPipe, type Io } from './io.js';
+import { isClosedPipe, type Io, type StopSignal } from './io.js';
+
+const STOP_SIGNALS: readonly StopSignal[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 
 export interface Stops {
-  /** Aborted on the first Ctrl-C or SIGTERM (a second one exits at once). */
+  /** Aborted on the first Ctrl-C, SIGTERM or SIGHUP (a second one exits at once). */
   readonly interrupted: AbortSignal;
   /** Aborted when the reader of stdout went away (EPIPE). */
   readonly outputClosed: AbortSignal;
@@ -20,8 +22,7 @@ export function watchStops(io: Io): Stops {
     if (interrupt.signal.aborted) io.exit(EXIT.INTERRUPTED);
     interrupt.abort();
   };
-  io.signals.on('SIGINT', onSignal);
-  io.signals.on('SIGTERM', onSignal);
+  for (const signal of STOP_SIGNALS) io.signals.on(signal, onSignal);
 
   const closed = new AbortController();
   // Stop quietly and spend nothing more. Left in place after release(): the last flush before exit can
@@ -35,8 +36,7 @@ export function watchStops(io: Io): Stops {
     interrupted: interrupt.signal,
     outputClosed: closed.signal,
     release() {
-      io.signals.off('SIGINT', onSignal);
-      io.signals.off('SIGTERM', onSignal);
+      for (const signal of STOP_SIGNALS) io.signals.off(signal, onSignal);
     },
   };
 }

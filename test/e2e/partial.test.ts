@@ -218,9 +218,10 @@ describe('signals (a real process, a slow sandbox)', () => {
     }
   }
 
-  it.each(['SIGINT', 'SIGTERM'] as const)('%s: exit 130, FILE byte for byte, every paid answer in FILE.partial', async (signal) => {
+  it.each(['SIGINT', 'SIGTERM', 'SIGHUP'] as const)('%s: exit 130, FILE byte for byte, every paid answer in FILE.partial', async (signal) => {
     slow.resetCounters();
-    const hosts = slow.hostList().slice(signal === 'SIGINT' ? 0 : 2000, signal === 'SIGINT' ? 2000 : 4000);
+    const from = ['SIGINT', 'SIGTERM', 'SIGHUP'].indexOf(signal) * 1500;
+    const hosts = slow.hostList().slice(from, from + 1500);
     const file = inputFile(hosts);
     const spawnEnv = { ...env, DOMAIN_INTEL_BASE_URL: slow.baseUrl, DOMAIN_INTEL_API_KEY: slow.key };
     const run = startCli(['batch', file, '-o', out, '--concurrency', '1', '--rate', '100000/1m'], { env: spawnEnv });
@@ -231,7 +232,7 @@ describe('signals (a real process, a slow sandbox)', () => {
     expect(readFileSync(out).equals(BEFORE)).toBe(true);
     const rows = rowsOf(`${out}.partial`);
     expect(rows.answered).toBe(slow.charges().total);
-    expect(rows.answered).toBeLessThan(2000);
+    expect(rows.answered).toBeLessThan(1500);
     expect(r.stderr).toContain(`${out} unchanged (incomplete: interrupted); ${rows.lines.length.toLocaleString('en-US')} rows in ${out}.partial\n`);
     // How to resume is said once, by the exit's warning.
     expect(r.stderr.match(/run the same command again/g)).toHaveLength(1);
