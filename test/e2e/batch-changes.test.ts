@@ -256,5 +256,8 @@ describe('batch --changes', () => {
     const single = await runInProcess(['traffic', sb.hostList()[0] as string, '--changes'], { env });
     expect(single.code).toBe(2);
     expect(single.stderr).toMatch(/--changes needs --input/);
+    const noCache = await runInProcess(['batch', input, '--changes', '--no-cache'], { env });
+    expect(noCache.code).toBe(2);
+    expect(noCache.stderr).toBe('error: --changes compares each answer with the one the cache held, and --no-cache holds none: drop one of them\n');
   });
 });

@@ -42,6 +42,9 @@ export async function runList(ctx: Context<EnrichCommand>, spec: ListSpec): Prom
   const changes = o.changes === true;
   // The change columns are data for a file or a script; a table for the eyes has no room for them.
   if (changes && format === 'table') throw new UsageError('--changes writes csv, json or ndjson; choose one with --format');
+  // Every row would say `new`: there is no answer held before to compare with (a trial took it at its word).
+  if (changes && o.cache === false)
+    throw new UsageError('--changes compares each answer with the one the cache held, and --no-cache holds none: drop one of them');
   const config = await ctx.config();
   const [client, store] = await Promise.all([ctx.client(), openRunStore(ctx)]);
   const account = await ctx.state();
