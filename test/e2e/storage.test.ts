@@ -5,14 +5,17 @@
 import {
   chmodSync,
   closeSync,
+  existsSync,
   fstatSync,
   ftruncateSync,
   mkdirSync,
   mkdtempSync,
   openSync,
+  readdirSync,
   readFileSync,
   rmSync,
   unlinkSync,
+  utimesSync,
   writeFileSync,
   writeSync,
 } from 'node:fs';
@@ -196,6 +199,29 @@ describe('--no-cache', () => {
     expect(r.stderr).toMatch(/cannot use a temporary cache in .*no-such-dir .*; keeping this run's answers in memory/);
     expect(statuses(join(dir, 'out.ndjson'))).toEqual({ found: 100 });
     expect(sb.charges().total).toBe(50);
+  });
+
+  it('clears the throwaway caches of runs that never ended in order (a day unwritten), and no other', async () => {
+    const { sb, dir, env } = await setUp();
+    const tmp = join(dir, 'tmp');
+    const made = (name: string, ageMs: number) => {
+      const at = join(tmp, name);
+      mkdirSync(at, { recursive: true });
+      writeFileSync(join(at, 'cache.sqlite'), 'left');
+      const when = new Date(Date.now() - ageMs);
+      utimesSync(join(at, 'cache.sqlite'), when, when);
+      utimesSync(at, when, when);
+      return at;
+    };
+    const killed = made('domain-intel-run-AbC123', 25 * 3_600_000);
+    const running = made('domain-intel-run-XyZ789', 60_000);
+    const notOurs = made('other-tool-Qq1234', 30 * 3_600_000);
+    const input = join(dir, 'in.txt');
+    writeFileSync(input, `${sb.hostList().slice(0, 5).join('\n')}\n`);
+    const r = await runInProcess(['batch', input, '-o', join(dir, 'out.csv'), '--no-cache', '--quiet'], { env: { ...env, TMPDIR: tmp } });
+    expect(r.code, r.stderr).toBe(0);
+    expect([existsSync(killed), existsSync(running), existsSync(notOurs)]).toEqual([false, true, true]);
+    expect(readdirSync(tmp).sort()).toEqual(['domain-intel-run-XyZ789', 'other-tool-Qq1234']); // its own is gone too
   });
 });
 

@@ -194,7 +194,10 @@ export async function openRunStore(ctx: Context): Promise<AnswerStore> {
   const { openStore } = await import('../../store/open.js');
   // The run's own TMPDIR (its io.env), which for the process is what tmpdir() reads. Local whatever store the
   // user's answers are in: a throwaway store is no one's to share.
-  const dir = await mkdtemp(join(ctx.io.env.TMPDIR || tmpdir(), 'domain-intel-run-')).catch((err: NodeJS.ErrnoException) => err);
+  const tmp = ctx.io.env.TMPDIR || tmpdir();
+  const { clearLeftThrowaways, THROWAWAY_PREFIX } = await import('./throwaway.js');
+  await clearLeftThrowaways(tmp, Date.now()); // file times are the wall clock's, and so this
+  const dir = await mkdtemp(join(tmp, THROWAWAY_PREFIX)).catch((err: NodeJS.ErrnoException) => err);
   const temp = typeof dir === 'string' ? await openStore({ dir, throwaway: true }).catch((err: Error) => err) : dir;
   ctx.onClose(async () => {
     if (!(temp instanceof Error)) await temp.close();
@@ -204,7 +207,7 @@ export async function openRunStore(ctx: Context): Promise<AnswerStore> {
   // --no-cache is the way out the cache's own errors suggest, so it must not fail on a full or read-only
   // TMPDIR: the run then remembers its answers in memory (about 1 KB per distinct host), and says so.
   const { memoryStore } = await import('../../store/memory.js');
-  ctx.logger.warn(`cannot use a temporary cache in ${ctx.io.env.TMPDIR || tmpdir()} (${temp.message}); keeping this run's answers in memory`);
+  ctx.logger.warn(`cannot use a temporary cache in ${tmp} (${temp.message}); keeping this run's answers in memory`);
   return memoryStore();
 }
 
