@@ -16,12 +16,12 @@ import type { RowChange, RowStatus, RunKind } from '../domain/types.js';
 export class Waiting<K extends RunKind> {
   readonly #rows = new Map<string, Slot<K>[]>();
   readonly #failed = new Map<string, string>();
+  /** Keys whose first row in the run is waiting (holdFirst). */
+  readonly #firsts = new Set<string>();
   /**
    * Older answers of keys queued or in flight, for their rows should no fresh one come. Held only while the
    * key waits (dropped when it settles), so this is bounded by the keys queued: at most the rows buffered.
    */
-  /** Keys whose first row in the run is waiting (holdFirst). */
-  readonly #firsts = new Set<string>();
   readonly #old = new Map<string, StoredAnswer>();
   /** The error a key's lookup gave up on, told just before its rows settle (failedWith). */
   readonly #errors = new Map<string, unknown>();

@@ -1,12 +1,12 @@
 // The append journal. Every answer is committed as it arrives (a kill -9 loses nothing paid for), but a
 // batch written straight into the keyed `answers` table dirties a page per host, each written to the log at
 // commit; appended to the plain `recent` table it dirties a page or two (BENCHMARKS.md, "Cache design
-// measurements"). SQLite moves `recent` into `answers` in one transaction every MERGE_EVERY answers, when
-// asked (close, stats, prune, clear) and on the next open, which is how a killed run's answers get there.
-// Until then this connection finds its own answers through the overlay: where in `recent` each one is (its
-// rowid, a number in memory rather than the answer), read back in the reader's snapshot. Another process, once it has seen
-// this one write, finds them too (`othersUnmerged`) just before it sends a batch, so it does not buy again a
-// host this run has just bought. It reads `recent` by rowid, only the rows appended since it last looked: an
+// measurements"). SQLite moves `recent` into `answers` in one transaction once it holds MERGE_EVERY answers
+// or more (growing with the table: see there), when asked (close, stats, prune, clear) and on the next open,
+// which is how a killed run's answers get there. Until then this connection finds its own answers through the
+// overlay: where in `recent` each one is (its rowid, a number in memory rather than the answer), read back in
+// the reader's snapshot. Another process, once it has seen this one write, finds them too (`othersUnmerged`)
+// just before it sends a batch, so it does not buy again a host this run has just bought. It reads `recent` by rowid, only the rows appended since it last looked: an
 // index on (endpoint, host) would find them in one probe, but dirties a page per answer appended, which is
 // what `recent` exists to avoid (measured: appends 8-10x slower, 1,000,000-row run ~30% slower). A merge
 // empties `recent`, after which rowids start again at 1, so each merge bumps a generation in `meta` and a
@@ -35,7 +35,7 @@ export type StoredRow = Omit<StoredAnswer, 'endpoint'> & { prev_fetched_at?: num
  * rewrites the pages of `answers` it touches, and the hosts of a run are spread over all of them, so its cost
  * grows with the table rather than with the answers it moves: a fresh 1,000,000-row run (500,000 answers)
  * spent 5.6 s of its 23 s merging every 10,000. So the journal is let grow with the table, to a quarter of
- * the answers merged so far, up to MERGE_AT_MOST (the overlay holds a rowid per answer: about 4 MB then).
+ * the answers merged so far, up to MERGE_AT_MOST (the overlay holds a rowid per answer: about 1 MB then).
  */
 export const MERGE_EVERY = 10_000;
 const MERGE_AT_MOST = 50_000;
@@ -110,9 +110,9 @@ export function openJournal(db: Database.Database): Journal {
   /** Where this connection's unmerged answers are in `recent` (rowid), by endpoint and host. */
   const unmerged = new RowidIndex();
 
-  /** Appends in one transaction; returns the last rowid of each ROWS_PER_APPEND answers. */
+  /** Appends in one transaction; returns the first rowid of each ROWS_PER_APPEND answers. */
   const appendAll = db.transaction((answers: StoredAnswer[], also?: () => void): number[] => {
-    const lasts: number[] = [];
+    const firsts: number[] = [];
     for (let at = 0; at < answers.length; at += ROWS_PER_APPEND) {
       const n = Math.min(ROWS_PER_APPEND, answers.length - at);
       const params: unknown[] = [];
@@ -122,10 +122,10 @@ export function openJournal(db: Database.Database): Journal {
       }
       // `recent` has no AUTOINCREMENT, so each new row takes one more than the largest rowid (SQLite's rowid
       // rule), and one statement's rows, under the write lock, take consecutive ones ending at the last.
-      lasts.push(Number(appendStatement(n).run(...params).lastInsertRowid));
+      firsts.push(Number(appendStatement(n).run(...params).lastInsertRowid) - n + 1);
     }
     also?.();
-    return lasts;
+    return firsts;
   });
   const mergeAll = db.transaction(() => {
     moveRecent.run();
@@ -166,12 +166,10 @@ export function openJournal(db: Database.Database): Journal {
     },
     append(answers, also) {
       // Told the overlay once committed: a rolled-back append has no rows to point at.
-      const lasts = appendAll(answers, also);
+      const firsts = appendAll(answers, also);
       for (let i = 0; i < answers.length; i++) {
         const a = answers[i] as StoredAnswer;
-        const chunk = Math.floor(i / ROWS_PER_APPEND);
-        const n = Math.min(ROWS_PER_APPEND, answers.length - chunk * ROWS_PER_APPEND);
-        unmerged.add(a.endpoint, a.host, (lasts[chunk] as number) - n + 1 + (i % ROWS_PER_APPEND));
+        unmerged.add(a.endpoint, a.host, (firsts[Math.floor(i / ROWS_PER_APPEND)] as number) + (i % ROWS_PER_APPEND));
       }
       mergeAt ??= nextMergeAt(0);
       if (unmerged.size < mergeAt) return;
